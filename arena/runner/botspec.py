@@ -1,0 +1,32 @@
+"""What the arena needs to know to start a bot: produced by discovery, used by the runner."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    name: str
+    version: str
+    # argv of the bot process.  Relative paths are relative to ``folder``; the
+    # placeholder "{python}" stands for the interpreter that runs the arena.
+    command: tuple[str, ...]
+    # The bot's own folder (its working directory, the only one visible in the sandbox);
+    # None for a bot that needs no folder of its own.
+    folder: Path | None
+    # game name -> the player counts the bot can play
+    games: Mapping[str, tuple[int, ...]]
+    # where it was found: "folder <path>" or "entry point <distribution>"
+    source: str
+    description: str = ""
+    authors: tuple[str, ...] = ()
+    # requested resource limits (same keys as the league's limits), within the league's caps
+    resources: Mapping[str, float] = field(default_factory=dict)
+    # sha256 of the bot folder's content (None when not computed)
+    content_hash: str | None = None
+
+    def plays(self, game: str, num_players: int) -> bool:
+        return num_players in self.games.get(game, ())
