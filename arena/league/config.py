@@ -1,0 +1,353 @@
+"""The league file: a TOML document describing one league (see docs/leagues.md).
+
+``load_league(path)`` reads and validates it into a frozen :class:`LeagueConfig`.  Every
+problem is an :class:`ArenaError` naming the file, the key and what is allowed, so a user
+never sees a traceback for a typo.  Nothing here starts a process or touches the results.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+FORMATS = ("round-robin", "gauntlet")
+SANDBOX_LEVELS = ("none", "bwrap")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    per_decision: float = 1.0  # seconds a bot may think about one decision
+    per_game: float | None = None  # optional clock for the whole game, in seconds
+    overage: float = 0.0  # bank a bot may draw on when a decision runs over
+    handshake: float = 10.0  # seconds to start and say hello
+
+
+@dataclass(frozen=True)
+class ResourceLimits:
+    memory_mb: int = 512  # address space per bot process
+    cpu_seconds: int | None = None  # CPU time per bot process (None: only the clocks)
+    max_processes: int = 64
+    max_file_mb: int = 16  # largest file a bot may write
+    max_open_files: int = 64
+    max_message_kb: int = 1024  # longest line a bot may send
+    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap"
+
+
+@dataclass(frozen=True)
+class RatingSettings:
+    anchor: str | None = None  # bot pinned at 1500; None: the mean is 1500
+    bootstrap: int = 200  # resamples for the 95% intervals
+    prior_games: float = 1.0  # virtual draws that keep perfect records finite
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    path: Path
+    name: str
+    game: str
+    players: tuple[int, ...]
+    roster: tuple[str, ...] | None  # None: every discovered bot that plays the game
+    format: str = "round-robin"
+    challenger: str | None = None  # the gauntlet's bot
+    rounds: int = 1
+    seed: int = 1
+    max_games: int | None = None  # cap: above it, a balanced sample
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    results_dir: Path = Path("results")
+    bot_paths: tuple[Path, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    time: TimeControl = TimeControl()
+    limits: ResourceLimits = ResourceLimits()
+    rating: RatingSettings = RatingSettings()
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole configuration as JSON data (stored with the results)."""
+        data = asdict(self)
+        data["path"] = str(self.path)
+        data["results_dir"] = str(self.results_dir)
+        data["bot_paths"] = [str(p) for p in self.bot_paths]
+        data["players"] = list(self.players)
+        data["roster"] = None if self.roster is None else list(self.roster)
+        data["options"] = dict(self.options)
+        return data
+
+    def game_settings(self) -> dict[str, Any]:
+        """What every game of the league is played under.  Changing any of it would make
+        the games already played incomparable with new ones, so a stored league refuses it."""
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "seed": self.seed,
+            "time": asdict(self.time),
+            "limits": asdict(self.limits),
+        }
+
+
+class _Section:
+    """Reads one table of the file, remembering which keys were used."""
+
+    def __init__(self, path: Path, data: Mapping[str, Any], prefix: str = "") -> None:
+        self.path = path
+        self.data = data
+        self.prefix = prefix
+        self.used: set[str] = set()
+
+    def error(self, key: str, message: str) -> ArenaError:
+        return ArenaError(f"{self.path}: key '{self.prefix}{key}': {message}")
+
+    def get(self, key: str, check: Callable[[Any], Any], default: Any = None) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        try:
+            return check(self.data[key])
+        except _Invalid as problem:
+            raise self.error(key, f"{problem} (got {self.data[key]!r})") from None
+
+    def section(self, key: str) -> _Section:
+        value = self.get(key, _table, {})
+        return _Section(self.path, value, f"{self.prefix}{key}.")
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            allowed = ", ".join(sorted(self.used))
+            raise self.error(unknown[0], f"unknown key; allowed here: {allowed}")
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _table(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise _Invalid("must be a table")
+    return value
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise _Invalid("must be a non-empty string")
+    return value
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not NAME_PATTERN.match(value):
+        raise _Invalid("must be a name of letters, digits, '_', '.', '-' (at most 64)")
+    return value
+
+
+def _integer(low: int, high: int | None = None) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Invalid("must be a whole number")
+        if value < low or (high is not None and value > high):
+            raise _Invalid(f"must be between {low} and {high}" if high else f"must be >= {low}")
+        return value
+
+    return check
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Invalid("must be a number of seconds")
+    if not 0 < value <= 86400:
+        raise _Invalid("must be more than 0 and at most 86400 seconds")
+    return float(value)
+
+
+def _non_negative_seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 86400:
+        raise _Invalid("must be a number of seconds between 0 and 86400")
+    return float(value)
+
+
+def _prior(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1000:
+        raise _Invalid("must be a number of virtual games between 0 and 1000")
+    return float(value)
+
+
+def _choice(allowed: tuple[str, ...]) -> Callable[[Any], str]:
+    def check(value: Any) -> str:
+        if value not in allowed:
+            raise _Invalid("must be one of " + ", ".join(repr(a) for a in allowed))
+        return str(value)
+
+    return check
+
+
+def _players(value: Any) -> tuple[int, ...]:
+    counts = value if isinstance(value, list) else [value]
+    if not counts:
+        raise _Invalid("must be a player count or a non-empty list of them")
+    for count in counts:
+        if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= 8:
+            raise _Invalid("must be a player count (2-8) or a list of them")
+    if len(set(counts)) != len(counts):
+        raise _Invalid("lists a player count twice")
+    return tuple(sorted(counts))
+
+
+def _roster(value: Any) -> tuple[str, ...] | None:
+    if value == "all":
+        return None
+    if not isinstance(value, list) or not value:
+        raise _Invalid('must be "all" or a non-empty list of bot names')
+    names = tuple(_name(v) for v in value)
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise _Invalid(f"names {', '.join(duplicates)} more than once")
+    return names
+
+
+def _paths(base: Path) -> Callable[[Any], tuple[Path, ...]]:
+    def check(value: Any) -> tuple[Path, ...]:
+        items = value if isinstance(value, list) else [value]
+        return tuple(base / _string(item) for item in items)
+
+    return check
+
+
+def _memory(value: Any) -> int:
+    return _integer(16, 1 << 20)(value)
+
+
+def load_league(path: Path | str) -> LeagueConfig:
+    """Read and validate a league file.  Relative paths in it are relative to the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ArenaError(f"{path}: no such league file") from None
+    except (OSError, UnicodeDecodeError) as problem:
+        raise ArenaError(f"{path}: cannot read the league file: {problem}") from None
+    return parse_league(text, path)
+
+
+def parse_league(text: str, path: Path) -> LeagueConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:  # its message carries line and column
+        raise ArenaError(f"{path}: not valid TOML: {problem}") from None
+    base = path.parent
+    top = _Section(path, data)
+    name = top.get("name", _name)
+    if name is None:
+        raise top.error("name", "is required: a short name for the league")
+    game = top.get("game", _game_name)
+    if game is None:
+        raise top.error("game", "is required, e.g. game = \"ra\"")
+    players = top.get("players", _players)
+    if players is None:
+        raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
+    roster = top.get("roster", _roster, None)
+    league_format = top.get("format", _choice(FORMATS), "round-robin")
+    challenger = top.get("challenger", _name)
+    if league_format == "gauntlet" and challenger is None:
+        raise top.error("challenger", "is required for format = \"gauntlet\": the bot to test")
+    if league_format != "gauntlet" and challenger is not None:
+        raise top.error("challenger", "is only allowed with format = \"gauntlet\"")
+    if challenger is not None and roster is not None and challenger in roster:
+        raise top.error("challenger", "must not also be in the roster (the field)")
+    config = LeagueConfig(
+        path=path,
+        name=name,
+        game=game,
+        players=players,
+        roster=roster,
+        format=league_format,
+        challenger=challenger,
+        rounds=top.get("rounds", _integer(1, 100_000), 1),
+        seed=top.get("seed", _integer(0, MAX_SEED), 1),
+        max_games=top.get("max_games", _integer(1), None),
+        concurrency=top.get("concurrency", _integer(1, 1024), os.cpu_count() or 1),
+        results_dir=base / top.get("results_dir", _string, f"results/{name}"),
+        bot_paths=top.get("bot_paths", _paths(base), ()),
+        options=dict(top.get("options", _table, {})),
+        time=_time_control(top.section("time")),
+        limits=_limits(top.section("limits")),
+        rating=_rating(top.section("rating")),
+    )
+    top.finish()
+    _check_game(config, top)
+    return config
+
+
+def _game_name(value: Any) -> str:
+    from arena.games import BUILTIN_GAMES
+
+    name = _string(value)
+    if name not in BUILTIN_GAMES and not NAME_PATTERN.match(name):
+        raise _Invalid("must be a game name such as " + ", ".join(sorted(BUILTIN_GAMES)))
+    return name
+
+
+def _check_game(config: LeagueConfig, top: _Section) -> None:
+    """Player counts within the game's range, when the game is one we know."""
+    from arena.games import BUILTIN_GAMES
+
+    if config.game not in BUILTIN_GAMES:
+        return  # a plugin game: checked once discovery has loaded it
+    try:
+        from arena.games import builtin_game
+
+        game = builtin_game(config.game)
+    except ImportError:
+        return  # engine not importable here; the run will report it
+    for count in config.players:
+        if not game.min_players <= count <= game.max_players:
+            raise top.error(
+                "players",
+                f"{game.title} is for {game.min_players}-{game.max_players} players, "
+                f"not {count}",
+            )
+
+
+def _time_control(section: _Section) -> TimeControl:
+    defaults = TimeControl()
+    control = TimeControl(
+        per_decision=section.get("per_decision", _seconds, defaults.per_decision),
+        per_game=section.get("per_game", _seconds, defaults.per_game),
+        overage=section.get("overage", _non_negative_seconds, defaults.overage),
+        handshake=section.get("handshake", _seconds, defaults.handshake),
+    )
+    section.finish()
+    return control
+
+
+def _limits(section: _Section) -> ResourceLimits:
+    defaults = ResourceLimits()
+    limits = ResourceLimits(
+        memory_mb=section.get("memory_mb", _memory, defaults.memory_mb),
+        cpu_seconds=section.get("cpu_seconds", _integer(1, 86400), defaults.cpu_seconds),
+        max_processes=section.get("max_processes", _integer(1, 4096), defaults.max_processes),
+        max_file_mb=section.get("max_file_mb", _integer(0, 1 << 20), defaults.max_file_mb),
+        max_open_files=section.get("max_open_files", _integer(8, 65536), defaults.max_open_files),
+        max_message_kb=section.get(
+            "max_message_kb", _integer(1, 1 << 20), defaults.max_message_kb
+        ),
+        sandbox=section.get("sandbox", _choice(SANDBOX_LEVELS), defaults.sandbox),
+    )
+    section.finish()
+    return limits
+
+
+def _rating(section: _Section) -> RatingSettings:
+    defaults = RatingSettings()
+    settings = RatingSettings(
+        anchor=section.get("anchor", _name, defaults.anchor),
+        bootstrap=section.get("bootstrap", _integer(0, 100_000), defaults.bootstrap),
+        prior_games=section.get("prior_games", _prior, defaults.prior_games),
+    )
+    section.finish()
+    return settings

@@ -1,0 +1,251 @@
+"""Which games a league plays: pure and deterministic from the configuration.
+
+A *table* is a set of k bots.  Every table is played in k seat rotations so that each of
+its bots sits in every seat once, and all rotations share one seed (duplicate format: the
+same tiles come out for every seating, so luck cancels).  Each round repeats the tables
+with fresh seeds.  Seeds and game ids come from sha256 of their content, never from
+Python's ``hash()``, so they are the same on every machine and every run; a game's id
+depends only on the game, its seating and its seed, which is what lets a league resume
+and lets a new bot add only its own games.
+
+Formats:
+
+* round-robin: every k-combination of the roster;
+* gauntlet: one challenger with every (k-1)-combination of the field;
+* either one, when it has more games than ``max_games``, becomes a *balanced sample*:
+  cyclic orbits of base tables over the bots (each orbit gives every bot the same number
+  of tables), with base tables picked greedily so pairs of bots meet as evenly as possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.errors import ArenaError
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    game_id: str
+    table: str  # id of the table: the same for all its rotations
+    round: int
+    seats: tuple[str, ...]  # bot name per seat
+    seed: int
+
+    @property
+    def num_players(self) -> int:
+        return len(self.seats)
+
+
+@dataclass(frozen=True)
+class Balance:
+    """How evenly a schedule spreads games, seats and meetings (min, max over bots/pairs)."""
+
+    games_per_bot: tuple[int, int]
+    seat_counts: tuple[int, int]  # per bot and seat
+    meetings: tuple[int, int] | None  # per pair of bots; None when no two bots can meet
+    sampled: bool
+
+    def describe(self) -> str:
+        def span(pair: tuple[int, int] | None) -> str:
+            if pair is None:
+                return "none (only the challenger meets the field)"
+            return str(pair[0]) if pair[0] == pair[1] else f"{pair[0]}-{pair[1]}"
+
+        kind = "balanced sample" if self.sampled else "complete"
+        return (
+            f"{kind}: games per bot {span(self.games_per_bot)}, "
+            f"per bot and seat {span(self.seat_counts)}, "
+            f"meetings per pair {span(self.meetings)}"
+        )
+
+
+def stable_int(*parts: object) -> int:
+    """A 63-bit integer from sha256 of the parts (stable across runs and machines)."""
+    digest = hashlib.sha256(json.dumps(parts, separators=(",", ":")).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def game_id(game: str, seats: Sequence[str], seed: int) -> str:
+    text = json.dumps([game, list(seats), seed], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
+    return [tuple(table[r:]) + tuple(table[:r]) for r in range(len(table))]
+
+
+def build_schedule(
+    game: str,
+    bots: Sequence[str],
+    players: Sequence[int],
+    *,
+    seed: int,
+    rounds: int = 1,
+    challenger: str | None = None,
+    max_games: int | None = None,
+) -> tuple[list[ScheduledGame], dict[int, Balance]]:
+    """All games of a league, in a stable order, and the balance per player count.
+
+    ``bots`` is the roster (the field, for a gauntlet).  ``max_games`` caps the whole
+    league; the budget is split evenly over player counts and rounds."""
+    field = sorted(set(bots) - {challenger} if challenger else set(bots))
+    games: list[ScheduledGame] = []
+    balances: dict[int, Balance] = {}
+    budget = None if max_games is None else max_games // (len(players) * rounds)
+    for k in players:
+        size = k - 1 if challenger else k
+        if len(field) < size:
+            who = "the field of the gauntlet" if challenger else "the roster"
+            raise ArenaError(
+                f"{k}-player games need {size} bots in {who}, but it has {len(field)}"
+            )
+        for round_number in range(rounds):
+            tables, sampled = _tables(
+                field, size, budget, seed, k, round_number, len(players) * rounds
+            )
+            for members in tables:
+                if challenger:
+                    members = (challenger, *members)
+                key = [game, k, round_number, sorted(members)]
+                table_seed = stable_int(seed, *key)
+                table = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
+                # A shuffled base order, so who sits after whom is not alphabetical.
+                order = sorted(members)
+                random.Random(table_seed).shuffle(order)
+                for seats in rotations(order):
+                    games.append(
+                        ScheduledGame(game_id(game, seats, table_seed), table, round_number,
+                                      seats, table_seed)
+                    )
+        balances[k] = measure_balance(
+            [g for g in games if g.num_players == k], sampled=sampled, ignore=challenger
+        )
+    return games, balances
+
+
+def _tables(
+    field: Sequence[str],
+    size: int,
+    budget: int | None,
+    seed: int,
+    k: int,
+    round_number: int,
+    parts: int,
+) -> tuple[list[tuple[str, ...]], bool]:
+    total = math.comb(len(field), size)
+    if budget is None or total * k <= budget:
+        return list(itertools.combinations(field, size)), False
+    orbit_games = len(field) * k
+    if budget < orbit_games:
+        raise ArenaError(
+            f"max_games is too small for a balanced sample of {k}-player games: each round "
+            f"needs at least {orbit_games} ({len(field)} bots x {k} seats) per player count; "
+            f"raise max_games to at least {orbit_games * parts} or remove it"
+        )
+    rng = random.Random(stable_int("sample", seed, k, round_number))
+    # Positions on the cycle are a seeded shuffle, so names do not decide who meets whom.
+    order = list(field)
+    rng.shuffle(order)
+    blocks = cyclic_blocks(len(order), size, budget // orbit_games, rng)
+    return [tuple(order[(b + shift) % len(order)] for b in block)
+            for block in blocks for shift in range(len(order))], True
+
+
+def cyclic_blocks(n: int, size: int, count: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """``count`` base tables over Z_n, each containing 0, whose orbits (all n shifts) are
+    distinct full tables, chosen so the cyclic differences are covered evenly (a pair of
+    bots at cyclic distance d meets once per occurrence of d in a base table): greedy
+    picks, then a few passes of single-block swaps that lower the spread."""
+    coverage: Counter[int] = Counter()  # pair meetings per difference class so far
+
+    def cost(cover: Counter[int]) -> int:
+        return sum(cover[d] ** 2 for d in range(1, n // 2 + 1))
+
+    def candidates(taken: set[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        found = {}
+        for _attempt in range(200):
+            block = tuple(sorted([0, *rng.sample(range(1, n), size - 1)]))
+            canonical = _canonical(block, n)
+            if canonical not in taken and canonical not in found and _full_orbit(block, n):
+                found[canonical] = block
+        return list(found.values())
+
+    chosen: list[tuple[int, ...]] = []
+    for _ in range(count):
+        options = candidates({_canonical(b, n) for b in chosen})
+        if not options:
+            break  # every distinct orbit is used: a smaller, still balanced, sample
+        block = min(options, key=lambda b: cost(coverage + _differences(b, n)))
+        coverage += _differences(block, n)
+        chosen.append(block)
+    for _pass in range(3):
+        improved = False
+        for i, block in enumerate(chosen):
+            without = coverage - _differences(block, n)
+            taken = {_canonical(b, n) for b in chosen}
+            best = min(
+                candidates(taken) + [block], key=lambda b: cost(without + _differences(b, n))
+            )
+            if cost(without + _differences(best, n)) < cost(coverage):
+                chosen[i], coverage, improved = best, without + _differences(best, n), True
+        if not improved:
+            break
+    return chosen
+
+
+def _differences(block: Sequence[int], n: int) -> Counter[int]:
+    """Meetings per difference class that one orbit of ``block`` adds to each pair."""
+    counts: Counter[int] = Counter()
+    for a, b in itertools.combinations(block, 2):
+        d = min((a - b) % n, (b - a) % n)
+        counts[d] += 2 if 2 * d == n else 1  # the pairs at distance n/2 appear twice
+    return counts
+
+
+def _canonical(block: Sequence[int], n: int) -> tuple[int, ...]:
+    return min(tuple(sorted((b - s) % n for b in block)) for s in block)
+
+
+def _full_orbit(block: Sequence[int], n: int) -> bool:
+    members = frozenset(block)
+    return all(frozenset((b + s) % n for b in block) != members for s in range(1, n))
+
+
+def measure_balance(
+    games: Sequence[ScheduledGame], *, sampled: bool, ignore: str | None = None
+) -> Balance:
+    """Balance over the bots other than ``ignore`` (a gauntlet's challenger)."""
+    per_bot: Counter[str] = Counter()
+    per_seat: Counter[tuple[str, int]] = Counter()
+    meetings: Counter[tuple[str, str]] = Counter()
+    for g in games:
+        for seat, bot in enumerate(g.seats):
+            if bot == ignore:
+                continue
+            per_bot[bot] += 1
+            per_seat[bot, seat] += 1
+        for a, b in itertools.combinations(sorted(set(g.seats) - {ignore}), 2):
+            meetings[a, b] += 1
+    bots = sorted(per_bot)
+    k = games[0].num_players if games else 0
+    seats = [per_seat[bot, s] for bot in bots for s in range(k)]
+    pairs = [meetings[a, b] for a, b in itertools.combinations(bots, 2)]
+    # In a gauntlet the field never meets without the challenger's table; pairs that
+    # cannot meet at all (k=2 gauntlet) are left out rather than counted as zero.
+    if pairs and max(pairs) == 0:
+        pairs = []
+
+    def span(values: list[int]) -> tuple[int, int]:
+        return (min(values), max(values)) if values else (0, 0)
+
+    return Balance(
+        span(list(per_bot.values())), span(seats), span(pairs) if pairs else None, sampled
+    )
