@@ -1,0 +1,515 @@
+"""Elo ratings from finished games.
+
+The default is a batch maximum-likelihood Bradley–Terry fit on the Elo scale over the
+pairwise results of every game's placements (a tie is half a point each).  Games are first
+aggregated into a bot × bot matrix of points, so the fit costs the same for a thousand
+games as for a million, and the result cannot depend on the order of the games.
+
+A small virtual-draw prior (each bot draws ``prior_draws`` games against an average
+opponent) keeps a bot that wins or loses everything finite.  Bots that never met, directly
+or through others, form separate *components*; ratings in different components are not
+comparable and are centred separately.
+
+95% intervals come from a bootstrap over whole games: the pairs of one game share its
+noise, so a bootstrap over pairs (or the plain Hessian) would be too narrow.
+
+``EloTicker`` is the sequential Elo the league scheduler can feed game by game for a live
+display; it depends on game order and is not what the leaderboard uses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena.errors import ArenaError
+from arena.league.results import GameResult
+
+ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-odds
+DEFAULT_CENTRE = 1500.0
+DEFAULT_PRIOR_DRAWS = 2.0
+DEFAULT_BOOTSTRAP = 200
+
+
+# --------------------------------------------------------------------------- pairs
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Every pairwise result of a set of games, one row per pair of seats.
+
+    Games are kept in a canonical order (see ``canonical_order``) so everything derived
+    from them, bootstrap included, is independent of the order they were given in.
+    """
+
+    bots: tuple[str, ...]  # sorted bot names; the indices below point into this
+    num_games: int
+    first: np.ndarray  # bot index of one seat of the pair
+    second: np.ndarray  # bot index of the other seat
+    points: np.ndarray  # points of ``first`` against ``second``: 1, 0.5 or 0
+    game: np.ndarray  # index of the game the pair comes from (canonical order)
+
+    @property
+    def size(self) -> int:
+        return len(self.bots)
+
+    def matrix(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """``W[i, j]`` = points bot i scored against bot j (optionally weighted per pair)."""
+        n = self.size
+        w = np.ones(len(self.points)) if weights is None else weights
+        won = np.bincount(self.first * n + self.second, weights=self.points * w, minlength=n * n)
+        lost = np.bincount(
+            self.second * n + self.first, weights=(1.0 - self.points) * w, minlength=n * n
+        )
+        return (won + lost).reshape(n, n)
+
+
+def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
+    """The games sorted by content, so any permutation of the input gives the same list."""
+    return sorted(
+        results,
+        key=lambda r: (r.game, r.game_id, r.sequence, r.bots, r.placements, r.scores),
+    )
+
+
+def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None) -> Pairs:
+    """Turn games (already in the wanted order) into pairwise results.
+
+    A pair of seats held by the same bot says nothing about its strength and is skipped.
+    """
+    names = tuple(sorted({b for r in results for b in r.bots} | set(bots or ())))
+    index = {name: i for i, name in enumerate(names)}
+    firsts: list[np.ndarray] = []
+    seconds: list[np.ndarray] = []
+    points: list[np.ndarray] = []
+    games: list[np.ndarray] = []
+    by_count: dict[int, list[int]] = {}
+    for g, result in enumerate(results):
+        _check_result(result)
+        by_count.setdefault(result.num_players, []).append(g)
+    # Vectorised per player count: a million pairs take milliseconds, not seconds.
+    for count, game_ids in by_count.items():
+        seats = np.array([[index[b] for b in results[g].bots] for g in game_ids])
+        places = np.array([results[g].placements for g in game_ids], dtype=float)
+        game_arr = np.array(game_ids)
+        for a in range(count):
+            for b in range(a + 1, count):
+                keep = seats[:, a] != seats[:, b]
+                pa, pb = places[keep, a], places[keep, b]
+                firsts.append(seats[keep, a])
+                seconds.append(seats[keep, b])
+                points.append(np.where(pa < pb, 1.0, np.where(pa == pb, 0.5, 0.0)))
+                games.append(game_arr[keep])
+
+    def joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+    return Pairs(
+        bots=names,
+        num_games=len(results),
+        first=joined(firsts, np.int64),
+        second=joined(seconds, np.int64),
+        points=joined(points, float),
+        game=joined(games, np.int64),
+    )
+
+
+def _check_result(result: GameResult) -> None:
+    n = result.num_players
+    if n < 2 or len(result.placements) != n or len(result.scores) != n:
+        raise ArenaError(
+            f"game {result.game_id}: {n} bots but {len(result.placements)} placements and "
+            f"{len(result.scores)} scores; the results store looks damaged"
+        )
+    if any(not 1 <= p <= n for p in result.placements):
+        raise ArenaError(
+            f"game {result.game_id}: placements {list(result.placements)} must lie in 1..{n}"
+        )
+
+
+# --------------------------------------------------------------------------- fit
+
+
+def fit_bradley_terry(
+    wins: np.ndarray,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    start: np.ndarray | None = None,
+    tolerance: float = 1e-10,
+) -> np.ndarray:
+    """Maximum-likelihood strengths (natural log-odds scale) from a matrix of points.
+
+    ``wins[i, j]`` is what i scored against j.  Each bot also draws ``prior_draws``
+    virtual games against a fixed opponent of strength 0, which makes the problem
+    strictly concave (one answer, always finite) without a gauge constraint.  Newton's
+    method with a backtracking line search: a handful of n × n solves.
+    """
+    if prior_draws <= 0:
+        raise ArenaError("the virtual-draw prior must be positive (it keeps ratings finite)")
+    n = wins.shape[0]
+    meetings = wins + wins.T
+    scored = wins.sum(axis=1)
+    r = np.zeros(n) if start is None else start.astype(float).copy()
+
+    def log_likelihood(x: np.ndarray) -> float:
+        diff = x[:, None] - x[None, :]
+        pairs = -(wins * np.logaddexp(0.0, -diff)).sum()
+        prior = -0.5 * prior_draws * (np.logaddexp(0.0, -x) + np.logaddexp(0.0, x)).sum()
+        return float(pairs + prior)
+
+    current = log_likelihood(r)
+    for _ in range(200):
+        p = 1.0 / (1.0 + np.exp(r[None, :] - r[:, None]))  # p[i, j] = P(i beats j)
+        s = 1.0 / (1.0 + np.exp(-r))
+        gradient = scored - (meetings * p).sum(axis=1) + prior_draws * (0.5 - s)
+        curvature = meetings * p * (1.0 - p)
+        precision = -curvature  # minus the Hessian: positive definite thanks to the prior
+        precision[np.diag_indices(n)] = curvature.sum(axis=1) + prior_draws * s * (1.0 - s)
+        step = np.linalg.solve(precision, gradient)
+        scale = 1.0
+        while True:
+            candidate = r + scale * step
+            value = log_likelihood(candidate)
+            if value >= current - 1e-12 * abs(current) or scale < 1e-6:
+                break
+            scale /= 2.0
+        r, current = candidate, value
+        if np.max(np.abs(scale * step)) < tolerance:
+            break
+    return r
+
+
+def components(wins: np.ndarray) -> list[list[int]]:
+    """Groups of bots connected by games (directly or through others), largest first."""
+    n = wins.shape[0]
+    linked = (wins + wins.T) > 0
+    group = [-1] * n
+    found: list[list[int]] = []
+    for root in range(n):
+        if group[root] >= 0:
+            continue
+        members, frontier = [root], [root]
+        group[root] = len(found)
+        while frontier:
+            node = frontier.pop()
+            for other in np.flatnonzero(linked[node]):
+                if group[other] < 0:
+                    group[other] = len(found)
+                    members.append(int(other))
+                    frontier.append(int(other))
+        found.append(sorted(members))
+    return sorted(found, key=lambda m: (-len(m), m))
+
+
+def _centre(
+    elo: np.ndarray, groups: list[list[int]], anchor: int | None, anchor_elo: float
+) -> np.ndarray:
+    """Fix the free offset of each component: its mean, or the anchor bot, sits at the centre."""
+    out = elo.copy()
+    for members in groups:
+        if anchor is not None and anchor in members:
+            out[members] += anchor_elo - elo[anchor]
+        else:
+            out[members] += DEFAULT_CENTRE - elo[members].mean()
+    return out
+
+
+# --------------------------------------------------------------------------- ratings
+
+
+@dataclass(frozen=True)
+class Ratings:
+    bots: tuple[str, ...]  # sorted by name; the arrays below follow this order
+    elo: np.ndarray
+    low: np.ndarray  # 2.5% bootstrap quantile (equal to ``elo`` when no bootstrap)
+    high: np.ndarray  # 97.5% bootstrap quantile
+    wins: np.ndarray  # wins[i, j]: points i scored against j
+    superiority: np.ndarray  # P(i is stronger than j); NaN across components
+    groups: tuple[tuple[str, ...], ...]  # components, largest first
+    num_games: int
+    bootstrap: int
+    anchor: str | None
+
+    def index(self, bot: str) -> int:
+        return self.bots.index(bot)
+
+    def group_of(self, bot: str) -> int:
+        return next(g for g, members in enumerate(self.groups) if bot in members)
+
+    @property
+    def comparable(self) -> bool:
+        """True when every bot is linked to every other one by games."""
+        return len(self.groups) <= 1
+
+    def win_rate(self) -> np.ndarray:
+        """Share of the points i took against j; NaN where they never met."""
+        meetings = self.wins + self.wins.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(meetings > 0, self.wins / np.where(meetings > 0, meetings, 1), np.nan)
+
+    def ranked(self) -> list[str]:
+        return [self.bots[i] for i in np.lexsort((np.array(self.bots), -self.elo))]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "bots": {
+                bot: {
+                    "elo": float(self.elo[i]),
+                    "low": float(self.low[i]),
+                    "high": float(self.high[i]),
+                    "group": self.group_of(bot),
+                }
+                for i, bot in enumerate(self.bots)
+            },
+            "groups": [list(g) for g in self.groups],
+            "comparable": self.comparable,
+            "games": self.num_games,
+            "bootstrap": self.bootstrap,
+            "anchor": self.anchor,
+        }
+
+
+def rate(
+    results: Iterable[GameResult],
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = DEFAULT_CENTRE,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    seed: int = 0,
+) -> Ratings:
+    """Bradley–Terry Elo ratings with bootstrap intervals; see the module docstring.
+
+    ``bootstrap`` is the number of resamples (0 for none).  The same games in any order
+    with the same ``seed`` give identical output.
+    """
+    games = canonical_order(results)
+    pairs = build_pairs(games)
+    if anchor is not None and anchor not in pairs.bots:
+        known = ", ".join(pairs.bots) or "none"
+        raise ArenaError(f"anchor bot {anchor!r} played no game here (bots: {known})")
+    if bootstrap < 0:
+        raise ArenaError("the number of bootstrap resamples cannot be negative")
+    anchor_index = None if anchor is None else pairs.bots.index(anchor)
+    wins = pairs.matrix()
+    groups = components(wins)
+    natural = fit_bradley_terry(wins, prior_draws)
+    elo = _centre(natural * ELO_PER_NATURAL, groups, anchor_index, anchor_elo)
+    samples = _bootstrap(
+        pairs, natural, prior_draws, bootstrap, seed, groups, anchor_index, anchor_elo
+    )
+    if len(samples):
+        low, high = np.percentile(samples, [2.5, 97.5], axis=0)
+    else:
+        low, high = elo.copy(), elo.copy()
+    return Ratings(
+        bots=pairs.bots,
+        elo=elo,
+        low=low,
+        high=high,
+        wins=wins,
+        superiority=_superiority(elo, samples, groups),
+        groups=tuple(tuple(pairs.bots[i] for i in g) for g in groups),
+        num_games=pairs.num_games,
+        bootstrap=bootstrap,
+        anchor=anchor,
+    )
+
+
+def _bootstrap(
+    pairs: Pairs,
+    natural: np.ndarray,
+    prior_draws: float,
+    repetitions: int,
+    seed: int,
+    groups: list[list[int]],
+    anchor: int | None,
+    anchor_elo: float,
+) -> np.ndarray:
+    """Refits on games drawn with replacement (whole games: their pairs are correlated)."""
+    if repetitions == 0 or pairs.num_games == 0:
+        return np.zeros((0, pairs.size))
+    rng = np.random.default_rng(seed)
+    samples = np.empty((repetitions, pairs.size))
+    for rep in range(repetitions):
+        drawn = np.bincount(
+            rng.integers(0, pairs.num_games, pairs.num_games), minlength=pairs.num_games
+        )
+        refit = fit_bradley_terry(
+            pairs.matrix(drawn[pairs.game].astype(float)),
+            prior_draws,
+            start=natural,
+            tolerance=1e-7,
+        )
+        samples[rep] = _centre(refit * ELO_PER_NATURAL, groups, anchor, anchor_elo)
+    return samples
+
+
+def _superiority(elo: np.ndarray, samples: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """P(i stronger than j): normal approximation with the bootstrap spread of the gap."""
+    n = len(elo)
+    gap = elo[:, None] - elo[None, :]
+    if len(samples) > 1:
+        spread = np.std(samples[:, :, None] - samples[:, None, :], axis=0, ddof=1)
+    else:
+        spread = np.zeros((n, n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(spread > 0, gap / np.where(spread > 0, spread, 1.0), np.sign(gap) * np.inf)
+    erf = np.vectorize(math.erf, otypes=[float])
+    out = 0.5 * (1.0 + erf(np.nan_to_num(z, nan=0.0, posinf=40.0, neginf=-40.0) / math.sqrt(2)))
+    same = np.zeros((n, n), dtype=bool)
+    for members in groups:
+        same[np.ix_(members, members)] = True
+    out[~same] = np.nan
+    np.fill_diagonal(out, np.nan)
+    return out
+
+
+def expected_score(elo_a: float, elo_b: float) -> float:
+    """The points a is expected to take from b under the Elo model."""
+    return 1.0 / (1.0 + 10.0 ** ((elo_b - elo_a) / 400.0))
+
+
+# --------------------------------------------------------------------------- history
+
+
+def rating_history(
+    results: Iterable[GameResult], checkpoints: int = 30, prior_draws: float = DEFAULT_PRIOR_DRAWS
+) -> tuple[list[int], dict[str, list[float | None]]]:
+    """Batch ratings refitted on growing prefixes of the games (in ``sequence`` order).
+
+    Returns the number of games at each checkpoint and, per bot, its Elo there (None
+    before its first game).  The last point equals the leaderboard's rating.
+    """
+    games = sorted(results, key=lambda r: (r.sequence, r.game_id))
+    if not games:
+        return [], {}
+    pairs = build_pairs(games)
+    first_game = {bot: min(g for g, r in enumerate(games) if bot in r.bots) for bot in pairs.bots}
+    total = len(games)
+    sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
+    history: dict[str, list[float | None]] = {bot: [] for bot in pairs.bots}
+    for size in sizes:
+        mask = (pairs.game < size).astype(float)
+        wins = pairs.matrix(mask)
+        groups = components(wins)
+        elo = _centre(fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, None, 0.0)
+        for i, bot in enumerate(pairs.bots):
+            history[bot].append(float(elo[i]) if first_game[bot] < size else None)
+    return sizes, history
+
+
+# --------------------------------------------------------------------------- ticker
+
+
+class EloTicker:
+    """Sequential Elo for a live display: feed it games as they finish.
+
+    In an n-player game every pair of seats is a match; a bot's change is
+    ``k / (n - 1)`` times its summed surprise over its n - 1 opponents, so a game moves
+    a rating by at most ``k`` whatever the player count.  Changes are computed from the
+    ratings before the game, so seat order does not matter.
+    """
+
+    def __init__(self, k: float = 32.0, initial: float = DEFAULT_CENTRE) -> None:
+        if k <= 0:
+            raise ArenaError("the Elo K factor must be positive")
+        self.k = k
+        self.initial = initial
+        self.ratings: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+
+    def rating(self, bot: str) -> float:
+        return self.ratings.get(bot, self.initial)
+
+    def update(self, result: GameResult) -> dict[str, float]:
+        """Apply one game; return each bot's rating change."""
+        _check_result(result)
+        n = result.num_players
+        before = [self.rating(bot) for bot in result.bots]
+        change: dict[str, float] = {bot: 0.0 for bot in result.bots}
+        for a in range(n):
+            for b in range(n):
+                if a == b or result.bots[a] == result.bots[b]:
+                    continue
+                pa, pb = result.placements[a], result.placements[b]
+                actual = 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+                surprise = actual - expected_score(before[a], before[b])
+                change[result.bots[a]] += self.k / (n - 1) * surprise
+        for bot, delta in change.items():
+            self.ratings[bot] = self.rating(bot) + delta
+        for bot in set(result.bots):
+            self.games[bot] = self.games.get(bot, 0) + 1
+        return change
+
+    def leaderboard(self) -> list[tuple[str, float]]:
+        return sorted(self.ratings.items(), key=lambda item: (-item[1], item[0]))
+
+
+# --------------------------------------------------------------------------- seats
+
+
+@dataclass(frozen=True)
+class SeatEffect:
+    num_players: int
+    seat: int  # 0-based
+    games: int
+    first_share: float  # share of wins (a shared first place counts as a fraction)
+    average_place: float
+    elo_advantage: float  # Elo this seat seems to be worth, given the bots' ratings
+
+
+def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[SeatEffect]:
+    """How much each seat seems worth, per player count: a diagnostic, not a correction.
+
+    For every seat, the Elo offset that makes the pairwise points expected from the bots'
+    ratings match the points actually scored from that seat (solved by bisection).
+    """
+    by_seat: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    summary: dict[tuple[int, int], list[float]] = {}
+    elo = {bot: float(ratings.elo[i]) for i, bot in enumerate(ratings.bots)}
+    for result in results:
+        n = result.num_players
+        winners = [s for s in range(n) if result.placements[s] == 1]
+        for seat in range(n):
+            stats = summary.setdefault((n, seat), [0.0, 0.0, 0.0])
+            stats[0] += 1
+            stats[1] += 1.0 / len(winners) if seat in winners else 0.0
+            stats[2] += result.placements[seat]
+            for other in range(n):
+                if other == seat or result.bots[other] == result.bots[seat]:
+                    continue
+                ps, po = result.placements[seat], result.placements[other]
+                actual = 1.0 if ps < po else 0.5 if ps == po else 0.0
+                gap = elo[result.bots[seat]] - elo[result.bots[other]]
+                by_seat.setdefault((n, seat), []).append((actual, gap, 1.0))
+    effects = []
+    for (n, seat), (count, firsts, places) in sorted(summary.items()):
+        effects.append(
+            SeatEffect(
+                num_players=n,
+                seat=seat,
+                games=int(count),
+                first_share=firsts / count,
+                average_place=places / count,
+                elo_advantage=_offset(by_seat.get((n, seat), [])),
+            )
+        )
+    return effects
+
+
+def _offset(matches: list[tuple[float, float, float]]) -> float:
+    """The Elo shift d with sum(expected(gap + d)) == sum(actual), clamped to ±800."""
+    if not matches:
+        return 0.0
+    data = np.array(matches)
+    actual, gap = data[:, 0].sum(), data[:, 1]
+    low, high = -800.0, 800.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        expected = (1.0 / (1.0 + 10.0 ** (-(gap + mid) / 400.0))).sum()
+        low, high = (mid, high) if expected < actual else (low, mid)
+    return (low + high) / 2
