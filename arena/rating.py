@@ -150,6 +150,8 @@ def fit_bradley_terry(
     if prior_draws <= 0:
         raise ArenaError("the virtual-draw prior must be positive (it keeps ratings finite)")
     n = wins.shape[0]
+    if n == 0:
+        return np.zeros(0)
     meetings = wins + wins.T
     scored = wins.sum(axis=1)
     r = np.zeros(n) if start is None else start.astype(float).copy()
@@ -459,14 +461,17 @@ class SeatEffect:
     games: int
     first_share: float  # share of wins (a shared first place counts as a fraction)
     average_place: float
-    elo_advantage: float  # Elo this seat seems to be worth, given the bots' ratings
+    # Elo this seat seems worth against the other seats of the same games, given the
+    # bots' ratings: +120 for seat 1 alone shows as +120 there and -60 at two other seats
+    elo_advantage: float
 
 
 def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[SeatEffect]:
     """How much each seat seems worth, per player count: a diagnostic, not a correction.
 
     For every seat, the Elo offset that makes the pairwise points expected from the bots'
-    ratings match the points actually scored from that seat (solved by bisection).
+    ratings match the points actually scored from that seat against the other seats
+    (solved by bisection).  Zero everywhere means the seats are fair.
     """
     by_seat: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
     summary: dict[tuple[int, int], list[float]] = {}

@@ -24,8 +24,13 @@ def simulate_league(
     player_counts: Sequence[int] = (2, 3, 4, 5),
     seed: int = 0,
     game: str = "synthetic",
+    seat_bonus: Sequence[float] = (),
 ) -> list[GameResult]:
-    """Games between bots of known strength; seats and player counts drawn at random."""
+    """Games between bots of known strength; seats and player counts drawn at random.
+
+    ``seat_bonus[s]`` Elo is added to whoever sits in seat ``s`` (to test the seat
+    diagnostic); seats beyond the list get nothing.
+    """
     rng = np.random.default_rng(seed)
     names = list(true_elo)
     strength = np.array([true_elo[name] for name in names])
@@ -33,7 +38,8 @@ def simulate_league(
     for g in range(num_games):
         n = int(rng.choice(player_counts))
         seats = rng.choice(len(names), size=n, replace=False)
-        performance = strength[seats] + rng.gumbel(scale=ELO_PER_NATURAL, size=n)
+        bonus = np.array([seat_bonus[s] if s < len(seat_bonus) else 0.0 for s in range(n)])
+        performance = strength[seats] + bonus + rng.gumbel(scale=ELO_PER_NATURAL, size=n)
         order = np.argsort(-performance)
         placements = np.empty(n, dtype=int)
         placements[order] = np.arange(1, n + 1)
