@@ -33,10 +33,11 @@ class TimeControl:
 
 @dataclass(frozen=True)
 class ResourceLimits:
-    memory_mb: int = 512  # address space per bot process
-    cpu_seconds: int | None = None  # CPU time per bot process (None: only the clocks)
+    # Defaults are those of arena.runner.limits.Limits (see its notes on what they mean).
+    memory_mb: int = 2048  # address space per bot process (RLIMIT_AS)
+    cpu_seconds: int = 3600  # CPU time over a bot process's life (it is reused across games)
     max_processes: int = 64
-    max_file_mb: int = 16  # largest file a bot may write
+    max_file_mb: int = 64  # largest file a bot may write
     max_open_files: int = 64
     max_message_kb: int = 1024  # longest line a bot may send
     sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap"
@@ -329,9 +330,9 @@ def _limits(section: _Section) -> ResourceLimits:
     defaults = ResourceLimits()
     limits = ResourceLimits(
         memory_mb=section.get("memory_mb", _memory, defaults.memory_mb),
-        cpu_seconds=section.get("cpu_seconds", _integer(1, 86400), defaults.cpu_seconds),
+        cpu_seconds=section.get("cpu_seconds", _integer(1, 10**7), defaults.cpu_seconds),
         max_processes=section.get("max_processes", _integer(1, 4096), defaults.max_processes),
-        max_file_mb=section.get("max_file_mb", _integer(0, 1 << 20), defaults.max_file_mb),
+        max_file_mb=section.get("max_file_mb", _integer(1, 1 << 20), defaults.max_file_mb),
         max_open_files=section.get("max_open_files", _integer(8, 65536), defaults.max_open_files),
         max_message_kb=section.get(
             "max_message_kb", _integer(1, 1 << 20), defaults.max_message_kb

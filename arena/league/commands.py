@@ -1,0 +1,163 @@
+"""``arena run``, ``arena export`` and ``arena replay``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from arena.errors import ArenaError
+from arena.league.config import load_league
+from arena.league.store import DB_NAME, Store, open_store
+
+DEFAULT_LEAGUE = Path("configs/league.toml")
+
+
+def run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "league",
+        type=Path,
+        nargs="?",
+        default=DEFAULT_LEAGUE,
+        help=f"the league file (default {DEFAULT_LEAGUE})",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="games in flight at once (default: the file's, else the number of CPUs)",
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from arena.league.run import run_league
+
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ArenaError("--concurrency must be at least 1")
+    config = load_league(args.league)
+    return run_league(config, quiet=args.quiet, concurrency=args.concurrency)
+
+
+def _results_argument(parser: argparse.ArgumentParser, default: Path | None) -> None:
+    parser.add_argument(
+        "results",
+        type=Path,
+        nargs="?" if default else None,
+        default=default,
+        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="a league's results folder or its league file"
+        + (f" (default {default})" if default else ""),
+    )
+
+
+def resolve_store(target: Path) -> Store:
+    """The store of a results folder, or of the league a league file describes."""
+    if target.is_file() and target.suffix == ".toml":
+        return open_store(load_league(target).results_dir)
+    if not target.exists():
+        raise ArenaError(f"{target}: no such results folder or league file")
+    return open_store(target)
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    _results_argument(parser, DEFAULT_LEAGUE)
+    parser.add_argument("-o", "--output", type=Path, help="write to this file (default stdout)")
+    parser.add_argument("--game", help="only games of this game")
+    parser.add_argument("--players", type=int, help="only games with this many players")
+
+
+def export_command(args: argparse.Namespace) -> int:
+    store = resolve_store(args.results)
+    try:
+        if args.output is None:
+            count = store.export(sys.stdout, args.game, args.players)
+        else:
+            temporary = args.output.with_name(args.output.name + ".part")
+            try:
+                with temporary.open("w", encoding="utf-8") as out:
+                    count = store.export(out, args.game, args.players)
+                temporary.replace(args.output)  # never a half-written export
+            except OSError as problem:
+                raise ArenaError(f"cannot write {args.output}: {problem}") from None
+        print(f"exported {count} games from {store.path}", file=sys.stderr)
+    finally:
+        store.close()
+    return 0
+
+
+def replay_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (a unique prefix works)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="where to look (default: every league under ./results)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the raw stored game")
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    data = _find_anywhere(args.game_id, args.results)
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    for line in tell(data):
+        print(line)
+    return 0
+
+
+def _find_anywhere(game_id: str, target: Path | None) -> dict:
+    if target is not None:
+        store = resolve_store(target)
+        try:
+            return store.find_game(game_id)
+        finally:
+            store.close()
+    stores = sorted(Path("results").glob(f"**/{DB_NAME}"))
+    if not stores:
+        raise ArenaError("no leagues under ./results; say where with --results")
+    found = []
+    for path in stores:
+        store = open_store(path.parent)
+        try:
+            found.append(store.find_game(game_id))
+        except ArenaError:
+            continue
+        finally:
+            store.close()
+    if len(found) != 1:
+        where = ", ".join(str(p.parent) for p in stores)
+        problem = "no game" if not found else "several games"
+        raise ArenaError(f"{problem} matching {game_id!r} in {where}; use --results")
+    return found[0]
+
+
+def tell(data: dict) -> list[str]:
+    """A stored game told as a person would tell it: who sat where, the engine's own
+    narration, then the result and any failures."""
+    from arena.games import builtin_game
+    from arena.league.play import engine_record
+
+    seats = data["seats"]
+    lines = [
+        f"Game {data['game_id']} ({data['game']}, {len(seats)} players, seed {data['seed']}, "
+        f"round {data['round'] + 1})",
+        "Seats: " + ", ".join(f"{i}: {bot}" for i, bot in enumerate(seats)),
+        "",
+    ]
+    try:
+        game = builtin_game(data["game"])
+        lines += game.narrate(engine_record(data["record"]))
+    except (ArenaError, ImportError) as problem:
+        lines.append(f"(no narration: {problem})")
+    lines.append("")
+    order = sorted(range(len(seats)), key=lambda s: (data["placements"][s], s))
+    for seat in order:
+        failure = data["failures"].get(str(seat))
+        note = f"  (forfeit: {failure})" if failure else ""
+        lines.append(
+            f"{data['placements'][seat]}. {seats[seat]} (seat {seat}): "
+            f"{data['scores'][seat]:g} points{note}"
+        )
+    return lines

@@ -1,0 +1,134 @@
+"""What is left to play: the schedule minus what the store already holds.
+
+This is where a changed league file is checked against the games already played.  What
+may change freely: concurrency, the rating settings, the league's name, and anything that
+only *adds* games (a new bot, more rounds, another player count).  What is refused, with a
+message saying what changed: the game, its options, the seed, the time control, the
+limits, a bot whose version or content changed, and anything that would drop games
+already played from the schedule (removing a bot, fewer rounds, a different cap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.league.config import LeagueConfig
+from arena.league.schedule import Balance, ScheduledGame, build_schedule
+from arena.league.store import Store, StoredBot
+from arena.runner.botspec import BotSpec
+
+
+@dataclass(frozen=True)
+class Plan:
+    schedule: list[ScheduledGame]
+    to_play: list[ScheduledGame]
+    balances: dict[int, Balance]
+
+    @property
+    def done(self) -> int:
+        return len(self.schedule) - len(self.to_play)
+
+
+def league_schedule(
+    config: LeagueConfig, bots: Sequence[BotSpec]
+) -> tuple[list[ScheduledGame], dict[int, Balance]]:
+    return build_schedule(
+        config.game,
+        [bot.name for bot in bots],
+        config.players,
+        seed=config.seed,
+        rounds=config.rounds,
+        challenger=config.challenger,
+        max_games=config.max_games,
+    )
+
+
+def prepare(config: LeagueConfig, bots: Sequence[BotSpec], store: Store) -> Plan:
+    """Check the file against the store, record the setup, and list the missing games."""
+    schedule, balances = league_schedule(config, bots)
+    played = store.played_ids()
+    if played:
+        _check_settings(config, store.game_settings or {})
+        _check_bots(config, bots, store.bots())
+        _check_schedule(config, schedule, played, store)
+    store.save_setup(
+        config.name,
+        config.snapshot(),
+        config.game_settings(),
+        [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
+    )
+    to_play = [game for game in schedule if game.game_id not in played]
+    return Plan(schedule, to_play, balances)
+
+
+def _remedy(config: LeagueConfig) -> str:
+    return (
+        f"put it back, or start a new league with another results_dir "
+        f"(now {config.results_dir})"
+    )
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping) and key != "options":
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _check_settings(config: LeagueConfig, stored: Mapping[str, Any]) -> None:
+    old, new = _flatten(stored), _flatten(config.game_settings())
+    changed = [
+        f"{key} was {old.get(key)!r}, now {new.get(key)!r}"
+        for key in sorted(set(old) | set(new))
+        if old.get(key) != new.get(key)
+    ]
+    if changed:
+        raise ArenaError(
+            f"{config.path}: this change would alter the games already played in "
+            f"{config.results_dir}: " + "; ".join(changed) + f". {_remedy(config).capitalize()}."
+        )
+
+
+def _check_bots(
+    config: LeagueConfig, bots: Sequence[BotSpec], stored: Mapping[str, StoredBot]
+) -> None:
+    for bot in bots:
+        before = stored.get(bot.name)
+        if before is None:
+            continue
+        if before.version != bot.version or (
+            before.content_hash and bot.content_hash and before.content_hash != bot.content_hash
+        ):
+            what = (
+                f"version {before.version} -> {bot.version}"
+                if before.version != bot.version
+                else "its files changed (same version)"
+            )
+            raise ArenaError(
+                f"bot {bot.name!r} changed since its games in {config.results_dir} were "
+                f"played ({what}); mixing both in one rating would be wrong. Restore it, or "
+                f"start a new league with another results_dir"
+            )
+
+
+def _check_schedule(
+    config: LeagueConfig, schedule: Sequence[ScheduledGame], played: set[str], store: Store
+) -> None:
+    scheduled = {game.game_id for game in schedule}
+    dropped = sorted(played - scheduled)
+    if not dropped:
+        return
+    example = store.find_game(dropped[0])
+    raise ArenaError(
+        f"{config.path}: {len(dropped)} game(s) already played in {config.results_dir} are "
+        f"not in this file's schedule any more (for example game {dropped[0]}: "
+        f"{' vs '.join(example['seats'])}, round {example['round'] + 1}). Removing a bot, "
+        f"lowering rounds, dropping a player count or changing max_games/format/challenger "
+        f"changes the league; {_remedy(config)}"
+    )

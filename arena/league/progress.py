@@ -1,0 +1,123 @@
+"""The live progress line of a league on stderr: done/total, games/s, ETA, failures and
+the current top of the leaderboard (sequential Elo, updated game by game)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from typing import Any, TextIO
+
+from arena.league.results import GameResult
+
+
+class _WinCounter:
+    """Stand-in for the Elo ticker: first places per bot."""
+
+    def __init__(self) -> None:
+        self.wins: Counter[str] = Counter()
+
+    def update(self, result: GameResult) -> Any:
+        for bot, place in zip(result.bots, result.placements, strict=True):
+            self.wins[bot] += place == 1
+
+    def leaderboard(self) -> list[tuple[str, float]]:
+        return sorted(self.wins.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _ticker() -> tuple[Any, str]:
+    try:
+        from arena.rating import EloTicker
+    except ImportError:
+        return _WinCounter(), "wins"
+    return EloTicker(), "Elo"
+
+
+class Progress:
+    def __init__(
+        self,
+        total: int,
+        done: int = 0,
+        *,
+        quiet: bool = False,
+        stream: TextIO | None = None,
+        top: int = 3,
+        clock: Any = time.monotonic,
+    ) -> None:
+        self.total = total
+        self.already = done  # finished before this run (resume)
+        self.played = 0
+        self.failures: Counter[str] = Counter()
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.top = top
+        self.clock = clock
+        self.start = clock()
+        self.last_draw = -1e9
+        self.ticker, self.ticker_unit = _ticker()
+
+    def seed_leaderboard(self, results: list[GameResult]) -> None:
+        """Feed the games stored before this run, so the ticker covers the whole league."""
+        for result in results:
+            self.ticker.update(result)
+
+    def game_done(self, result: GameResult) -> None:
+        self.played += 1
+        for reason in result.failures.values():
+            self.failures[reason] += 1
+        self.ticker.update(result)
+        self.draw()
+
+    def line(self) -> str:
+        done = self.already + self.played
+        elapsed = max(self.clock() - self.start, 1e-9)
+        rate = self.played / elapsed
+        left = self.total - done
+        eta = _duration(left / rate) if rate > 0 else "?"
+        percent = 100 * done / self.total if self.total else 100
+        failed = sum(self.failures.values())
+        parts = [
+            f"{done}/{self.total} games ({percent:.0f}%)",
+            f"{rate:.1f} games/s",
+            f"ETA {eta}",
+            f"failures {failed}",
+        ]
+        board = self.ticker.leaderboard()[: self.top]
+        if board:
+            unit = self.ticker_unit
+            parts.append(
+                "top: " + ", ".join(f"{bot} {value:.0f}" for bot, value in board) + f" ({unit})"
+            )
+        return " | ".join(parts)
+
+    def draw(self, force: bool = False) -> None:
+        if self.quiet:
+            return
+        now = self.clock()
+        interval = 0.2 if self.live else 10.0
+        if not force and now - self.last_draw < interval:
+            return
+        self.last_draw = now
+        if self.live:
+            self.stream.write("\r\x1b[2K" + self.line())
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.quiet:
+            return
+        self.draw(force=True)
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
