@@ -1,0 +1,255 @@
+"""Finding games and bots: the plugin manager.
+
+Order (it only decides the order of listings; a name registered twice is unusable):
+
+1. the built-in games ("ra", "ra_dice"), each engine imported on its own;
+2. installed distributions with entry points in the group ``arena``, sorted by
+   distribution name then entry-point name: their games, bots and bot folders;
+3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
+4. the bot folders bundled with Ra Arena (the repository's ``bots/``).
+
+Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
+point: the distribution) and the rest still loads.  A name registered by two sources is
+reported naming both, and using it is an error until one of them is removed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.metadata
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+import arena
+from arena.errors import ArenaError
+from arena.games.base import Game
+from arena.plugins import hookspecs
+from arena.plugins.builtin import builtin_plugins
+from arena.plugins.manifest import (
+    MANIFEST_NAME,
+    NAME_PATTERN,
+    ManifestError,
+    load_manifest,
+    peek_name,
+    spec_problems,
+)
+from arena.plugins.registry import BotEntry, Problem, Registry
+from arena.runner.botspec import BotSpec
+
+BUNDLED_BOTS = Path(arena.__file__).resolve().parent.parent / "bots"
+DEFAULT_BOT_PATH = Path("bots")
+
+
+def discover(
+    bot_paths: Sequence[Path] | None = None,
+    *,
+    include_bundled: bool = True,
+    entry_points: bool = True,
+) -> Registry:
+    """Every game and bot that can be found (see the module docstring for the order).
+
+    ``bot_paths`` are bot folders or folders of bot folders; None means ``./bots`` if it
+    exists.  A path that was named explicitly and does not exist is an ``ArenaError``."""
+    if bot_paths is None:
+        paths = [DEFAULT_BOT_PATH] if DEFAULT_BOT_PATH.is_dir() else []
+    else:
+        paths = [Path(p) for p in bot_paths]
+        for path in paths:
+            if not path.is_dir():
+                raise ArenaError(f"bot path {str(path)!r} is not a directory")
+    if include_bundled and BUNDLED_BOTS.is_dir():
+        paths.append(BUNDLED_BOTS)
+
+    registry = Registry()
+    manager = _plugin_manager(registry, entry_points)
+    _collect_games(manager, registry)
+    folder_sources: list[tuple[Path, str | None]] = []
+    _collect_plugin_bots(manager, registry, folder_sources)
+    folder_sources.extend((path, None) for path in paths)
+    _collect_bot_folders(folder_sources, registry)
+    _mark_clashes(registry)
+    return registry
+
+
+def _plugin_manager(registry: Registry, entry_points: bool) -> pluggy.PluginManager:
+    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    plugins: list[tuple[str, Callable[[], Any]]] = [
+        (name, functools.partial(_identity, plugin)) for name, plugin in builtin_plugins()
+    ]
+    if entry_points:
+        plugins.extend(_entry_point_plugins())
+    for source, load in plugins:
+        try:
+            plugin = load()
+        except (Exception, SystemExit) as error:  # a plugin's import may fail in any way
+            registry.problems.append(Problem(source, f"failed to import: {_describe(error)}"))
+            continue
+        _register(manager, registry, source, plugin)
+    return manager
+
+
+def _entry_point_plugins() -> Iterator[tuple[str, Callable[[], Any]]]:
+    """(source, loader) of each entry point in the group, deduplicated and sorted."""
+    found: dict[tuple[str, str], tuple[str, Callable[[], Any]]] = {}
+    for dist in importlib.metadata.distributions():
+        dist_name = dist.metadata["Name"] or "unknown distribution"
+        for entry_point in dist.entry_points.select(group=hookspecs.ENTRY_POINT_GROUP):
+            key = (dist_name.lower(), entry_point.name)
+            source = f"entry point {entry_point.name} (distribution {dist_name} {dist.version})"
+            # the first occurrence on sys.path is the one Python would import
+            found.setdefault(key, (source, entry_point.load))
+    for key in sorted(found):
+        yield found[key]
+
+
+def _register(
+    manager: pluggy.PluginManager, registry: Registry, source: str, plugin: object
+) -> None:
+    try:
+        manager.register(plugin, name=source)
+    except (ValueError, pluggy.PluginValidationError) as error:
+        registry.problems.append(Problem(source, f"not a valid plugin: {error}"))
+        return
+    unknown = [c.name for c in manager.get_hookcallers(plugin) or [] if not c.has_spec()]
+    if unknown:
+        manager.unregister(plugin)
+        known = ", ".join(hookspecs.HOOK_NAMES)
+        registry.problems.append(
+            Problem(source, f"unknown hook {', '.join(unknown)}; the hooks are: {known}")
+        )
+
+
+def _call_each(
+    manager: pluggy.PluginManager, hook_name: str, registry: Registry
+) -> Iterator[tuple[str, list[Any]]]:
+    """(plugin name, returned list) of each implementation, isolating failures."""
+    for impl in getattr(manager.hook, hook_name).get_hookimpls():
+        try:
+            result = impl.function()
+        except Exception as error:
+            message = f"{hook_name} failed: {_describe(error)}"
+            registry.problems.append(Problem(impl.plugin_name, message))
+            continue
+        if not isinstance(result, list | tuple):
+            message = f"{hook_name} returned {type(result).__name__}, not a list"
+            registry.problems.append(Problem(impl.plugin_name, message))
+            continue
+        yield impl.plugin_name, list(result)
+
+
+def _collect_games(manager: pluggy.PluginManager, registry: Registry) -> None:
+    for source, games in _call_each(manager, "arena_register_games", registry):
+        for game in games:
+            problem = _game_problem(game)
+            if problem:
+                registry.problems.append(Problem(source, problem))
+                continue
+            name = game.name
+            if name in registry.game_sources or name in registry.unusable_games:
+                first = registry.game_sources.get(name) or registry.unusable_games[name]
+                reason = f"game name {name!r} is registered twice: by {first} and by {source}"
+                registry.problems.append(Problem(source, reason))
+                registry.games.pop(name, None)
+                registry.unusable_games[name] = reason
+                continue
+            registry.games[name] = game
+            registry.game_sources[name] = source
+    # so that asking for a built-in game whose engine failed says why
+    for source, plugin in builtin_plugins():
+        for failure in registry.problems:
+            if failure.source == source:
+                registry.unusable_games.setdefault(plugin.game_name, failure.message)
+
+
+def _game_problem(game: object) -> str | None:
+    if not isinstance(game, Game):
+        return f"registered {type(game).__name__}, not an arena.games.base.Game"
+    name = getattr(game, "name", None)
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        return f"game name {name!r} is not allowed (lowercase letters, digits, '-', '_')"
+    low, high = getattr(game, "min_players", None), getattr(game, "max_players", None)
+    if not (isinstance(low, int) and isinstance(high, int) and 1 <= low <= high):
+        return f"game {name!r}: min_players/max_players must be integers with 1 <= min <= max"
+    return None
+
+
+def _collect_plugin_bots(
+    manager: pluggy.PluginManager,
+    registry: Registry,
+    folder_sources: list[tuple[Path, str | None]],
+) -> None:
+    for source, specs in _call_each(manager, "arena_register_bots", registry):
+        for spec in specs:
+            if not isinstance(spec, BotSpec):
+                message = f"registered {type(spec).__name__}, not an arena.runner.botspec.BotSpec"
+                registry.problems.append(Problem(source, message))
+                continue
+            spec = dataclasses.replace(spec, source=source)
+            problems = spec_problems(spec, registry.games, registry.unusable_games)
+            registry.entries.append(BotEntry(spec.name, source, spec, problems, spec.folder))
+    for source, folders in _call_each(manager, "arena_bot_folders", registry):
+        for folder in folders:
+            if not isinstance(folder, str | Path) or not Path(folder).is_dir():
+                message = f"bot folder {folder!r} is not a directory"
+                registry.problems.append(Problem(source, message))
+                continue
+            folder_sources.append((Path(folder), source))
+
+
+def _bot_folders(path: Path) -> list[Path]:
+    """``path`` itself if it is a bot folder, else its sub-folders holding a bot.toml."""
+    if (path / MANIFEST_NAME).exists():
+        return [path]
+    return sorted(
+        child
+        for child in path.iterdir()
+        if not child.name.startswith(".")  # e.g. half-installed copies of `arena submit`
+        and child.is_dir()
+        and (child / MANIFEST_NAME).exists()
+    )
+
+
+def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registry) -> None:
+    seen: set[Path] = set()
+    for path, plugin_source in paths:
+        for folder in _bot_folders(path):
+            if folder.resolve() in seen:  # e.g. ./bots is the bundled folder
+                continue
+            seen.add(folder.resolve())
+            source = f"folder {folder}" + (f" of {plugin_source}" if plugin_source else "")
+            try:
+                spec = load_manifest(folder, registry.games, source, registry.unusable_games)
+            except ManifestError as error:
+                name = peek_name(folder) or folder.name
+                entry = BotEntry(name, source, None, list(error.problems), folder.resolve())
+                registry.entries.append(entry)
+                continue
+            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder))
+
+
+def _mark_clashes(registry: Registry) -> None:
+    by_name: dict[str, list[BotEntry]] = {}
+    for entry in registry.entries:
+        by_name.setdefault(entry.name, []).append(entry)
+    for name, entries in by_name.items():
+        if len(entries) < 2:
+            continue
+        sources = " and ".join(entry.source for entry in entries)
+        registry.problems.append(Problem(sources, f"bot name {name!r} is registered twice"))
+        for entry in entries:
+            others = ", ".join(other.source for other in entries if other is not entry)
+            entry.problems.append(f"name {name!r} is also registered by {others}")
+
+
+def _identity(value: object) -> object:
+    return value
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

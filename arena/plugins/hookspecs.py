@@ -1,0 +1,67 @@
+"""The whole plugin contract of Ra Arena, in one place.
+
+A plugin is a module (or any object) whose functions carry the ``hookimpl`` marker and are
+named after the hooks below.  A third-party package exposes one through an entry point in
+the group ``arena``::
+
+    # pyproject.toml of the plugin's distribution
+    [project.entry-points.arena]
+    my_games = "my_package.arena_plugin"
+
+    # my_package/arena_plugin.py
+    from arena.plugins import hookimpl
+
+    @hookimpl
+    def arena_register_games():
+        return [MyGame()]
+
+Every hook takes no arguments and returns a list; an implementation may return an empty
+list.  What one plugin returns is checked on its own: a plugin that fails (raises, returns
+the wrong type, registers a name another plugin already uses) is reported with its name in
+``Registry.problems`` and the other plugins still load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pluggy
+
+from arena.games.base import Game
+from arena.runner.botspec import BotSpec
+
+PROJECT_NAME = "arena"
+ENTRY_POINT_GROUP = "arena"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def arena_register_games() -> list[Game]:  # type: ignore[empty-body]
+    """Games this plugin provides, as :class:`arena.games.base.Game` objects.
+
+    Each game's ``name`` must be unique among all plugins (the built-in games "ra" and
+    "ra_dice" included); it is the name manifests, league files and the protocol use."""
+
+
+@hookspec
+def arena_register_bots() -> list[BotSpec]:  # type: ignore[empty-body]
+    """Bots this plugin provides, fully described as :class:`arena.runner.botspec.BotSpec`.
+
+    Use this for bots that are not a folder with a ``bot.toml`` (e.g. a bot whose command
+    is an executable installed with the distribution).  Set ``source`` to anything: the
+    arena replaces it with the plugin's name.  The spec is checked like a manifest (name,
+    games and player counts, command) and an invalid one is listed by ``arena bots`` with
+    what is wrong."""
+
+
+@hookspec
+def arena_bot_folders() -> list[Path]:  # type: ignore[empty-body]
+    """Folders holding bots with a ``bot.toml`` manifest, shipped inside the distribution.
+
+    Each path may be a bot folder itself or a folder of bot folders, exactly like the
+    ``--path`` option of ``arena bots``."""
+
+
+HOOK_NAMES: tuple[str, ...] = ("arena_register_games", "arena_register_bots", "arena_bot_folders")

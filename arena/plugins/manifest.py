@@ -1,0 +1,321 @@
+"""``bot.toml``: the manifest of a bot folder, loaded and checked into a ``BotSpec``.
+
+Every problem is reported at once, each naming the file, the key and what is allowed, so a
+bot author fixes a manifest in one round.  The same checks (``spec_problems``) apply to
+bots that plugins register directly, without a manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import sys
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.games.base import Game
+from arena.runner.botspec import BotSpec
+from arena.runner.limits import Limits
+
+MANIFEST_NAME = "bot.toml"
+INSTALL_RECORD_NAME = ".arena-install.json"
+PYTHON_PLACEHOLDER = "{python}"
+MAX_MANIFEST_BYTES = 64 * 1024
+
+NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+NAME_RULE = "1-40 characters: lowercase letters, digits, '-' and '_', not starting with '-' or '_'"
+VERSION_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
+VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".", "+", "-", "_")'
+
+# Resources a manifest may request: key -> what it means.  The cap is the arena's default
+# limit (arena/runner/limits.py); a league clamps a request to its own caps when it runs.
+RESOURCE_MEANINGS: dict[str, str] = {
+    "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
+}
+
+
+def resource_caps() -> dict[str, float]:
+    defaults = Limits()
+    return {key: getattr(defaults, key) for key in RESOURCE_MEANINGS}
+
+
+REQUIRED_KEYS = ("name", "version", "command", "games")
+OPTIONAL_KEYS = ("authors", "description", "resources")
+
+# Left out of the content hash and of an installed copy: caches and bookkeeping that do
+# not change what the bot does.
+IGNORED_NAMES = frozenset({"__pycache__", ".git", ".arena-install.json", ".DS_Store"})
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+
+
+class ManifestError(ArenaError):
+    """A manifest (or a plugin's bot spec) that cannot be used; lists every problem."""
+
+    def __init__(self, where: str, problems: list[str]) -> None:
+        self.where = where
+        self.problems = problems
+        if len(problems) == 1:
+            message = f"{where}: {problems[0]}"
+        else:
+            message = f"{where}: {len(problems)} problems:\n" + "\n".join(
+                f"  - {problem}" for problem in problems
+            )
+        super().__init__(message)
+
+
+def load_manifest(
+    folder: Path,
+    games: Mapping[str, Game],
+    source: str | None = None,
+    unavailable_games: Mapping[str, str] | None = None,
+) -> BotSpec:
+    """The bot in ``folder`` (which holds ``bot.toml``), checked against the known ``games``
+    (``unavailable_games``: game name -> why it failed to load, for a clearer message).
+
+    Raises ``ManifestError`` listing every problem."""
+    path = folder / MANIFEST_NAME
+    data = _read_toml(path)
+    problems, bad_keys = _shape_problems(data)
+    spec = BotSpec(
+        name=_valid(data, "name", bad_keys, ""),
+        version=_valid(data, "version", bad_keys, ""),
+        command=tuple(_valid(data, "command", bad_keys, [])),
+        folder=folder.resolve(),
+        games={
+            game: tuple(sorted(counts))
+            for game, counts in _valid(data, "games", bad_keys, {}).items()
+            if f"games.{game}" not in bad_keys
+        },
+        source=source or f"folder {folder}",
+        description=_valid(data, "description", bad_keys, ""),
+        authors=tuple(_valid(data, "authors", bad_keys, [])),
+        resources={
+            key: value
+            for key, value in _valid(data, "resources", bad_keys, {}).items()
+            if f"resources.{key}" not in bad_keys
+        },
+        content_hash=content_hash(folder),
+    )
+    problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
+    if problems:
+        raise ManifestError(str(path), problems)
+    return spec
+
+
+def _valid(data: Mapping[str, Any], key: str, bad_keys: set[str], default: Any) -> Any:
+    return default if key in bad_keys or key not in data else data[key]
+
+
+def peek_name(folder: Path) -> str | None:
+    """The name a possibly broken manifest claims, if it can be read at all."""
+    try:
+        with open(folder / MANIFEST_NAME, "rb") as file:
+            name = tomllib.load(file).get("name")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return name if isinstance(name, str) and NAME_PATTERN.fullmatch(name) else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        if not path.is_file():
+            raise ManifestError(str(path), ["missing: a bot folder needs a bot.toml file"])
+        if path.stat().st_size > MAX_MANIFEST_BYTES:
+            raise ManifestError(str(path), [f"larger than {MAX_MANIFEST_BYTES} bytes"])
+        with open(path, "rb") as file:
+            return tomllib.load(file)
+    except tomllib.TOMLDecodeError as error:
+        raise ManifestError(str(path), [f"not valid TOML: {error}"]) from None
+    except UnicodeDecodeError:
+        raise ManifestError(str(path), ["not valid UTF-8 text"]) from None
+    except OSError as error:
+        raise ManifestError(str(path), [f"cannot be read: {error.strerror}"]) from None
+
+
+def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
+    """Problems of presence and type, and the keys whose values cannot be checked further."""
+    problems: list[str] = []
+    bad: set[str] = set()
+
+    def wrong(key: str, message: str) -> None:
+        problems.append(f"key {key!r}: {message}")
+        bad.add(key)
+
+    allowed = (*REQUIRED_KEYS, *OPTIONAL_KEYS)
+    for key in data:
+        if key not in allowed:
+            wrong(key, f"unknown key; allowed keys: {', '.join(allowed)}")
+    for key in REQUIRED_KEYS:
+        if key not in data:
+            wrong(key, f"missing (required keys: {', '.join(REQUIRED_KEYS)})")
+    if not isinstance(data.get("name", ""), str):
+        wrong("name", f"must be a string of {NAME_RULE}")
+    if not isinstance(data.get("version", ""), str):
+        wrong("version", f"must be {VERSION_RULE}")
+    if not isinstance(data.get("description", ""), str):
+        wrong("description", "must be a string")
+    authors = data.get("authors", [])
+    if not (isinstance(authors, list) and all(isinstance(a, str) and a.strip() for a in authors)):
+        wrong("authors", 'must be a list of non-empty strings, e.g. ["Ada Lovelace"]')
+    command = data.get("command", [])
+    if not (isinstance(command, list) and all(isinstance(arg, str) for arg in command)):
+        wrong("command", 'must be a list of strings (argv), e.g. ["{python}", "bot.py"]')
+    games = data.get("games", {})
+    if not isinstance(games, dict):
+        wrong("games", "must be a table of game name -> list of player counts, e.g. ra = [2, 3]")
+    else:
+        for game, counts in games.items():
+            if not (isinstance(counts, list) and all(_is_int(c) for c in counts)):
+                wrong(f"games.{game}", "must be a list of player counts (integers), e.g. [2, 3]")
+        if games and all(f"games.{game}" in bad for game in games):
+            bad.add("games")  # "names no game" would only repeat the problems above
+    resources = data.get("resources", {})
+    if not isinstance(resources, dict):
+        wrong("resources", "must be a table, e.g. memory_mb = 256")
+    else:
+        for key, value in resources.items():
+            if not (_is_int(value) or isinstance(value, float)):
+                wrong(f"resources.{key}", "must be a number")
+    return problems, bad
+
+
+def spec_problems(
+    spec: BotSpec,
+    games: Mapping[str, Game],
+    unavailable_games: Mapping[str, str] | None = None,
+    skip: set[str] | frozenset[str] = frozenset(),
+) -> list[str]:
+    """Everything that stops ``spec`` from being played, as messages naming the key
+    (keys in ``skip`` already have a problem reported)."""
+    problems: list[str] = []
+    if "name" not in skip and not NAME_PATTERN.fullmatch(spec.name):
+        problems.append(f"key 'name': {spec.name!r} is not allowed; a name is {NAME_RULE}")
+    if "version" not in skip and not VERSION_PATTERN.fullmatch(spec.version):
+        problems.append(f"key 'version': {spec.version!r} is not allowed; use {VERSION_RULE}")
+    if "games" not in skip:
+        problems.extend(_games_problems(spec.games, games, unavailable_games or {}))
+    problems.extend(_resources_problems(spec.resources))
+    if "command" not in skip:
+        problems.extend(command_problems(spec.command, spec.folder))
+    return problems
+
+
+def _games_problems(
+    claimed: Mapping[str, tuple[int, ...]],
+    games: Mapping[str, Game],
+    unavailable: Mapping[str, str],
+) -> list[str]:
+    known = ", ".join(sorted(games)) or "none could be loaded"
+    if not claimed:
+        return [f"key 'games': names no game; known games: {known}"]
+    problems = []
+    for name, counts in claimed.items():
+        key = f"games.{name}"
+        game = games.get(name)
+        if game is None and name in unavailable:
+            problems.append(f"key {key!r}: game {name!r} cannot be used: {unavailable[name]}")
+            continue
+        if game is None:
+            problems.append(f"key {key!r}: unknown game {name!r}; known games: {known}")
+            continue
+        allowed = f"{game.min_players}..{game.max_players}"
+        if not counts:
+            problems.append(f"key {key!r}: empty; list the player counts the bot plays ({allowed})")
+        if len(set(counts)) != len(counts):
+            problems.append(f"key {key!r}: a player count is listed twice")
+        for count in counts:
+            if not game.min_players <= count <= game.max_players:
+                problems.append(
+                    f"key {key!r}: {game.title} is played by {allowed} players, not {count}"
+                )
+    return problems
+
+
+def _resources_problems(resources: Mapping[str, float]) -> list[str]:
+    problems = []
+    caps = resource_caps()
+    for key, value in resources.items():
+        if key not in RESOURCE_MEANINGS:
+            allowed = ", ".join(f"{k} ({meaning})" for k, meaning in RESOURCE_MEANINGS.items())
+            problems.append(f"key 'resources.{key}': unknown resource; allowed: {allowed}")
+        elif not 0 < value <= caps[key]:
+            problems.append(f"key 'resources.{key}': {value} is outside 0 < {key} <= {caps[key]:g}")
+    return problems
+
+
+def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]:
+    if not command or not command[0].strip():
+        return ['key \'command\': empty; give the argv, e.g. ["{python}", "bot.py"]']
+    if resolve_executable(command[0], folder) is None:
+        where = f"in {folder} or on PATH" if folder is not None else "on PATH"
+        return [f"key 'command': executable {command[0]!r} not found {where} (or not executable)"]
+    return []
+
+
+def resolve_executable(program: str, folder: Path | None) -> Path | None:
+    """Where the bot's ``program`` (argv[0]) is: the arena's Python for "{python}", a path
+    relative to the bot's folder if it has a slash, else the folder or PATH.  None if absent
+    or not executable."""
+    if program == PYTHON_PLACEHOLDER:
+        return Path(sys.executable)
+    candidates: list[Path] = []
+    if os.sep in program or "/" in program:
+        path = Path(program)
+        candidates.append(path if path.is_absolute() or folder is None else folder / path)
+    else:
+        if folder is not None:
+            candidates.append(folder / program)
+        found = shutil.which(program)
+        if found:
+            candidates.append(Path(found))
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def bot_files(folder: Path) -> list[Path]:
+    """Every file of a bot folder that matters, relative to it, sorted (symlinks included)."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _ignored(d))
+        for name in files:
+            if not _ignored(name):
+                found.append(Path(root, name).relative_to(folder))
+        # os.walk does not descend into symlinked directories: list them as entries
+        for name in list(dirs):
+            if Path(root, name).is_symlink():
+                found.append(Path(root, name).relative_to(folder))
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def _ignored(name: str) -> bool:
+    return name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES)
+
+
+def content_hash(folder: Path) -> str:
+    """sha256 over the sorted relative paths and contents of a bot folder's files.
+
+    Caches (``__pycache__``, ``*.pyc``), ``.git`` and the install record are left out, so a
+    folder and its installed copy hash the same.  A symlink counts as its target text."""
+    digest = hashlib.sha256()
+    for relative in bot_files(folder):
+        path = folder / relative
+        digest.update(relative.as_posix().encode() + b"\0")
+        if path.is_symlink():
+            digest.update(b"symlink\0" + os.readlink(path).encode() + b"\0")
+            continue
+        digest.update(b"file\0" + str(path.stat().st_size).encode() + b"\0")
+        with open(path, "rb") as file:
+            while chunk := file.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()

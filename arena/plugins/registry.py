@@ -1,0 +1,78 @@
+"""What discovery found: games, bots (usable or not, with the reason) and load problems."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.errors import ArenaError
+from arena.games.base import Game
+from arena.runner.botspec import BotSpec
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that could not be loaded: ``source`` says where, ``message`` why."""
+
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.message}"
+
+
+@dataclass
+class BotEntry:
+    """One bot as discovery saw it.  ``spec`` is None when its manifest cannot be read;
+    ``problems`` empty means ready to play."""
+
+    name: str
+    source: str
+    spec: BotSpec | None
+    problems: list[str] = field(default_factory=list)
+    folder: Path | None = None  # the bot folder, when it has one
+
+    @property
+    def ready(self) -> bool:
+        return self.spec is not None and not self.problems
+
+    @property
+    def status(self) -> str:
+        return "ready" if self.ready else "; ".join(self.problems)
+
+
+@dataclass
+class Registry:
+    games: dict[str, Game] = field(default_factory=dict)
+    game_sources: dict[str, str] = field(default_factory=dict)
+    # game name -> why it cannot be used (engine failed to load, name registered twice)
+    unusable_games: dict[str, str] = field(default_factory=dict)
+    entries: list[BotEntry] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def bots(self) -> dict[str, BotSpec]:
+        """The bots ready to play, by name."""
+        return {e.name: e.spec for e in self.entries if e.ready and e.spec is not None}
+
+    def bot(self, name: str) -> BotSpec:
+        """The ready bot called ``name``; an ArenaError saying why not otherwise."""
+        matches = [entry for entry in self.entries if entry.name == name]
+        for entry in matches:
+            if entry.ready and entry.spec is not None:
+                return entry.spec
+        if matches:
+            reasons = "; ".join(f"{entry.source}: {entry.status}" for entry in matches)
+            raise ArenaError(f"bot {name!r} cannot be used: {reasons}")
+        known = ", ".join(sorted(self.bots)) or "none (put bot folders with a bot.toml in bots/)"
+        raise ArenaError(f"unknown bot {name!r}; known bots: {known}")
+
+    def game(self, name: str) -> Game:
+        try:
+            return self.games[name]
+        except KeyError:
+            if name in self.unusable_games:
+                reason = self.unusable_games[name]
+                raise ArenaError(f"game {name!r} cannot be used: {reason}") from None
+            known = ", ".join(sorted(self.games)) or "none"
+            raise ArenaError(f"unknown game {name!r}; known games: {known}") from None
