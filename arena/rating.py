@@ -31,7 +31,7 @@ from arena.league.results import GameResult
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-odds
 DEFAULT_CENTRE = 1500.0
-DEFAULT_PRIOR_DRAWS = 2.0
+DEFAULT_PRIOR_DRAWS = 1.0
 DEFAULT_BOOTSTRAP = 200
 
 
