@@ -1,0 +1,196 @@
+"""A player backed by a bot process, reused across games (one game at a time).
+
+Life of the process: started (hello -> ready within ``handshake_seconds``) when a game
+needs it; between games a ping must be answered with a pong within ``ping_seconds``.
+After any failure the whole process group is killed; the next game starts a fresh one.
+A failure found between games (no pong, process gone) is an *incident*: it goes into the
+next game's record, but the bot does not forfeit if the fresh process works.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import trio
+
+import arena
+from arena.runner.botspec import BotSpec
+from arena.runner.failures import BotFailure
+from arena.runner.limits import Limits
+from arena.runner.process import BotProcess, StderrLog
+from arena.runner.protocol import (
+    PROTOCOL,
+    ActionNotice,
+    DecisionRequest,
+    GameInfo,
+    GameOverInfo,
+    Pong,
+    Ready,
+    Reply,
+    hello,
+    ping,
+    quit_message,
+)
+from arena.runner.sandbox import plan_launch
+
+JSON = Any
+_starts = itertools.count(1)
+
+
+class ProcessPlayer:
+    kind = "process"
+
+    def __init__(self, spec: BotSpec, limits: Limits, nursery: trio.Nursery,
+                 log_dir: Path) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.version = spec.version
+        self.limits = limits.for_bot(spec.resources)
+        self._nursery = nursery
+        self._log_dir = log_dir
+        self._process: BotProcess | None = None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._incidents: list[dict[str, JSON]] = []
+        self._pings = itertools.count(1)
+        self.ready: Ready | None = None  # what the running process said about itself
+        self.starts = 0  # processes started so far (for tests and statistics)
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None
+
+    @property
+    def pid(self) -> int | None:
+        """Process (and process group) id of the running process."""
+        return None if self._process is None else self._process.pid
+
+    @property
+    def log_path(self) -> Path | None:
+        return None if self._process is None else self._process.stderr_log.path
+
+    # ------------------------------------------------------------ Player interface
+
+    async def start_game(self, info: GameInfo) -> None:
+        if self._process is not None:
+            try:
+                await self._ping()
+            except BotFailure as failure:
+                tail = await self.abandon(failure)
+                self._incidents.append({"bot": self.name, "phase": "between games",
+                                        "reason": failure.reason, "detail": failure.detail,
+                                        "stderr_tail": tail})
+        if self._process is None:
+            await self._start()
+        await self._send_bounded(info.to_json())
+
+    async def choose(self, request: DecisionRequest) -> Reply:
+        process = self._running()
+        await process.send(request.to_json())
+        message = await process.receive()
+        if not isinstance(message, Reply):
+            raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
+                                         f"while a reply to request {request.id} was due")
+        return message
+
+    async def notify(self, notice: ActionNotice) -> None:
+        await self._send_bounded(notice.to_json())
+
+    async def game_over(self, result: GameOverInfo) -> None:
+        await self._send_bounded(result.to_json())
+
+    async def abandon(self, failure: BotFailure) -> str:
+        if self._process is None:
+            return ""
+        process, self._process = self._process, None
+        await process.kill()
+        self._cleanup_scratch()
+        return process.stderr_log.tail()
+
+    def take_incidents(self) -> list[dict[str, JSON]]:
+        incidents, self._incidents = self._incidents, []
+        return incidents
+
+    async def close(self) -> None:
+        """Ask the process to quit, give it a moment, then kill its group regardless."""
+        if self._process is None:
+            return
+        process, self._process = self._process, None
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(self.limits.quit_grace_seconds):
+                try:
+                    await process.send(quit_message())
+                    await process.wait()
+                except BotFailure:
+                    pass
+            await process.kill()
+        self._cleanup_scratch()
+
+    # ------------------------------------------------------------ helpers
+
+    def _running(self) -> BotProcess:
+        if self._process is None:
+            raise BotFailure("crash", "the process is not running")
+        return self._process
+
+    async def _start(self) -> None:
+        self._scratch = tempfile.TemporaryDirectory(
+            prefix=f"arena-{_slug(self.name)}-", ignore_cleanup_errors=True)
+        plan = plan_launch(self.spec, self.limits, Path(self._scratch.name))
+        number = next(_starts)
+        log = StderrLog(self._log_dir / f"{_slug(self.name)}-{number}.stderr.log",
+                        self.limits.stderr_log_bytes, self.limits.stderr_tail_bytes)
+        try:
+            process = BotProcess(plan, self.limits.max_line_bytes, log)
+        except BotFailure:
+            log.close()
+            self._cleanup_scratch()
+            raise
+        self._process = process
+        self.starts += 1
+        self._nursery.start_soon(process.drain_stderr)
+        with trio.move_on_after(self.limits.handshake_seconds) as scope:
+            await process.send(hello(arena.__version__, self.limits.protocol_json()))
+            message = await process.receive()
+        if scope.cancelled_caught:
+            raise BotFailure("timeout", f"no ready within {self.limits.handshake_seconds:g} s"
+                                        " of hello")
+        if not isinstance(message, Ready):
+            raise BotFailure("protocol", f"answered hello with {type(message).__name__.lower()}"
+                                         ", not ready")
+        if message.protocol != PROTOCOL:
+            raise BotFailure("protocol", f"speaks {message.protocol!r}, the arena {PROTOCOL!r}")
+        self.ready = message
+
+    async def _ping(self) -> None:
+        process = self._running()
+        ping_id = next(self._pings)
+        with trio.move_on_after(self.limits.ping_seconds) as scope:
+            await process.send(ping(ping_id))
+            message = await process.receive()
+        if scope.cancelled_caught:
+            raise BotFailure("stall", f"no pong within {self.limits.ping_seconds:g} s")
+        if not isinstance(message, Pong):
+            raise BotFailure("protocol", f"answered ping with {type(message).__name__.lower()}")
+        if message.id != ping_id:
+            raise BotFailure("protocol", f"pong id {message.id!r}, expected {ping_id}")
+
+    async def _send_bounded(self, message: dict[str, JSON]) -> None:
+        """Send outside a decision: a bot that stops reading its input stalls."""
+        process = self._running()
+        with trio.move_on_after(self.limits.ping_seconds) as scope:
+            await process.send(message)
+        if scope.cancelled_caught:
+            raise BotFailure("stall", "stopped reading its input")
+
+    def _cleanup_scratch(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"

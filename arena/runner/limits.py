@@ -1,0 +1,103 @@
+"""Every limit a bot process runs under, with its default, in one place.
+
+A league passes its own :class:`Limits`; a bot's manifest may ask for less (or, within the
+league's caps, more) memory through ``resources.memory_mb``, see :meth:`Limits.for_bot`.
+
+Notes on what the operating system really enforces:
+
+* ``memory_mb`` is RLIMIT_AS, the *address space*, not resident memory.  Runtimes reserve
+  far more than they use: Node.js needs about 1 GiB of address space just to start, so the
+  default is generous (2 GiB) and still stops a bot that tries to allocate 8 GB.
+* ``max_processes`` is RLIMIT_NPROC, which counts every process of the *user* and is
+  ignored for root.  The real defence against forking is that the arena kills the bot's
+  whole process group when it is done with it (and, under bubblewrap, the bot's private
+  PID namespace dies with it).
+* ``cpu_seconds`` is RLIMIT_CPU over the life of a process, which is reused across games:
+  it is a backstop against a runaway, the per-decision limit is what keeps games moving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from arena.errors import ArenaError
+
+SANDBOX_LEVELS = ("none", "bwrap")
+
+
+@dataclass(frozen=True)
+class Limits:
+    # --- time (seconds) ---
+    handshake_seconds: float = 10.0  # hello -> ready, for a freshly started process
+    move_seconds: float = 1.0  # per decision
+    # Optional per-game overage bank: time a seat may spend beyond move_seconds, summed
+    # over the whole game.  None = no bank, every decision must fit in move_seconds.
+    bank_seconds: float | None = None
+    ping_seconds: float = 2.0  # ping -> pong between games; also bounds a blocked write
+    quit_grace_seconds: float = 0.5  # after "quit", before the process group is killed
+
+    # --- input from the bot ---
+    max_line_bytes: int = 1 << 20  # one JSON line on stdout; longer = "oversize"
+    max_comment_chars: int = 200  # a reply's comment is cut to this length in the record
+    stderr_log_bytes: int = 1 << 20  # per process start; the rest is counted, not kept
+    stderr_tail_bytes: int = 4096  # the end of stderr kept for the game record
+
+    # --- operating-system limits (see the module docstring) ---
+    memory_mb: int = 2048  # RLIMIT_AS
+    cpu_seconds: int = 3600  # RLIMIT_CPU, per process lifetime
+    max_processes: int = 64  # RLIMIT_NPROC (per user; ignored for root)
+    max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
+    max_open_files: int = 64  # RLIMIT_NOFILE
+
+    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap" (bubblewrap)
+
+    def __post_init__(self) -> None:
+        if self.sandbox not in SANDBOX_LEVELS:
+            raise ArenaError(
+                f"unknown sandbox level {self.sandbox!r}; choose one of: "
+                + ", ".join(SANDBOX_LEVELS)
+            )
+        positive = {
+            "handshake_seconds": self.handshake_seconds,
+            "move_seconds": self.move_seconds,
+            "ping_seconds": self.ping_seconds,
+            "max_line_bytes": self.max_line_bytes,
+            "memory_mb": self.memory_mb,
+            "cpu_seconds": self.cpu_seconds,
+            "max_processes": self.max_processes,
+            "max_file_mb": self.max_file_mb,
+            "max_open_files": self.max_open_files,
+        }
+        for name, value in positive.items():
+            if isinstance(value, bool) or not value > 0:
+                raise ArenaError(f"limit {name} must be a positive number, not {value!r}")
+        if self.bank_seconds is not None and not self.bank_seconds >= 0:
+            raise ArenaError(f"limit bank_seconds must be >= 0, not {self.bank_seconds!r}")
+        for name in ("quit_grace_seconds", "max_comment_chars", "stderr_log_bytes",
+                     "stderr_tail_bytes"):
+            if not getattr(self, name) >= 0:
+                raise ArenaError(f"limit {name} must be >= 0, not {getattr(self, name)!r}")
+
+    def for_bot(self, resources: Mapping[str, float], cap_memory_mb: int | None = None
+                ) -> Limits:
+        """These limits with a bot's own requests applied (only ``memory_mb`` for now),
+        never above ``cap_memory_mb`` (default: these limits' own memory)."""
+        requested = resources.get("memory_mb")
+        if requested is None:
+            return self
+        cap = self.memory_mb if cap_memory_mb is None else cap_memory_mb
+        if isinstance(requested, bool) or not isinstance(requested, int | float) \
+                or requested <= 0:
+            raise ArenaError(f"resources.memory_mb must be a positive number, not {requested!r}")
+        return replace(self, memory_mb=min(int(requested), cap))
+
+    def protocol_json(self) -> dict[str, float | int | None]:
+        """The limits a bot is told about in the hello message."""
+        return {
+            "move_ms": round(self.move_seconds * 1000),
+            "bank_ms": None if self.bank_seconds is None else round(self.bank_seconds * 1000),
+            "handshake_ms": round(self.handshake_seconds * 1000),
+            "max_line_bytes": self.max_line_bytes,
+            "memory_mb": self.memory_mb,
+        }

@@ -1,0 +1,122 @@
+"""The player interface the referee talks to, and players that live inside the arena.
+
+A :class:`Player` is anything with these async methods; the referee never knows whether a
+process (:class:`arena.runner.bot_player.ProcessPlayer`) or a Python function
+(:class:`PythonPlayer`) is behind it.  Methods raise
+:class:`~arena.runner.failures.BotFailure` when the player breaks the protocol.
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from arena.runner.failures import BotFailure
+from arena.runner.protocol import (
+    ActionNotice,
+    DecisionRequest,
+    GameInfo,
+    GameOverInfo,
+    Reply,
+)
+
+JSON = Any
+ChooseFunction = Callable[[dict[str, JSON], list[dict[str, JSON]]], int]
+
+
+class Player(Protocol):
+    name: str
+    version: str
+    kind: str  # "process" or "python"
+
+    async def start_game(self, info: GameInfo) -> None:
+        """Get ready for a new game (start or check the process, send new_game)."""
+
+    async def choose(self, request: DecisionRequest) -> Reply:
+        """The player's answer; the referee enforces the time limit and checks it."""
+
+    async def notify(self, notice: ActionNotice) -> None:
+        """Someone made a decision."""
+
+    async def game_over(self, result: GameOverInfo) -> None:
+        """The game is over."""
+
+    async def abandon(self, failure: BotFailure) -> str:
+        """The player failed and is out of this game: stop it, return its stderr tail."""
+
+    def take_incidents(self) -> list[dict[str, JSON]]:
+        """Failures that happened outside a game (e.g. no pong), since the last call."""
+
+
+class PythonPlayer:
+    """A player that is a Python function ``choose(observation, legal) -> index``, with
+    the same optional hooks as the SDK (``on_new_game(info_json)``, ``on_action(notice)``,
+    ``on_game_over(result)``).  An exception in it counts as a crash."""
+
+    kind = "python"
+
+    def __init__(
+        self,
+        name: str,
+        choose: ChooseFunction,
+        version: str = "0",
+        on_new_game: Callable[[dict[str, JSON]], None] | None = None,
+        on_action: Callable[[dict[str, JSON]], None] | None = None,
+        on_game_over: Callable[[dict[str, JSON]], None] | None = None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self._choose = choose
+        self._on_new_game = on_new_game
+        self._on_action = on_action
+        self._on_game_over = on_game_over
+
+    async def start_game(self, info: GameInfo) -> None:
+        if self._on_new_game is not None:
+            self._call(self._on_new_game, info.to_json())
+
+    async def choose(self, request: DecisionRequest) -> Reply:
+        index = self._call(self._choose, request.observation, request.legal)
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise BotFailure("malformed", f"choose() returned {index!r}, not an int")
+        return Reply(id=request.id, index=index)
+
+    async def notify(self, notice: ActionNotice) -> None:
+        if self._on_action is not None:
+            self._call(self._on_action, notice.to_json())
+
+    async def game_over(self, result: GameOverInfo) -> None:
+        if self._on_game_over is not None:
+            self._call(self._on_game_over, result.to_json())
+
+    async def abandon(self, failure: BotFailure) -> str:
+        return ""
+
+    def take_incidents(self) -> list[dict[str, JSON]]:
+        return []
+
+    @staticmethod
+    def _call(function: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return function(*args)
+        except Exception as error:
+            detail = "".join(traceback.format_exception_only(error)).strip()
+            raise BotFailure("crash", f"raised {detail}") from None
+
+
+def random_player(name: str = "random") -> PythonPlayer:
+    """Uniform among the legal choices, seeded by the new game's bot seed."""
+    rng = random.Random(0)
+
+    def new_game(info: dict[str, JSON]) -> None:
+        rng.seed(info["seed"])
+
+    return PythonPlayer(name, lambda _obs, legal: rng.randrange(len(legal)),
+                        on_new_game=new_game)
+
+
+def first_player(name: str = "first") -> PythonPlayer:
+    """Always the first legal choice."""
+    return PythonPlayer(name, lambda _obs, _legal: 0)

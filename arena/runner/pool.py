@@ -1,0 +1,91 @@
+"""A pool of warm bot processes, reused across games.
+
+    async with open_bot_pool(limits, log_dir) as pool:
+        async with pool.seated([spec_a, spec_b]) as players:
+            outcome = await play_game(game, players, seed=7, limits=limits)
+
+A player is checked out for one game at a time; two seats of the same bot get two
+processes.  Leaving the pool sends every process "quit" and kills what is left.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from arena.runner.bot_player import ProcessPlayer
+from arena.runner.botspec import BotSpec
+from arena.runner.limits import Limits
+from arena.runner.sandbox import bwrap_path
+
+PoolKey = tuple[str, str, tuple[str, ...], str]
+
+
+def _key(spec: BotSpec) -> PoolKey:
+    return (spec.name, spec.version, spec.command, str(spec.folder))
+
+
+class BotPool:
+    def __init__(self, nursery: trio.Nursery, limits: Limits, log_dir: Path) -> None:
+        self.limits = limits
+        self.log_dir = log_dir
+        self._nursery = nursery
+        self._idle: dict[PoolKey, list[ProcessPlayer]] = {}
+        self._all: list[ProcessPlayer] = []
+
+    def checkout(self, spec: BotSpec) -> ProcessPlayer:
+        """A player for ``spec`` that no game is using (a warm one when there is one)."""
+        idle = self._idle.get(_key(spec))
+        if idle:
+            return idle.pop()
+        player = ProcessPlayer(spec, self.limits, self._nursery, self.log_dir)
+        self._all.append(player)
+        return player
+
+    def checkin(self, player: ProcessPlayer) -> None:
+        self._idle.setdefault(_key(player.spec), []).append(player)
+
+    @asynccontextmanager
+    async def seated(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[ProcessPlayer]]:
+        players = [self.checkout(spec) for spec in specs]
+        try:
+            yield players
+        finally:
+            for player in players:
+                self.checkin(player)
+
+    async def close(self) -> None:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for player in self._all:
+                    nursery.start_soon(player.close)
+        self._idle.clear()
+        self._all.clear()
+
+
+@asynccontextmanager
+async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None = None
+                        ) -> AsyncIterator[BotPool]:
+    """A pool whose processes all end when the block ends (also on error or cancel).
+
+    ``log_dir`` receives one stderr log per process start (default: a temporary
+    directory removed at the end)."""
+    limits = limits or Limits()
+    if limits.sandbox == "bwrap":
+        bwrap_path()  # fail now, with the install hint, rather than per bot
+    with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
+        directory = Path(log_dir) if log_dir is not None else Path(default_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        async with trio.open_nursery() as nursery:
+            pool = BotPool(nursery, limits, directory)
+            try:
+                yield pool
+            finally:
+                await pool.close()
+                # stderr drainers end when the processes die; a descendant that escaped
+                # the process group could keep a pipe open, so do not wait for it
+                nursery.cancel_scope.cancel()

@@ -1,0 +1,159 @@
+"""One running bot process: start, talk, drain stderr, kill the whole group, reap.
+
+The process is started synchronously from the arena's thread (a fork takes milliseconds)
+rather than through ``trio.open_process``, which forks from a worker thread: a bot whose
+parent-death signal is tied to that thread would be killed when the thread retires.
+Its exit is awaited through a pidfd, its pipes are trio streams.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import trio
+
+from arena.runner.failures import BotFailure
+from arena.runner.lines import LineReader
+from arena.runner.protocol import BotMessage, decode_bot_message, encode
+from arena.runner.sandbox import LaunchPlan
+
+
+class StderrLog:
+    """A bot's stderr: written to a log file up to a cap, the tail kept in memory."""
+
+    def __init__(self, path: Path | None, cap: int, tail: int) -> None:
+        self.path = path
+        self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
+        self._cap = cap
+        self._tail_size = tail
+        self._tail = bytearray()
+        self.written = 0
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self._file is not None and self.written < self._cap:
+            part = chunk[: self._cap - self.written]
+            self._file.write(part)
+            self.written += len(part)
+            if self.written >= self._cap:
+                self._file.write(b"\n[arena: stderr log capped here]\n")
+        self._tail += chunk[-self._tail_size:]
+        if len(self._tail) > self._tail_size:
+            del self._tail[: len(self._tail) - self._tail_size]
+
+    def tail(self) -> str:
+        text = bytes(self._tail).decode("utf-8", errors="replace")
+        if self.total > len(self._tail):
+            text = "..." + text
+        return text
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class BotProcess:
+    def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog) -> None:
+        """Start the process now.  Raises BotFailure("crash") if it cannot be started."""
+        pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
+        child_ends = (pipes[0][0], pipes[1][1], pipes[2][1])
+        try:
+            self._popen = subprocess.Popen(
+                plan.argv, stdin=child_ends[0], stdout=child_ends[1], stderr=child_ends[2],
+                cwd=plan.cwd, env=plan.env, preexec_fn=plan.preexec,
+                start_new_session=True, close_fds=True,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            for read_end, write_end in pipes:
+                os.close(read_end)
+                os.close(write_end)
+            raise BotFailure("crash", f"could not start {plan.argv[0]!r}: {error}") from None
+        finally:
+            for fd in child_ends:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.pid = self._popen.pid  # also the process group id (start_new_session)
+        self._pidfd = os.pidfd_open(self.pid)
+        self._stdin = trio.lowlevel.FdStream(pipes[0][1])
+        self._stdout = trio.lowlevel.FdStream(pipes[1][0])
+        self._stderr = trio.lowlevel.FdStream(pipes[2][0])
+        self._lines = LineReader(self._stdout, max_line)
+        self.stderr_log = stderr_log
+        self.killed = False
+
+    # ------------------------------------------------------------ talking
+
+    async def send(self, message: dict[str, object]) -> None:
+        try:
+            await self._stdin.send_all(encode(message))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise BotFailure("crash", await self.exit_description("closed its input")) \
+                from None
+
+    async def receive(self) -> BotMessage:
+        try:
+            line = await self._lines.next_line()
+        except BotFailure as failure:
+            if failure.reason != "crash":
+                raise
+            raise BotFailure("crash", await self.exit_description(failure.detail)) from None
+        return decode_bot_message(line)
+
+    async def drain_stderr(self) -> None:
+        """Run in a nursery for the life of the process."""
+        try:
+            while chunk := await self._stderr.receive_some(65536):
+                self.stderr_log.add(chunk)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            self._stderr.close()
+            self.stderr_log.close()
+
+    # ------------------------------------------------------------ life and death
+
+    @property
+    def returncode(self) -> int | None:
+        return self._popen.poll()
+
+    async def wait(self) -> int:
+        """Wait for the process to exit and reap it."""
+        if self._popen.returncode is None and self._pidfd >= 0:
+            await trio.lowlevel.wait_readable(self._pidfd)
+        return self._popen.wait()
+
+    async def exit_description(self, what: str, grace: float = 0.5) -> str:
+        """``what`` happened; add how the process ended, waiting ``grace`` seconds."""
+        with trio.move_on_after(grace):
+            await self.wait()
+        code = self._popen.returncode
+        if code is None:
+            return f"{what}; still running"
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"{what}; killed by {name}"
+        return f"{what}; exited with code {code}"
+
+    async def kill(self) -> None:
+        """Kill the whole process group, reap the leader, close the pipes."""
+        self.killed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with trio.CancelScope(shield=True):
+            await self.wait()
+            if self._pidfd >= 0:
+                os.close(self._pidfd)
+                self._pidfd = -1
+            self._stdin.close()
+            self._stdout.close()
+            # stderr is closed by its drainer once it has read the last bytes; if a
+            # stray descendant still holds it open, the pool's nursery cancels the drainer

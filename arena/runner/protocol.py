@@ -1,0 +1,192 @@
+"""Protocol "ra-arena/1": the messages between the arena and a bot, as typed values.
+
+One JSON object per line (UTF-8, ``\\n``-terminated) on the bot's stdin and stdout; every
+object has a ``"type"``.  docs/protocol.md explains the conversation; the JSON Schemas in
+``arena/runner/schemas/`` describe each message exactly.
+
+:func:`decode_bot_message` is the only place where a line from a bot becomes a value: it
+rejects anything that is not one of the three messages a bot may send (ready, reply,
+pong) with the right shape, raising :class:`BotFailure` ("malformed" or "protocol").
+Unknown extra keys are allowed, so bots stay compatible when later versions add some.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.runner.failures import BotFailure
+
+PROTOCOL = "ra-arena/1"
+MAX_NAME_CHARS = 100
+
+JSON = Any
+
+
+def encode(message: dict[str, JSON]) -> bytes:
+    """One message as one line of compact UTF-8 JSON."""
+    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+# ---------------------------------------------------------------- arena -> bot
+
+
+def hello(arena_version: str, limits: dict[str, JSON]) -> dict[str, JSON]:
+    return {"type": "hello", "protocol": PROTOCOL, "arena": arena_version, "limits": limits}
+
+
+def ping(ping_id: int) -> dict[str, JSON]:
+    return {"type": "ping", "id": ping_id}
+
+
+def quit_message() -> dict[str, JSON]:
+    return {"type": "quit"}
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A new game starts: who the bot is in it and under which rules."""
+
+    game: str
+    options: dict[str, JSON]
+    num_players: int
+    seat: int
+    seed: int  # for the bot's own randomness; not the game's seed
+    players: list[str]  # name per seat
+    move_ms: int
+    bank_ms: int | None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "type": "new_game",
+            "game": self.game,
+            "options": self.options,
+            "num_players": self.num_players,
+            "seat": self.seat,
+            "seed": self.seed,
+            "players": self.players,
+            "time": {"move_ms": self.move_ms, "bank_ms": self.bank_ms},
+        }
+
+
+@dataclass(frozen=True)
+class DecisionRequest:
+    id: int
+    seat: int
+    observation: dict[str, JSON]
+    legal: list[dict[str, JSON]]
+    move_ms: int  # the time for this decision before the bank is touched
+    bank_ms: int | None  # what is left of the seat's overage bank, None = no bank
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "type": "request",
+            "id": self.id,
+            "observation": self.observation,
+            "legal": self.legal,
+            "time": {"move_ms": self.move_ms, "bank_ms": self.bank_ms},
+        }
+
+
+@dataclass(frozen=True)
+class ActionNotice:
+    """Someone (possibly the bot itself) made a decision."""
+
+    decision: int  # the request id of that decision
+    seat: int
+    action: dict[str, JSON]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"type": "action", "decision": self.decision, "seat": self.seat,
+                "action": self.action}
+
+
+@dataclass(frozen=True)
+class GameOverInfo:
+    seat: int
+    scores: list[float]
+    placements: list[int]  # after forfeits: what the ratings use
+    forfeits: list[int] = field(default_factory=list)  # seats that forfeited
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"type": "game_over", "seat": self.seat, "scores": self.scores,
+                "placements": self.placements, "forfeits": self.forfeits}
+
+
+# ---------------------------------------------------------------- bot -> arena
+
+
+@dataclass(frozen=True)
+class Ready:
+    name: str
+    version: str
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    id: JSON  # whatever the bot sent; the referee checks it against the request
+    index: int
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class Pong:
+    id: JSON
+
+
+BotMessage = Ready | Reply | Pong
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode_bot_message(line: bytes) -> BotMessage:
+    """Turn one line from a bot (without its newline) into a message, or raise BotFailure."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BotFailure("malformed", f"not UTF-8 ({error.reason} at byte {error.start})") \
+            from None
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+        raise BotFailure("malformed", f"not JSON: {_short(text)} ({error})") from None
+    if not isinstance(data, dict):
+        raise BotFailure("malformed", f"not a JSON object: {_short(text)}")
+    kind = data.get("type")
+    if kind == "reply":
+        index = data.get("index")
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise BotFailure("malformed", f"reply needs an integer 'index': {_short(text)}")
+        if "id" not in data:
+            raise BotFailure("malformed", f"reply needs the request's 'id': {_short(text)}")
+        comment = data.get("comment")
+        if comment is not None and not isinstance(comment, str):
+            raise BotFailure("malformed", f"reply 'comment' must be a string: {_short(text)}")
+        return Reply(id=data["id"], index=index, comment=comment)
+    if kind == "pong":
+        if "id" not in data:
+            raise BotFailure("malformed", f"pong needs the ping's 'id': {_short(text)}")
+        return Pong(id=data["id"])
+    if kind == "ready":
+        values = {}
+        for key in ("name", "version", "protocol"):
+            value = data.get(key)
+            if not isinstance(value, str) or not 0 < len(value) <= MAX_NAME_CHARS:
+                raise BotFailure(
+                    "malformed",
+                    f"ready needs a string {key!r} of 1-{MAX_NAME_CHARS} characters: "
+                    f"{_short(text)}",
+                )
+            values[key] = value
+        return Ready(**values)
+    if isinstance(kind, str):
+        raise BotFailure("protocol", f"a bot may send ready, reply or pong, not {kind!r}")
+    raise BotFailure("malformed", f"message without a string 'type': {_short(text)}")
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

@@ -1,0 +1,295 @@
+"""The referee: plays one game of any engine, one player per seat.
+
+The API the league uses::
+
+    outcome = await play_game(game, players, seed, options=None, limits=Limits())
+    outcome.record        # plain JSON: see below
+    outcome.placements    # per seat, forfeits placed last: what ratings use
+    outcome.failures      # seat -> reason, for seats that forfeited
+
+``players`` are :class:`~arena.runner.players.Player` objects: process-backed bots from a
+:class:`~arena.runner.pool.BotPool` or in-process :class:`PythonPlayer` objects.  The same
+(game, options, seed, seating) with deterministic players gives the same record, apart
+from ``timings``.
+
+This is the only place where a bot's reply becomes an engine action.  When a player fails
+(reasons in :mod:`arena.runner.failures`) the game goes on: it is abandoned (its process
+killed), its seat is played out by a fallback policy (uniform random, seeded from the game
+seed and the seat), and it forfeits.
+
+Forfeits and placements: the seats that did not forfeit keep the engine's order among
+themselves (place = 1 + number of non-forfeiting seats placed strictly better by the
+engine); every forfeiting seat shares the place after them (number of non-forfeiting
+seats + 1).  Scores stay the engine's.
+
+The record::
+
+    {"game", "options", "seed", "num_players",
+     "players": [{"seat", "name", "version", "kind"}],
+     "scores", "engine_placements", "placements",
+     "failures":  [{"seat", "bot", "reason", "detail", "phase", "decision", "stderr_tail"}],
+     "incidents": [{"seat", "bot", "reason", "detail", "phase", "stderr_tail"}],
+     "comments":  [{"decision", "seat", "comment"}],
+     "engine": <the engine's own record: Game.replay(record["engine"]) rebuilds the game>,
+     "timings": {"seconds", "seats": [{"decisions", "seconds", "max_seconds",
+                                       "bank_left"}]}}
+
+``phase`` is "start", "decision", "notify" for forfeits; incidents (failures that cost
+no game: between games, or after the game ended) have "between games" or "game_over".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.games.base import Game, GameState
+from arena.runner.failures import BotFailure
+from arena.runner.limits import Limits
+from arena.runner.players import Player
+from arena.runner.protocol import (
+    ActionNotice,
+    DecisionRequest,
+    GameInfo,
+    GameOverInfo,
+    Reply,
+)
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    record: dict[str, JSON]
+
+    @property
+    def placements(self) -> list[int]:
+        placements: list[int] = self.record["placements"]
+        return placements
+
+    @property
+    def scores(self) -> list[float]:
+        scores: list[float] = self.record["scores"]
+        return scores
+
+    @property
+    def failures(self) -> dict[int, str]:
+        return {f["seat"]: f["reason"] for f in self.record["failures"]}
+
+
+def derived_seed(seed: int, seat: int, purpose: str, secret: str = "") -> int:
+    """A 63-bit seed for ``purpose`` ("bot" or "fallback") at ``seat``.
+
+    Bots get a seed that does not reveal the game's seed (from which they could rebuild
+    the hidden draw order).  With a guessable game seed a bot could still search for it;
+    a league that cares passes a ``secret`` that the bots never see."""
+    digest = hmac.new(secret.encode(), f"{purpose}:{seed}:{seat}".encode(), hashlib.sha256)
+    return int.from_bytes(digest.digest()[:8], "big") >> 1
+
+
+def adjusted_placements(engine_placements: Sequence[int], forfeits: set[int]) -> list[int]:
+    """Placements with every forfeiting seat after every other seat (see module doc)."""
+    stayed = [s for s in range(len(engine_placements)) if s not in forfeits]
+    result = []
+    for seat, place in enumerate(engine_placements):
+        if seat in forfeits:
+            result.append(len(stayed) + 1)
+        else:
+            result.append(1 + sum(1 for other in stayed if engine_placements[other] < place))
+    return result
+
+
+class _Seat:
+    """The referee's book-keeping for one seat."""
+
+    def __init__(self, seat: int, player: Player, limits: Limits, fallback_seed: int) -> None:
+        self.seat = seat
+        self.player = player
+        self.failed = False
+        self.bank_left = limits.bank_seconds
+        self.fallback = random.Random(fallback_seed)
+        self.decisions = 0
+        self.seconds = 0.0
+        self.max_seconds = 0.0
+
+
+class Referee:
+    def __init__(self, game: Game, players: Sequence[Player], seed: int,
+                 options: Mapping[str, JSON] | None, limits: Limits, secret: str) -> None:
+        self.game = game
+        self.seed = seed
+        self.limits = limits
+        self.secret = secret
+        self.options = dict(game.default_options() if options is None else options)
+        self.seats = [
+            _Seat(i, p, limits, derived_seed(seed, i, "fallback", secret))
+            for i, p in enumerate(players)
+        ]
+        self.failures: list[dict[str, JSON]] = []
+        self.incidents: list[dict[str, JSON]] = []
+        self.comments: list[dict[str, JSON]] = []
+
+    # ------------------------------------------------------------ the game
+
+    async def play(self) -> GameOutcome:
+        started = time.perf_counter()
+        try:
+            state = self.game.new_game(len(self.seats), self.seed, self.options)
+        except Exception as error:  # GameOptionError and friends: a configuration problem
+            raise ArenaError(f"cannot start {self.game.name}: {error}") from error
+        await self._start_all()
+        decision = 0
+        while not state.is_terminal():
+            decision += 1
+            seat = self.seats[state.current_player()]
+            legal = state.legal_actions()
+            index = await self._decide(seat, state, legal, decision)
+            action_json = state.action_to_json(legal[index])
+            state.apply_action(legal[index])
+            await self._notify_all(ActionNotice(decision, seat.seat, action_json), decision)
+        return await self._finish(state, time.perf_counter() - started)
+
+    async def _start_all(self) -> None:
+        names = [s.player.name for s in self.seats]
+        move_ms = round(self.limits.move_seconds * 1000)
+        bank_ms = None if self.limits.bank_seconds is None \
+            else round(self.limits.bank_seconds * 1000)
+
+        async def start(seat: _Seat) -> None:
+            info = GameInfo(self.game.name, self.options, len(self.seats), seat.seat,
+                            derived_seed(self.seed, seat.seat, "bot", self.secret), names,
+                            move_ms, bank_ms)
+            try:
+                await seat.player.start_game(info)
+            except BotFailure as failure:
+                await self._fail(seat, failure, "start", None)
+
+        # fresh processes start in parallel: a handshake costs an interpreter start-up
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                nursery.start_soon(start, seat)
+        for seat in self.seats:
+            for incident in seat.player.take_incidents():
+                self.incidents.append({"seat": seat.seat, **incident})
+
+    async def _decide(self, seat: _Seat, state: GameState, legal: list[int],
+                      decision: int) -> int:
+        if not seat.failed:
+            try:
+                return await self._ask(seat, state, legal, decision)
+            except BotFailure as failure:
+                await self._fail(seat, failure, "decision", decision)
+        return seat.fallback.randrange(len(legal))
+
+    async def _ask(self, seat: _Seat, state: GameState, legal: list[int],
+                   decision: int) -> int:
+        """The player's choice, checked; raises BotFailure."""
+        request = DecisionRequest(
+            id=decision, seat=seat.seat, observation=state.observation(seat.seat),
+            legal=[state.action_to_json(a) for a in legal],
+            move_ms=round(self.limits.move_seconds * 1000),
+            bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
+        )
+        allowed = self.limits.move_seconds + (seat.bank_left or 0.0)
+        started = time.perf_counter()
+        reply: Reply | None = None
+        with trio.move_on_after(allowed):
+            reply = await seat.player.choose(request)
+        elapsed = time.perf_counter() - started
+        seat.decisions += 1
+        seat.seconds += elapsed
+        seat.max_seconds = max(seat.max_seconds, elapsed)
+        if reply is None or elapsed > allowed:  # a Python player cannot be interrupted
+            raise BotFailure("timeout", f"no reply to request {decision} within "
+                                        f"{allowed:.3f} s")
+        if seat.bank_left is not None and elapsed > self.limits.move_seconds:
+            seat.bank_left = max(0.0, seat.bank_left - (elapsed - self.limits.move_seconds))
+        if reply.id != decision or isinstance(reply.id, bool):
+            raise BotFailure("protocol", f"reply id {reply.id!r} to request {decision}")
+        if not 0 <= reply.index < len(legal):
+            raise BotFailure("illegal", f"index {reply.index} of {len(legal)} legal choices "
+                                        f"(0-{len(legal) - 1})")
+        if reply.comment:
+            self.comments.append({"decision": decision, "seat": seat.seat,
+                                  "comment": reply.comment[: self.limits.max_comment_chars]})
+        return reply.index
+
+    async def _notify_all(self, notice: ActionNotice, decision: int) -> None:
+        for seat in self.seats:
+            if not seat.failed:
+                try:
+                    await seat.player.notify(notice)
+                except BotFailure as failure:
+                    await self._fail(seat, failure, "notify", decision)
+
+    async def _fail(self, seat: _Seat, failure: BotFailure, phase: str,
+                    decision: int | None) -> None:
+        seat.failed = True
+        tail = await seat.player.abandon(failure)
+        self.failures.append({
+            "seat": seat.seat, "bot": seat.player.name, "reason": failure.reason,
+            "detail": failure.detail, "phase": phase, "decision": decision,
+            "stderr_tail": tail,
+        })
+
+    async def _finish(self, state: GameState, seconds: float) -> GameOutcome:
+        scores = list(state.returns())
+        engine_placements = list(state.placements())
+        forfeits = {s.seat for s in self.seats if s.failed}
+        placements = adjusted_placements(engine_placements, forfeits)
+        for seat in self.seats:
+            if seat.failed:
+                continue
+            result = GameOverInfo(seat.seat, scores, placements, sorted(forfeits))
+            try:
+                await seat.player.game_over(result)
+            except BotFailure as failure:  # the result stands: an incident, no forfeit
+                tail = await seat.player.abandon(failure)
+                self.incidents.append({
+                    "seat": seat.seat, "bot": seat.player.name, "reason": failure.reason,
+                    "detail": failure.detail, "phase": "game_over", "stderr_tail": tail})
+        record = {
+            "game": self.game.name,
+            "options": self.options,
+            "seed": self.seed,
+            "num_players": len(self.seats),
+            "players": [{"seat": s.seat, "name": s.player.name, "version": s.player.version,
+                         "kind": s.player.kind} for s in self.seats],
+            "scores": scores,
+            "engine_placements": engine_placements,
+            "placements": placements,
+            "failures": self.failures,
+            "incidents": self.incidents,
+            "comments": self.comments,
+            "engine": state.record(),
+            "timings": {
+                "seconds": round(seconds, 6),
+                "seats": [{"decisions": s.decisions, "seconds": round(s.seconds, 6),
+                           "max_seconds": round(s.max_seconds, 6),
+                           "bank_left": None if s.bank_left is None
+                           else round(s.bank_left, 6)} for s in self.seats],
+            },
+        }
+        return GameOutcome(record)
+
+
+async def play_game(game: Game, players: Sequence[Player], seed: int,
+                    options: Mapping[str, JSON] | None = None, limits: Limits | None = None,
+                    secret: str = "") -> GameOutcome:
+    """Play one game; see the module docstring.  Raises ArenaError for a bad seating or
+    bad options (the configuration's fault), never for a player's misbehaviour."""
+    if not game.min_players <= len(players) <= game.max_players:
+        raise ArenaError(f"{game.title} is for {game.min_players}-{game.max_players} "
+                         f"players, not {len(players)}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ArenaError(f"the game seed must be an integer, not {seed!r}")
+    referee = Referee(game, players, seed, options, limits or Limits(), secret)
+    return await referee.play()

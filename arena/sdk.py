@@ -1,0 +1,81 @@
+"""Write a Ra Arena bot in a few lines (standard library only; copy this file freely).
+
+    from arena.sdk import run
+
+    def choose(observation, legal):
+        return 0          # the index of your choice in ``legal``
+
+    run(choose, name="my-bot", version="1.0.0")
+
+``run`` speaks protocol "ra-arena/1" on stdin/stdout (docs/protocol.md): it answers the
+arena's hello, requests and pings, and calls your optional hooks for the other messages.
+``choose`` may also return ``(index, comment)``: the comment (a short string) goes into
+the game record.  Print your debugging to stderr, never to stdout.
+
+An exception in ``choose`` or a hook ends the bot (the arena records a crash and plays the
+seat out for you); that is on purpose, so mistakes are seen.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+PROTOCOL = "ra-arena/1"
+
+JSON = Any
+Choice = int | tuple[int, str]
+ChooseFunction = Callable[[dict[str, JSON], list[dict[str, JSON]]], Choice]
+Hook = Callable[[dict[str, JSON]], None]
+
+
+def run(
+    choose: ChooseFunction,
+    *,
+    name: str = "python-bot",
+    version: str = "0.0.0",
+    on_new_game: Hook | None = None,
+    on_action: Hook | None = None,
+    on_game_over: Hook | None = None,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+) -> None:
+    """Serve the arena until it says quit or closes the input.
+
+    ``on_new_game(message)`` gets the new_game message (``seed`` is for your own
+    randomness, ``seat`` is you); ``on_action(message)`` each decision made by anyone;
+    ``on_game_over(message)`` the final scores and placements."""
+    reader = stdin if stdin is not None else sys.stdin.buffer
+    writer = stdout if stdout is not None else sys.stdout.buffer
+
+    def send(message: dict[str, JSON]) -> None:
+        writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        writer.flush()
+
+    hooks = {"new_game": on_new_game, "action": on_action, "game_over": on_game_over}
+    for line in reader:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "request":
+            choice = choose(message["observation"], message["legal"])
+            reply: dict[str, JSON] = {"type": "reply", "id": message["id"]}
+            if isinstance(choice, tuple):
+                reply["index"], reply["comment"] = choice
+            else:
+                reply["index"] = choice
+            send(reply)
+        elif kind == "ping":
+            send({"type": "pong", "id": message["id"]})
+        elif kind == "hello":
+            send({"type": "ready", "name": name, "version": version, "protocol": PROTOCOL})
+        elif kind == "quit":
+            return
+        else:
+            hook = hooks.get(kind)
+            if hook is not None:
+                hook(message)
+            # anything else (a later protocol version's news) is ignored on purpose
