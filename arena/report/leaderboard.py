@@ -190,6 +190,17 @@ def _percent(value: float) -> str:
     return DASH if math.isnan(value) else f"{100 * value:.0f}%"
 
 
+def superiority_text(value: float) -> str:
+    """A probability that never reads as a certainty it is not."""
+    if math.isnan(value):
+        return DASH
+    if value > 0.999:
+        return ">99.9%"
+    if value < 0.001:
+        return "<0.1%"
+    return f"{100 * value:.1f}%"
+
+
 def render_matrix(board: Leaderboard, fmt: str = "simple") -> str:
     """Pairwise win rates (row against column) and likelihood of superiority."""
     check_format(fmt)
@@ -198,12 +209,12 @@ def render_matrix(board: Leaderboard, fmt: str = "simple") -> str:
     rates = board.ratings.win_rate()
     los = board.ratings.superiority
     parts = []
-    for title, matrix in (
-        ("Share of the points the row bot took from the column bot", rates),
-        ("Likelihood that the row bot is stronger than the column bot", los),
+    for title, matrix, show in (
+        ("Share of the points the row bot took from the column bot", rates, _percent),
+        ("Likelihood that the row bot is stronger than the column bot", los, superiority_text),
     ):
         body = [
-            [bot, *(_percent(matrix[i, j]) for j in idx)] for bot, i in zip(order, idx, strict=True)
+            [bot, *(show(matrix[i, j]) for j in idx)] for bot, i in zip(order, idx, strict=True)
         ]
         parts.append(title)
         parts.append(tabulate(body, headers=["", *order], tablefmt=fmt, disable_numparse=True))
