@@ -1,0 +1,129 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.league.config import LeagueConfig, load_league, parse_league
+
+
+def test_a_full_file_reads_every_key(league_file) -> None:
+    path = league_file(
+        'roster = ["a", "b", "c"]',
+        "rounds = 3",
+        "seed = 42",
+        "max_games = 600",
+        "concurrency = 4",
+        'bot_paths = ["mybots"]',
+        "[options]",
+        "short = true",
+        "[time]",
+        "per_decision = 0.5",
+        "overage = 2",
+        "handshake = 3",
+        "[limits]",
+        "memory_mb = 256",
+        "cpu_seconds = 60",
+        'sandbox = "bwrap"',
+        "[rating]",
+        'anchor = "a"',
+        "bootstrap = 50",
+        players="[3, 4]",
+    )
+    config = load_league(path)
+    assert config.name == "test" and config.game == "ra"
+    assert config.players == (3, 4)
+    assert config.roster == ("a", "b", "c")
+    assert (config.rounds, config.seed, config.max_games, config.concurrency) == (3, 42, 600, 4)
+    assert config.results_dir == path.parent / "out"
+    assert config.bot_paths == (path.parent / "mybots",)
+    assert config.options == {"short": True}
+    assert config.time.per_decision == 0.5 and config.time.overage == 2.0
+    assert config.time.handshake == 3.0 and config.time.per_game is None
+    assert config.limits.memory_mb == 256 and config.limits.sandbox == "bwrap"
+    assert config.rating.anchor == "a" and config.rating.bootstrap == 50
+
+
+def test_defaults(league_file) -> None:
+    config = load_league(league_file())
+    assert config.roster is None  # all discovered bots
+    assert config.format == "round-robin" and config.rounds == 1 and config.seed == 1
+    assert config.concurrency == (os.cpu_count() or 1)
+    assert config.time.per_decision == 1.0
+    assert config.limits.sandbox == "none"
+    assert config.players == (3,)
+
+
+@pytest.mark.parametrize(
+    ("lines", "key", "allowed"),
+    [
+        (["colour = 1"], "colour", "allowed here"),
+        (["[time]", "per_decison = 1"], "time.per_decison", "per_decision"),
+        (["rounds = 0"], "rounds", "between 1 and"),
+        (["rounds = 1.5"], "rounds", "whole number"),
+        (["seed = -1"], "seed", "between 0"),
+        (['format = "swiss"'], "format", "'round-robin', 'gauntlet'"),
+        (['roster = "some"'], "roster", '"all" or a non-empty list'),
+        (['roster = ["a", "a"]'], "roster", "more than once"),
+        (['roster = ["bad name"]'], "roster", "letters, digits"),
+        (["concurrency = 0"], "concurrency", "between 1"),
+        (["max_games = 0"], "max_games", ">= 1"),
+        (["[time]", "per_decision = 0"], "time.per_decision", "more than 0"),
+        (["[time]", 'per_decision = "1s"'], "time.per_decision", "number of seconds"),
+        (["[limits]", 'sandbox = "docker"'], "limits.sandbox", "'none', 'bwrap'"),
+        (["[limits]", "memory_mb = 1"], "limits.memory_mb", "between 16"),
+        (["[rating]", "bootstrap = -1"], "rating.bootstrap", "between 0"),
+        (["time = 3"], "time", "must be a table"),
+        (['challenger = "x"'], "challenger", "only allowed with"),
+        (['format = "gauntlet"'], "challenger", "is required"),
+    ],
+)
+def test_bad_values_name_file_key_and_what_is_allowed(
+    league_file, lines: list[str], key: str, allowed: str
+) -> None:
+    path = league_file(*lines)
+    with pytest.raises(ArenaError) as caught:
+        load_league(path)
+    message = str(caught.value)
+    assert str(path) in message
+    assert f"'{key}'" in message
+    assert allowed in message
+
+
+@pytest.mark.parametrize("players", ["1", "[]", "[3, 3]", '"3"', "9"])
+def test_bad_player_counts(league_file, players: str) -> None:
+    with pytest.raises(ArenaError, match="'players'"):
+        load_league(league_file(players=players))
+
+
+def test_required_keys(tmp_path: Path) -> None:
+    path = tmp_path / "l.toml"
+    for text, key in [('game = "ra"\nplayers = 3', "name"), ('name = "x"\nplayers = 3', "game"),
+                      ('name = "x"\ngame = "ra"', "players")]:
+        with pytest.raises(ArenaError, match=f"'{key}': is required"):
+            parse_league(text, path)
+
+
+def test_toml_syntax_error_gives_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text('name = "x"\ngame = "ra"\nplayers = [3,\nrounds = = 2\n')
+    with pytest.raises(ArenaError) as caught:
+        load_league(path)
+    message = str(caught.value)
+    assert str(path) in message and "not valid TOML" in message
+    assert "line" in message and "column" in message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ArenaError, match="no such league file"):
+        load_league(tmp_path / "nope.toml")
+
+
+def test_game_settings_cover_what_changes_a_game(league_file) -> None:
+    config: LeagueConfig = load_league(league_file("[time]", "per_decision = 2"))
+    settings = config.game_settings()
+    assert settings["time"]["per_decision"] == 2.0
+    assert set(settings) == {"game", "options", "seed", "time", "limits"}
+    assert config.snapshot()["name"] == "test"

@@ -1,0 +1,114 @@
+"""Running leagues in-process with the fake player: resume, changes, concurrency."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.league.config import load_league
+from arena.league.plan import league_schedule
+from arena.league.run import run_league
+from arena.league.scheduler import simple_player
+from arena.league.store import open_store
+from tests.league.fakes import FakePlay, bots, fake_bot
+
+
+def run(path: Path, names: list[str], play: FakePlay | None = None, **kw) -> tuple[int, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_league(load_league(path), player=simple_player(play or FakePlay()),
+                      bots=kw.pop("specs", None) or bots(names), out=out, err=err, **kw)
+    return code, out.getvalue() + err.getvalue()
+
+
+def test_a_league_plays_every_game_once_within_the_concurrency(league_file) -> None:
+    path = league_file('roster = ["a", "b", "c", "d"]', "concurrency = 3", players="[3, 4]")
+    play = FakePlay(sleep=0.01)
+    code, text = run(path, ["a", "b", "c", "d"], play)
+    assert code == 0
+    config = load_league(path)
+    schedule, _ = league_schedule(config, bots(["a", "b", "c", "d"]))
+    store = open_store(config.results_dir)
+    assert sorted(store.played_ids()) == sorted(g.game_id for g in schedule)
+    assert len(play.started) == len(schedule) == 16
+    assert play.max_in_flight == 3
+    assert "16 games, 0 already played, 16 to play" in text
+    assert "complete: games per bot" in text
+    assert store.league_name == "test"
+    assert "rank" in text and "Elo" in text  # the leaderboard at the end
+
+    # Running again plays nothing.
+    again = FakePlay()
+    code, text = run(path, ["a", "b", "c", "d"], again)
+    assert code == 0 and again.started == [] and "16 already played, 0 to play" in text
+
+
+def test_adding_a_bot_plays_only_the_new_games(league_file) -> None:
+    path = league_file()
+    run(path, ["a", "b", "c"])
+    play = FakePlay()
+    code, _ = run(path, ["a", "b", "c", "d"], play)
+    assert code == 0
+    assert len(play.started) == 4 * 3 - 3  # C(4,3)*3 rotations minus the table played
+    store = open_store(load_league(path).results_dir)
+    assert store.count() == 12
+    assert {bot for r in store.results() for bot in r.bots} == {"a", "b", "c", "d"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("[time]\nper_decision = 2", r"time\.per_decision was 1\.0, now 2\.0"),
+        ("seed = 5", "seed was 1, now 5"),
+        ("[options]\nshort = true", "options was {}, now {'short': True}"),
+        ("[limits]\nmemory_mb = 100", "limits.memory_mb was 2048, now 100"),
+    ],
+)
+def test_a_changed_file_is_refused(league_file, change: str, message: str) -> None:
+    path = league_file()
+    run(path, ["a", "b", "c"])
+    path.write_text(path.read_text() + change + "\n")
+    with pytest.raises(ArenaError, match=message) as caught:
+        run(path, ["a", "b", "c"])
+    assert "another results_dir" in str(caught.value)
+
+
+def test_removing_a_bot_is_refused(league_file) -> None:
+    path = league_file()
+    run(path, ["a", "b", "c", "d"])
+    with pytest.raises(ArenaError, match=r"9 game\(s\) already played .* not in this file's"):
+        run(path, ["a", "b", "c"])
+
+
+def test_a_changed_bot_is_refused(league_file) -> None:
+    path = league_file()
+    run(path, ["a", "b", "c"])
+    changed = [fake_bot("a", version="2.0.0"), fake_bot("b"), fake_bot("c")]
+    with pytest.raises(ArenaError, match=r"bot 'a' changed .*version 1\.0\.0 -> 2\.0\.0"):
+        run(path, [], specs=changed)
+    edited = [fake_bot("a", content_hash="0" * 64), fake_bot("b"), fake_bot("c")]
+    with pytest.raises(ArenaError, match="its files changed"):
+        run(path, [], specs=edited)
+
+
+def test_harmless_changes_are_accepted(league_file) -> None:
+    path = league_file()
+    run(path, ["a", "b", "c"])
+    path.write_text(path.read_text().replace('name = "test"', 'name = "renamed"')
+                    + "concurrency = 1\n[rating]\nbootstrap = 10\n")
+    code, _ = run(path, ["a", "b", "c"])
+    assert code == 0
+    assert open_store(load_league(path).results_dir).league_name == "renamed"
+
+
+def test_failures_are_stored_with_their_reason(league_file) -> None:
+    path = league_file()
+    code, text = run(path, ["a", "b", "crashy"])
+    assert code == 0
+    results = open_store(load_league(path).results_dir).results()
+    assert len(results) == 3
+    for result in results:
+        seat = result.bots.index("crashy")
+        assert result.failures == {seat: "crash"} and result.placements[seat] == 3

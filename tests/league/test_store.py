@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.league.schedule import build_schedule
+from arena.league.store import DB_NAME, create_store, open_store
+from tests.league.fakes import fake_outcome
+
+
+def test_games_round_trip_and_never_double(tmp_path: Path) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c", "crashy"], [3], seed=1)
+    store = create_store(tmp_path / "res")
+    for game in games:
+        assert store.add_game(fake_outcome(game))
+    assert not store.add_game(fake_outcome(games[0]))  # the same game again: ignored
+    assert store.count() == len(games) == len(store.played_ids())
+
+    results = store.results()
+    assert [r.game_id for r in results] == [g.game_id for g in games]
+    assert [r.sequence for r in results] == list(range(len(games)))
+    crashed = [r for r in results if "crashy" in r.bots]
+    assert crashed and all(r.failures == {r.bots.index("crashy"): "crash"} for r in crashed)
+    assert all(r.placements[r.bots.index("crashy")] == 3 for r in crashed)
+    assert store.results(game="ra", num_players=3) == results
+    assert store.results(num_players=4) == [] and store.results(game="ra_dice") == []
+
+    found = store.find_game(games[2].game_id[:10])
+    assert found["seats"] == list(games[2].seats) and found["seed"] == games[2].seed
+    assert found["record"]["seed"] == games[2].seed
+    out = io.StringIO()
+    assert store.export(out) == len(games)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [d["game_id"] for d in lines] == [g.game_id for g in games]
+    store.close()
+
+    # WAL mode and a healthy file
+    connection = sqlite3.connect(tmp_path / "res" / DB_NAME)
+    assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_find_game_errors(tmp_path: Path) -> None:
+    store = create_store(tmp_path)
+    with pytest.raises(ArenaError, match="no game 'abc'"):
+        store.find_game("abc")
+    games, _ = build_schedule("ra", ["a", "b", "c", "d", "e", "f"], [2], seed=1)
+    for game in games:
+        store.add_game(fake_outcome(game))
+    with pytest.raises(ArenaError, match="matches several games"):
+        store.find_game("")
+
+
+def test_open_store_needs_a_league(tmp_path: Path) -> None:
+    with pytest.raises(ArenaError, match="no league results in"):
+        open_store(tmp_path)
+    (tmp_path / DB_NAME).write_text("this is not sqlite" * 100)
+    with pytest.raises(ArenaError, match="not a usable league store"):
+        open_store(tmp_path)
