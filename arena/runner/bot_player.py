@@ -57,7 +57,7 @@ class ProcessPlayer:
         self._incidents: list[dict[str, JSON]] = []
         self._pings = itertools.count(1)
         self.ready: Ready | None = None  # what the running process said about itself
-        self.starts = 0  # processes started so far (for tests and statistics)
+        self.pids: list[int] = []  # every process started so far, oldest first
 
     @property
     def alive(self) -> bool:
@@ -106,6 +106,9 @@ class ProcessPlayer:
         if self._process is None:
             return ""
         process, self._process = self._process, None
+        if failure.reason == "crash":  # say how it ended: exit code, signal, still running
+            failure.detail = await process.exit_description(failure.detail,
+                                                            self.limits.quit_grace_seconds)
         await process.kill()
         self._cleanup_scratch()
         return process.stderr_log.tail()
@@ -150,7 +153,7 @@ class ProcessPlayer:
             self._cleanup_scratch()
             raise
         self._process = process
-        self.starts += 1
+        self.pids.append(process.pid)
         self._nursery.start_soon(process.drain_stderr)
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
             await process.send(hello(arena.__version__, self.limits.protocol_json()))

@@ -1,0 +1,183 @@
+"""The zoo of bad bots: each one fails in its own way, the game still completes, the
+recorded reason is the right one and nothing of the bot survives."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.runner.bot_player import ProcessPlayer
+from arena.runner.limits import Limits
+from arena.runner.players import random_player
+from arena.runner.pool import open_bot_pool
+from arena.runner.referee import play_game
+from tests.runner.helpers import (
+    FAST,
+    SANDBOXES,
+    assert_no_survivors,
+    live_group_members,
+    the_failure,
+    zoo_spec,
+)
+from tests.runner.toygame import NIM
+
+
+async def _play(script: str, limits: Limits, games: int = 1
+                ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+    records = []
+    async with open_bot_pool(limits) as pool:
+        for seed in range(games):
+            async with pool.seated([zoo_spec(script)]) as (bot,):
+                outcome = await play_game(NIM, [bot, random_player()], seed=seed,
+                                          limits=limits)
+            records.append(outcome.record)
+            json.dumps(outcome.record)  # plain JSON, always
+            # whatever happened, the game was played to its end
+            assert NIM.replay(outcome.record["engine"]).is_terminal()
+    assert_no_survivors(bot.pids)
+    return records, bot
+
+
+def play(script: str, sandbox: str, games: int = 1, **limits: Any
+         ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+    chosen = dataclasses.replace(FAST, sandbox=sandbox, **limits)
+    return trio.run(_play, script, chosen, games)
+
+
+# script -> (reason, phase, a phrase the detail contains)
+FAILURES = {
+    "crash_at_start": ("crash", "start", "exited with code 3"),
+    "crash_midgame": ("crash", "decision", "exited with code 1"),
+    "never_answers": ("timeout", "decision", "no reply to request"),
+    "late_answer": ("timeout", "decision", "no reply to request"),
+    "garbage": ("malformed", "decision", "not JSON"),
+    "huge_line": ("oversize", "decision", "longer than"),
+    "illegal": ("illegal", "decision", "legal choices"),
+    "wrong_id": ("protocol", "decision", "reply id"),
+    "close_stdout": ("crash", "decision", "closed its output; still running"),
+    "alloc_8gb": ("crash", "decision", "exited with code 1"),
+    "wrong_protocol": ("protocol", "start", "ra-arena/99"),
+}
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+@pytest.mark.parametrize("script", sorted(FAILURES))
+def test_bad_bot_forfeits_with_the_right_reason(script: str, sandbox: str) -> None:
+    (record,), bot = play(script, sandbox)
+    reason, phase, phrase = FAILURES[script]
+    if script == "close_stdout" and sandbox == "bwrap":
+        # bubblewrap's own monitor process keeps a copy of the pipe, so the arena never
+        # sees the end of the output: the bot simply does not answer in time
+        reason, phrase = "timeout", "no reply to request"
+    failure = the_failure(record)
+    assert (failure["seat"], failure["reason"], failure["phase"]) == (0, reason, phase)
+    assert phrase in failure["detail"]
+    assert record["placements"][0] == 2 and record["placements"][1] == 1
+    assert len(bot.pids) == 1
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_the_stderr_tail_goes_into_the_record(sandbox: str) -> None:
+    (record,), _ = play("crash_midgame", sandbox)
+    assert "boom in the middle of the game" in the_failure(record)["stderr_tail"]
+    (record,), _ = play("alloc_8gb", sandbox)
+    assert "MemoryError" in the_failure(record)["stderr_tail"]
+
+
+def test_slow_handshake_is_a_timeout() -> None:
+    (record,), _ = play("slow_start", "none", handshake_seconds=0.5)
+    failure = the_failure(record)
+    assert (failure["reason"], failure["phase"]) == ("timeout", "start")
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_a_forked_child_is_killed_with_its_parent(sandbox: str) -> None:
+    (record,), bot = play("fork_sleeper", sandbox)
+    failure = the_failure(record)
+    assert failure["reason"] == "crash"
+    assert_no_survivors(bot.pids)
+    if sandbox == "none":  # under bwrap the child's pid is in another namespace
+        child = int(re.search(r"forked child (\d+)", failure["stderr_tail"])[1])
+        assert not Path(f"/proc/{child}").exists() or \
+            "Z" in Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0]
+
+
+@pytest.mark.parametrize("sandbox", SANDBOXES)
+def test_exit_between_games_is_an_incident_and_a_fresh_process_plays(sandbox: str) -> None:
+    (first, second), bot = play("exit_after_game", sandbox, games=2)
+    assert first["failures"] == [] and first["incidents"] == []
+    assert second["failures"] == []
+    (incident,) = second["incidents"]
+    assert (incident["seat"], incident["reason"], incident["phase"]) == \
+        (0, "crash", "between games")
+    assert len(bot.pids) == 2
+
+
+def test_no_pong_is_a_stall_between_games() -> None:
+    (first, second), bot = play("no_pong", "none", games=2)
+    assert first["incidents"] == []
+    (incident,) = second["incidents"]
+    assert incident["reason"] == "stall"
+    assert second["failures"] == []
+    assert len(bot.pids) == 2
+
+
+def test_a_good_bot_is_reused_across_games() -> None:
+    records, bot = play("illegal", "none", games=1)
+    assert len(bot.pids) == 1
+    records, bot = play("stderr_flood", "none", games=3)
+    assert all(r["failures"] == [] and r["incidents"] == [] for r in records)
+    assert len(bot.pids) == 1  # one process for three games
+
+
+def test_stderr_flood_is_capped_in_the_log(tmp_path: Path) -> None:
+    limits = dataclasses.replace(FAST, stderr_log_bytes=100_000, stderr_tail_bytes=500)
+
+    async def main() -> None:
+        async with open_bot_pool(limits, log_dir=tmp_path) as pool:
+            async with pool.seated([zoo_spec("stderr_flood")]) as (bot,):
+                outcome = await play_game(NIM, [bot, random_player()], seed=3,
+                                          limits=limits)
+        assert outcome.record["failures"] == []
+
+    trio.run(main)
+    (log,) = tmp_path.glob("stderr_flood-*.stderr.log")
+    size = log.stat().st_size
+    assert 100_000 <= size < 100_200  # the cap plus the "capped here" note
+    assert log.read_bytes().endswith(b"[arena: stderr log capped here]\n")
+
+
+def _peak_rss_kib() -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(re.search(r"VmHWM:\s+(\d+) kB", status)[1])
+
+
+def test_a_100_mb_line_is_not_read_into_memory() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")  # reset the peak RSS
+    except OSError:
+        pytest.skip("cannot reset the peak RSS here")
+    before = _peak_rss_kib()
+    (record,), _ = play("huge_line", "none")
+    assert the_failure(record)["reason"] == "oversize"
+    growth_mib = (_peak_rss_kib() - before) / 1024
+    assert growth_mib < 20, f"the arena's peak memory grew by {growth_mib:.0f} MiB"
+
+
+def test_live_group_members_sees_a_live_group() -> None:
+    """The survivor check itself must be able to fail."""
+
+    async def main() -> None:
+        async with open_bot_pool(FAST) as pool:
+            async with pool.seated([zoo_spec("stderr_flood")]) as (bot,):
+                await play_game(NIM, [bot, random_player()], seed=1, limits=FAST)
+            assert bot.pid is not None
+            assert live_group_members(bot.pid) == [bot.pid]
+
+    trio.run(main)

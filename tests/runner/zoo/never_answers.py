@@ -1,0 +1,3 @@
+from _zoo import serve
+
+serve(lambda request: None)

@@ -1,0 +1,40 @@
+"""Reports in its reply comment what it can see and do: for the sandbox tests."""
+
+import json
+import os
+import socket
+
+from _zoo import send, serve
+
+
+def probe():
+    facts = {
+        "cwd": os.getcwd(),
+        "home": os.environ.get("HOME"),
+        "env": sorted(os.environ),
+        "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
+        "sees_root_home": os.path.exists("/root/.bashrc"),
+        "tmp_entries": len(os.listdir("/tmp")),
+    }
+    try:
+        with open("written-by-bot.txt", "w") as handle:
+            handle.write("x")
+        facts["writes_own_folder"] = True
+        os.remove("written-by-bot.txt")
+    except OSError:
+        facts["writes_own_folder"] = False
+    with open(os.path.join(os.environ["HOME"], "scratch.txt"), "w") as handle:
+        facts["writes_home"] = handle.write("x") == 1
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=0.5).close()
+        facts["network"] = True
+    except OSError:
+        facts["network"] = False
+    return facts
+
+
+def on_request(request):
+    send({"type": "reply", "id": request["id"], "index": 0, "comment": json.dumps(probe())})
+
+
+serve(on_request)
