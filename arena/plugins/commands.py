@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
+from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 
 
@@ -62,9 +63,14 @@ def _bot_row(entry: BotEntry) -> dict[str, str]:
         "version": spec.version if spec else "?",
         "source": entry.source,
         "games": format_games(spec.games) if spec else "?",
-        "command": shlex.join(spec.command) if spec else "?",
+        "command": format_command(spec.command) if spec else "?",
         "status": "\n".join(entry.problems) if entry.problems else "ready",
     }
+
+
+def format_command(command: tuple[str, ...]) -> str:
+    """The argv as a shell would read it, leaving the "{python}" placeholder readable."""
+    return " ".join(arg if arg == PYTHON_PLACEHOLDER else shlex.quote(arg) for arg in command)
 
 
 def format_games(games: Any) -> str:
