@@ -252,6 +252,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     if players is None:
         raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
     roster = top.get("roster", _roster, None)
+    default_dir = f"results/{name}"
     league_format = top.get("format", _choice(FORMATS), "round-robin")
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
@@ -272,7 +273,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         seed=top.get("seed", _integer(0, MAX_SEED), 1),
         max_games=top.get("max_games", _integer(1), None),
         concurrency=top.get("concurrency", _integer(1, 1024), os.cpu_count() or 1),
-        results_dir=base / top.get("results_dir", _string, f"results/{name}"),
+        results_dir=Path(os.path.normpath(base / top.get("results_dir", _string, default_dir))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),
         time=_time_control(top.section("time")),

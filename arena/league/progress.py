@@ -9,28 +9,7 @@ from collections import Counter
 from typing import Any, TextIO
 
 from arena.league.results import GameResult
-
-
-class _WinCounter:
-    """Stand-in for the Elo ticker: first places per bot."""
-
-    def __init__(self) -> None:
-        self.wins: Counter[str] = Counter()
-
-    def update(self, result: GameResult) -> Any:
-        for bot, place in zip(result.bots, result.placements, strict=True):
-            self.wins[bot] += place == 1
-
-    def leaderboard(self) -> list[tuple[str, float]]:
-        return sorted(self.wins.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _ticker() -> tuple[Any, str]:
-    try:
-        from arena.rating import EloTicker
-    except ImportError:
-        return _WinCounter(), "wins"
-    return EloTicker(), "Elo"
+from arena.rating import EloTicker
 
 
 class Progress:
@@ -55,7 +34,7 @@ class Progress:
         self.clock = clock
         self.start = clock()
         self.last_draw = -1e9
-        self.ticker, self.ticker_unit = _ticker()
+        self.ticker = EloTicker()
 
     def seed_leaderboard(self, results: list[GameResult]) -> None:
         """Feed the games stored before this run, so the ticker covers the whole league."""
@@ -85,10 +64,7 @@ class Progress:
         ]
         board = self.ticker.leaderboard()[: self.top]
         if board:
-            unit = self.ticker_unit
-            parts.append(
-                "top: " + ", ".join(f"{bot} {value:.0f}" for bot, value in board) + f" ({unit})"
-            )
+            parts.append("top: " + ", ".join(f"{bot} {elo:.0f}" for bot, elo in board) + " (Elo)")
         return " | ".join(parts)
 
     def draw(self, force: bool = False) -> None:

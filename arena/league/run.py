@@ -8,6 +8,7 @@ from typing import TextIO
 
 import trio
 
+from arena.errors import ArenaError
 from arena.league.bots import find_bots
 from arena.league.config import LeagueConfig
 from arena.league.plan import prepare
@@ -37,9 +38,10 @@ def run_league(
     err = err or sys.stderr
     roster = list(bots) if bots is not None else find_bots(config)
     if player is None:
+        from arena.league.bots import find_game
         from arena.league.play import process_player
 
-        player = process_player(config, roster)
+        player = process_player(config, roster, find_game(config))
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store)
@@ -53,15 +55,19 @@ def run_league(
             )
         progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
         progress.seed_leaderboard(store.results())
-        summary: RunSummary = trio.run(
-            play_games,
-            plan.to_play,
-            player,
-            store,
-            concurrency or config.concurrency,
-            progress,
-        )
-        progress.finish()
+        try:
+            summary: RunSummary = trio.run(
+                play_games,
+                plan.to_play,
+                player,
+                store,
+                concurrency or config.concurrency,
+                progress,
+            )
+        except BaseExceptionGroup as group:
+            raise _single(group) from None
+        finally:
+            progress.finish()
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "
@@ -75,6 +81,20 @@ def run_league(
         store.close()
 
 
+def _single(group: BaseExceptionGroup) -> BaseException:
+    """The error to show for a failed nursery: a user's problem (ArenaError) first."""
+    arena_errors = group.subgroup(ArenaError)
+    leaves = _leaves(arena_errors if arena_errors is not None else group)
+    return leaves[0]
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        found += _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return found
+
+
 def print_leaderboard(config: LeagueConfig, store: Store, out: TextIO) -> None:
     results = store.results()
     if not results:
@@ -85,51 +105,11 @@ def print_leaderboard(config: LeagueConfig, store: Store, out: TextIO) -> None:
 
 
 def leaderboard_text(results: list[GameResult], config: LeagueConfig) -> str:
-    """The report package's leaderboard when it is there; a plain table otherwise."""
-    try:
-        from arena.report.leaderboard import leaderboard_table  # type: ignore[import-not-found]
-    except ImportError:
-        return _plain_leaderboard(results, config)
-    text: str = leaderboard_table(
+    from arena.report.leaderboard import leaderboard_table
+
+    return leaderboard_table(
         results,
         anchor=config.rating.anchor,
         bootstrap=config.rating.bootstrap,
         prior_draws=config.rating.prior_games,
     )
-    return text
-
-
-def _plain_leaderboard(results: list[GameResult], config: LeagueConfig) -> str:
-    from tabulate import tabulate
-
-    from arena.rating import rate
-
-    ratings = rate(
-        results,
-        anchor=config.rating.anchor,
-        bootstrap=config.rating.bootstrap,
-        prior_draws=config.rating.prior_games,
-        seed=config.seed,
-    )
-    games: dict[str, int] = {}
-    firsts: dict[str, int] = {}
-    failures: dict[str, int] = {}
-    for result in results:
-        for seat, bot in enumerate(result.bots):
-            games[bot] = games.get(bot, 0) + 1
-            firsts[bot] = firsts.get(bot, 0) + (result.placements[seat] == 1)
-            failures[bot] = failures.get(bot, 0) + (seat in result.failures)
-    rows = [
-        {
-            "rank": rank,
-            "bot": bot,
-            "Elo": round(float(ratings.elo[ratings.index(bot)])),
-            "95%": f"{ratings.low[ratings.index(bot)]:.0f}..{ratings.high[ratings.index(bot)]:.0f}",
-            "games": games[bot],
-            "wins": firsts[bot],
-            "failures": failures[bot],
-        }
-        for rank, bot in enumerate(ratings.ranked(), start=1)
-    ]
-    note = "" if ratings.comparable else "\n(bots in separate groups never met: not comparable)"
-    return tabulate(rows, headers="keys") + note
