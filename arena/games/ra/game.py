@@ -135,7 +135,7 @@ def blank_state(
     state.history = []
     state.events = []
     state.initial_suns = [s[:] for s in suns]
-    state.cur = max(range(num_players), key=lambda seat: max(suns[seat]))
+    state.cur = max(range(num_players), key=lambda seat: max(suns[seat], default=0))
     state.first_player = state.cur
     state._legal = None
     return state
