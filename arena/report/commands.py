@@ -1,0 +1,249 @@
+"""``arena leaderboard`` and ``arena report``: fetch a league's games, hand them on, print.
+
+SOURCE is a league's results folder or its league file; left out, the one league under
+``./results`` is used.  Rating settings default to those the league was configured with
+(its ``[rating]`` table and seed); flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.league.results import GameResult
+from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+
+STORE_FILE = "league.sqlite"  # arena.league.store.DB_NAME, kept here for the search below
+
+
+@dataclass(frozen=True)
+class LeagueData:
+    name: str
+    results_dir: Path
+    results: list[GameResult]
+    anchor: str | None
+    bootstrap: int
+    prior_draws: float
+    seed: int
+
+
+# --------------------------------------------------------------------------- arguments
+
+
+def _player_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError("a game has at least 2 players")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _common_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source",
+        nargs="?",
+        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="a league's results folder or its league file (default: the one league in ./results)",
+    )
+    parser.add_argument("--game", metavar="NAME", help="only games of this engine, e.g. ra")
+    parser.add_argument(
+        "--players", type=_player_count, metavar="N", help="only games with N players"
+    )
+    parser.add_argument(
+        "--anchor", metavar="BOT", help="fix this bot at 1500 (default: the mean is 1500)"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=_non_negative,
+        metavar="N",
+        help=f"resamples for the 95%% intervals, 0 for none (default: the league's, or "
+        f"{DEFAULT_BOOTSTRAP})",
+    )
+    parser.add_argument(
+        "--seed", type=int, help="seed of the bootstrap (default: the league's seed)"
+    )
+
+
+def leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
+    _common_arguments(parser)
+    parser.add_argument(
+        "--format",
+        default="simple",
+        metavar="FMT",
+        help="any tabulate format: simple, github, plain, grid, html, latex, tsv, ... "
+        "(default simple)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--matrix",
+        action="store_true",
+        help="also show pairwise win rates and the likelihood of superiority",
+    )
+
+
+def report_arguments(parser: argparse.ArgumentParser) -> None:
+    _common_arguments(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="where to write the HTML file (default: report.html in the results folder)",
+    )
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def leaderboard_command(args: argparse.Namespace) -> int:
+    from arena.report.leaderboard import (
+        build_leaderboard,
+        check_format,
+        leaderboard_json,
+        render_matrix,
+        render_table,
+    )
+
+    if not args.json:
+        check_format(args.format)  # before the work, so a typo fails fast
+    league = load_data(args)
+    board = build_leaderboard(
+        league.results,
+        anchor=league.anchor,
+        bootstrap=league.bootstrap,
+        prior_draws=league.prior_draws,
+        seed=league.seed,
+    )
+    if args.json:
+        data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{league.name}: {_describe(league.results)}")
+    print(render_table(board, args.format))
+    if args.matrix:
+        print()
+        print(render_matrix(board, args.format))
+    return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from arena.report.html import render_report
+
+    league = load_data(args)
+    output: Path = args.output or league.results_dir / "report.html"
+    page = render_report(
+        league.results,
+        title=league.name,
+        anchor=league.anchor,
+        bootstrap=league.bootstrap,
+        prior_draws=league.prior_draws,
+        seed=league.seed,
+    )
+    write_atomically(output, page)
+    print(f"wrote {output} ({_describe(league.results)})")
+    return 0
+
+
+def _describe(results: list[GameResult]) -> str:
+    engines = ", ".join(sorted({r.game for r in results}))
+    return f"{len(results)} games of {engines}"
+
+
+# --------------------------------------------------------------------------- data
+
+
+def find_results_dir(source: str | None) -> tuple[Path, Path | None]:
+    """(results folder, league file if one was given) for the SOURCE argument."""
+    if source is None:
+        found = sorted(
+            {p.parent for p in Path("results").glob(f"*/{STORE_FILE}")}
+            | {p.parent for p in Path(".").glob(STORE_FILE)}
+            | {p.parent for p in Path("results").glob(STORE_FILE)}
+        )
+        if not found:
+            raise ArenaError(
+                "no league results found here or under ./results; "
+                "give a results folder or a league file"
+            )
+        if len(found) > 1:
+            names = ", ".join(str(p) for p in found)
+            raise ArenaError(f"several leagues found ({names}); say which one")
+        return found[0], None
+    path = Path(source)
+    if path.is_dir():
+        return path, None
+    if path.is_file():
+        from arena.league.config import load_league
+
+        return load_league(path).results_dir, path
+    raise ArenaError(f"{source}: no such results folder or league file")
+
+
+def load_data(args: argparse.Namespace) -> LeagueData:
+    from arena.league.store import open_store
+
+    results_dir, _ = find_results_dir(args.source)
+    store = open_store(results_dir)
+    try:
+        name = store.league_name
+        config = store.config_snapshot or {}
+        everything = store.results()
+        results = store.results(game=args.game, num_players=args.players)
+    finally:
+        store.close()
+    if not everything:
+        raise ArenaError(f"{name}: no game has finished yet in {results_dir}")
+    if not results:
+        engines = ", ".join(sorted({r.game for r in everything}))
+        counts = ", ".join(str(n) for n in sorted({r.num_players for r in everything}))
+        raise ArenaError(
+            f"{name}: no game matches the filter (engines here: {engines}; player counts: {counts})"
+        )
+    rating: dict[str, Any] = config.get("rating") or {}
+    return LeagueData(
+        name=name,
+        results_dir=results_dir,
+        results=results,
+        anchor=args.anchor if args.anchor is not None else rating.get("anchor"),
+        bootstrap=_pick(args.bootstrap, rating.get("bootstrap"), DEFAULT_BOOTSTRAP),
+        prior_draws=float(rating.get("prior_games") or DEFAULT_PRIOR_DRAWS),
+        seed=_pick(args.seed, config.get("seed"), 0),
+    )
+
+
+def _pick(flag: int | None, configured: Any, default: int) -> int:
+    if flag is not None:
+        return flag
+    return configured if isinstance(configured, int) else default
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write the whole file or nothing: a crash never leaves half a report behind."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ArenaError(f"cannot write {path}: the folder {folder} does not exist")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as problem:
+        raise ArenaError(f"cannot write {path}: {problem}") from None

@@ -1,0 +1,326 @@
+"""``arena report``: one self-contained HTML page (inline CSS and SVG, no script, no network)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from html import escape
+from importlib import resources
+
+from arena import __version__
+from arena.league.results import GameResult
+from arena.rating import (
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_PRIOR_DRAWS,
+    rating_history,
+    seat_advantage,
+)
+from arena.report import svg
+from arena.report.leaderboard import (
+    DASH,
+    Leaderboard,
+    build_leaderboard,
+    failure_text,
+    superiority_text,
+)
+
+
+def render_report(
+    results: Sequence[GameResult],
+    *,
+    title: str = "League",
+    anchor: str | None = None,
+    bootstrap: int = DEFAULT_BOOTSTRAP,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    seed: int = 0,
+) -> str:
+    board = build_leaderboard(
+        results, anchor=anchor, bootstrap=bootstrap, prior_draws=prior_draws, seed=seed
+    )
+    colours = {row.bot: svg.colour(i) for i, row in enumerate(board.rows)}
+    sections = [
+        _header(title, board),
+        _notes(board),
+        _leaderboard(board, colours),
+        _history(results, board, prior_draws),
+        _heat_map(board),
+        _scores(results, board),
+        _failures(results, board),
+        _seats(results, board),
+        _method(board, prior_draws),
+    ]
+    css = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)} · Ra Arena</title>\n<style>\n{css}</style>\n</head>\n"
+        f"<body>\n<main>\n{''.join(sections)}</main>\n</body>\n</html>\n"
+    )
+
+
+def _section(anchor: str, heading: str, intro: str, body: str) -> str:
+    lead = f'<p class="lead">{intro}</p>' if intro else ""
+    return f'<section id="{anchor}">\n<h2>{heading}</h2>\n{lead}\n{body}\n</section>\n'
+
+
+def _swatch(fill: str) -> str:
+    return f'<span class="swatch" style="background:{fill}"></span>'
+
+
+def _header(title: str, board: Leaderboard) -> str:
+    counts = board.player_counts
+    players = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    engines = ", ".join(board.games)
+    cards = [
+        ("games", f"{board.num_games:,}"),
+        ("bots", f"{len(board.rows)}"),
+        ("players per game", players),
+        ("engine" if len(board.games) == 1 else "engines", engines),
+    ]
+    card_html = "".join(
+        f'<div class="card"><div class="value">{escape(value)}</div>'
+        f'<div class="name">{escape(name)}</div></div>'
+        for name, value in cards
+    )
+    top = board.rows[0] if board.rows else None
+    leader = (
+        f'<p class="subtitle">Leader: <strong>{escape(top.bot)}</strong> at {top.elo:.0f} Elo</p>'
+        if top and board.ratings.comparable
+        else ""
+    )
+    return (
+        f'<header>\n<p class="kicker">Ra Arena · league report</p>\n<h1>{escape(title)}</h1>\n'
+        f'{leader}\n<div class="cards">{card_html}</div>\n</header>\n'
+    )
+
+
+def _notes(board: Leaderboard) -> str:
+    return "".join(f'<div class="note" role="note">{escape(note)}</div>\n' for note in board.notes)
+
+
+def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
+    lows = [row.low for row in board.rows] + [row.elo for row in board.rows]
+    highs = [row.high for row in board.rows] + [row.elo for row in board.rows]
+    pad = max(20.0, 0.05 * (max(highs) - min(lows))) if lows else 20.0
+    scale = (min(lows) - pad, max(highs) + pad) if lows else (1400.0, 1600.0)
+    los = board.ratings.superiority
+    several = len(board.ratings.groups) > 1
+    lines = []
+    for k, row in enumerate(board.rows):
+        after = board.rows[k + 1] if k + 1 < len(board.rows) else None
+        ahead = (
+            superiority_text(los[board.ratings.index(row.bot), board.ratings.index(after.bot)])
+            if after is not None and after.group == row.group
+            else DASH
+        )
+        share = 100 * row.first_places / row.games
+        score = DASH if row.average_score is None else f"{row.average_score:.1f}"
+        group = f"<td>{row.group + 1}</td>" if several else ""
+        fails = failure_text(row.failures)
+        bar = svg.interval_bar(row.elo, row.low, row.high, scale, colours[row.bot])
+        lines.append(
+            f'<tr><td class="num">{row.rank}</td>{group}'
+            f'<td class="bot">{_swatch(colours[row.bot])}{escape(row.bot)}</td>'
+            f'<td class="num elo">{row.elo:.0f}</td>'
+            f'<td class="num muted">{row.low:.0f} – {row.high:.0f}</td>'
+            f'<td class="bar">{bar}</td>'
+            f'<td class="num">{ahead}</td>'
+            f'<td class="num">{row.games:,}</td>'
+            f'<td class="num">{row.first_places:,} <span class="muted">({share:.0f}%)</span></td>'
+            f'<td class="num">{row.average_place:.2f}</td>'
+            f'<td class="num">{score}</td>'
+            f'<td class="{"fail" if row.failures else "muted"}">{escape(fails)}</td></tr>'
+        )
+    head = (
+        "<tr><th>#</th>"
+        + ("<th>group</th>" if several else "")
+        + '<th>bot</th><th class="num">Elo</th><th class="num">95% interval</th>'
+        f'<th><span class="scale"><span>{scale[0]:.0f}</span><span>{scale[1]:.0f}</span>'
+        '</span></th><th class="num" title="likelihood of superiority over the next bot">'
+        'ahead of next</th><th class="num">games</th><th class="num">first places</th>'
+        '<th class="num">avg place</th><th class="num">avg score</th><th>failures</th></tr>'
+    )
+    table = (
+        f'<div class="table-wrap"><table class="leaderboard"><thead>{head}</thead>'
+        f"<tbody>{''.join(lines)}</tbody></table></div>"
+    )
+    return _section(
+        "leaderboard",
+        "Leaderboard",
+        "Bradley–Terry Elo from every pair of seats in every game, with 95% bootstrap "
+        "intervals (bar) over whole games. <em>Ahead of next</em> is the likelihood that a "
+        "bot is truly stronger than the one ranked below it.",
+        table,
+    )
+
+
+def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: float) -> str:
+    sizes, history = rating_history(results, checkpoints=40, prior_draws=prior_draws)
+    order = [row.bot for row in board.rows]
+    chart = svg.line_chart(
+        sizes,
+        [(bot, history[bot]) for bot in order],
+        x_label="games played",
+        y_label="Elo",
+    )
+    legend = "".join(
+        f"<li>{_swatch(svg.colour(i))}{escape(bot)}</li>" for i, bot in enumerate(order)
+    )
+    return _section(
+        "history",
+        "Rating over games",
+        "The same fit, repeated on the first games in the order they finished; the last "
+        "point of each line is the leaderboard rating.",
+        f'<div class="chart">{chart}</div><ul class="legend">{legend}</ul>',
+    )
+
+
+def _heat_map(board: Leaderboard) -> str:
+    ratings = board.ratings
+    order = [row.bot for row in board.rows]
+    idx = [ratings.index(bot) for bot in order]
+    rates = ratings.win_rate()
+    wins = ratings.wins
+    rows, tips = [], []
+    for a, i in zip(order, idx, strict=True):
+        rows.append([float(rates[i, j]) for j in idx])
+        tip_row = []
+        for b, j in zip(order, idx, strict=True):
+            met = wins[i, j] + wins[j, i]
+            if a == b:
+                tip_row.append(a)
+            elif met == 0:
+                tip_row.append(f"{a} and {b} never met")
+            else:
+                tip_row.append(
+                    f"{a} took {100 * rates[i, j]:.0f}% of the points against {b} over "
+                    f"{met:g} pairings; likelihood {a} is stronger: "
+                    f"{superiority_text(ratings.superiority[i, j])}"
+                )
+        tips.append(tip_row)
+    chart = svg.heat_map(order, rows, tips)
+    key = (
+        '<div class="key"><span>row loses</span><span class="ramp"></span><span>row wins</span>'
+        '<span class="never"></span><span>never met</span></div>'
+    )
+    return _section(
+        "pairwise",
+        "Head to head",
+        "Share of the points the row bot took from the column bot, counting every pair of "
+        "seats they shared (a tie is half a point). Hover a cell for details.",
+        f'<div class="chart">{chart}</div>{key}',
+    )
+
+
+def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
+    blocks = []
+    for engine in board.games:
+        per_bot: dict[str, list[float]] = {}
+        for result in results:
+            if result.game != engine:
+                continue
+            for seat, bot in enumerate(result.bots):
+                per_bot.setdefault(bot, []).append(float(result.scores[seat]))
+        rows = [(row.bot, per_bot[row.bot]) for row in board.rows if row.bot in per_bot]
+        heading = f"<h3>{escape(engine)}</h3>" if len(board.games) > 1 else ""
+        blocks.append(f'{heading}<div class="chart">{svg.box_plot(rows)}</div>')
+    return _section(
+        "scores",
+        "Scores",
+        "Final score per game: whiskers span the lowest to the highest, the box holds the "
+        "middle half, the line is the median and the dot the mean.",
+        "".join(blocks),
+    )
+
+
+def _failures(results: Sequence[GameResult], board: Leaderboard) -> str:
+    reasons = sorted({reason for row in board.rows for reason in row.failures})
+    failed_games: Counter[str] = Counter()
+    for result in results:
+        for seat in result.failures:
+            failed_games[result.bots[seat]] += 1
+    if not reasons:
+        body = '<p class="ok">No bot failed in any game: no crash, timeout or illegal move.</p>'
+    else:
+        head = "".join(f'<th class="num">{escape(r)}</th>' for r in reasons)
+        lines = []
+        for row in board.rows:
+            if not row.failures:
+                continue
+            cells = "".join(
+                f'<td class="num">{row.failures.get(r, 0) or DASH}</td>' for r in reasons
+            )
+            rate = 100 * failed_games[row.bot] / row.games
+            lines.append(
+                f'<tr><td class="bot">{escape(row.bot)}</td>{cells}'
+                f'<td class="num">{failed_games[row.bot]:,} / {row.games:,} '
+                f'<span class="muted">({rate:.1f}%)</span></td></tr>'
+            )
+        body = (
+            f'<div class="table-wrap"><table><thead><tr><th>bot</th>{head}'
+            f'<th class="num">games failed</th></tr></thead><tbody>{"".join(lines)}'
+            "</tbody></table></div>"
+        )
+    return _section(
+        "failures",
+        "Failures",
+        "Games in which a bot crashed, ran out of time, stalled or broke the protocol; it "
+        "was placed last in each of them.",
+        body,
+    )
+
+
+def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
+    effects = seat_advantage(results, board.ratings)
+    limit = max([abs(e.elo_advantage) for e in effects] + [50.0])
+    lines = []
+    for effect in effects:
+        fair = 100 / effect.num_players
+        lines.append(
+            f'<tr><td class="num">{effect.num_players}</td><td class="num">{effect.seat + 1}</td>'
+            f'<td class="num">{effect.games:,}</td>'
+            f'<td class="num">{100 * effect.first_share:.1f}% '
+            f'<span class="muted">(fair {fair:.0f}%)</span></td>'
+            f'<td class="num">{effect.average_place:.2f}</td>'
+            f'<td class="num">{effect.elo_advantage:+.0f}</td>'
+            f'<td class="bar">{svg.centred_bar(effect.elo_advantage, limit)}</td></tr>'
+        )
+    table = (
+        '<div class="table-wrap"><table class="seats"><thead><tr><th class="num">players</th>'
+        '<th class="num">seat</th><th class="num">games</th><th class="num">wins</th>'
+        '<th class="num">avg place</th><th class="num">Elo vs other seats</th><th></th>'
+        f"</tr></thead><tbody>{''.join(lines)}</tbody></table></div>"
+    )
+    return _section(
+        "seats",
+        "Seat advantage",
+        "A diagnostic, not a correction: how much better than the other seats each seat "
+        "did, given the ratings of the bots that sat there. Values near 0 mean fair seats; "
+        "with few games they are noisy.",
+        table,
+    )
+
+
+def _method(board: Leaderboard, prior_draws: float) -> str:
+    ratings = board.ratings
+    centre = (
+        f"{escape(ratings.anchor)} is fixed at 1500"
+        if ratings.anchor
+        else "the mean rating is 1500"
+    )
+    reps = (
+        f"{ratings.bootstrap} bootstrap resamples of whole games"
+        if ratings.bootstrap
+        else "no bootstrap (intervals not computed)"
+    )
+    return (
+        "<footer>\n<h2>How these numbers are made</h2>\n<p>Each game is split into the "
+        "pairwise results of its placements (better place: 1 point, tie: ½ each). A "
+        "Bradley–Terry model on the Elo scale (a 400-point gap means 10:1 odds) is fitted "
+        f"to all of them at once, so the order of the games does not matter; {centre}. "
+        f"Every bot also gets {prior_draws:g} virtual draw(s) against an average opponent, "
+        f"so a perfect record still gives a finite rating. Intervals: {reps}. Details: "
+        f'<code>docs/ratings.md</code>.</p>\n<p class="muted">Ra Arena {escape(__version__)}'
+        f" · {len(ratings.bots)} bots · {board.num_games:,} games</p>\n"
+        "</footer>\n"
+    )

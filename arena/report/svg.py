@@ -1,0 +1,299 @@
+"""Small inline-SVG charts for the HTML report: no JavaScript, no network.
+
+Every function returns one ``<svg>`` element as a string.  Text that comes from bots
+(their names) is always escaped: a bot is untrusted and picks its own name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from html import escape
+
+# Tableau 10: distinct, colour-blind friendly enough, readable on white.
+PALETTE = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+)  # fmt: skip
+DASHES = ("", "6 3", "2 3", "8 3 2 3")  # beyond ten lines, colours repeat with a new dash
+INK = "#1f2933"
+MUTED = "#616e7c"
+GRID = "#e4e7eb"
+
+
+def colour(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def dash(i: int) -> str:
+    return DASHES[(i // len(PALETTE)) % len(DASHES)]
+
+
+def ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering [low, high]."""
+    if high <= low:
+        high = low + 1.0
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    first = math.ceil(low / step) * step
+    return [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.1f}"
+
+
+def _open(width: float, height: float, label: str, wide: bool = False) -> str:
+    css = ' class="wide"' if wide else ""
+    return (
+        f'<svg{css} xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'width="{width:.0f}" height="{height:.0f}" role="img" aria-label="{escape(label)}">'
+    )
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+def interval_bar(
+    elo: float, low: float, high: float, scale: tuple[float, float], fill: str, width: int = 180
+) -> str:
+    """One leaderboard row's 95% interval (bar) and rating (dot) on a shared scale."""
+    lo, hi = scale
+    height = 18
+
+    def x(v: float) -> float:
+        return 6 + (width - 12) * (v - lo) / (hi - lo)
+
+    label = f"Elo {elo:.0f}, 95% interval {low:.0f} to {high:.0f}"
+    return (
+        _open(width, height, label)
+        + f'<line x1="6" x2="{width - 6}" y1="9" y2="9" stroke="{GRID}" stroke-width="1"/>'
+        + f'<rect x="{x(low):.1f}" y="4" width="{max(2.0, x(high) - x(low)):.1f}" height="10" '
+        f'rx="5" fill="{fill}" fill-opacity="0.45"/>'
+        + f'<circle cx="{x(elo):.1f}" cy="9" r="4.5" fill="{fill}" stroke="#fff" '
+        f'stroke-width="1.5"/><title>{escape(label)}</title></svg>'
+    )
+
+
+# --------------------------------------------------------------------------- lines
+
+
+def line_chart(
+    xs: Sequence[float],
+    series: Sequence[tuple[str, Sequence[float | None]]],
+    *,
+    width: int = 1100,
+    height: int = 380,
+    x_label: str = "",
+    y_label: str = "",
+) -> str:
+    """One line per named series; None values leave a gap (e.g. before a bot's debut)."""
+    left, right, top, bottom = 56, 16, 14, 42
+    values = [v for _, ys in series for v in ys if v is not None]
+    if not xs or not values:
+        return _open(width, 40, "no data") + "</svg>"
+    y_ticks = ticks(min(values), max(values))
+    y_lo, y_hi = min(y_ticks[0], min(values)), max(y_ticks[-1], max(values))
+    x_ticks = ticks(0, max(xs))
+    x_hi = max(max(xs), x_ticks[-1])
+
+    def px(x: float) -> float:
+        return left + (width - left - right) * x / x_hi
+
+    def py(y: float) -> float:
+        return top + (height - top - bottom) * (y_hi - y) / (y_hi - y_lo)
+
+    parts = [_open(width, height, y_label or "line chart", wide=True)]
+    for t in y_ticks:
+        parts.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{py(t):.1f}" y2="{py(t):.1f}" '
+            f'stroke="{GRID}"/><text x="{left - 8}" y="{py(t) + 4:.1f}" text-anchor="end" '
+            f'class="tick">{_fmt(t)}</text>'
+        )
+    for t in x_ticks:
+        parts.append(
+            f'<text x="{px(t):.1f}" y="{height - bottom + 18}" text-anchor="middle" '
+            f'class="tick">{_fmt(t)}</text>'
+        )
+    parts.append(
+        f'<text x="{(left + width - right) / 2:.0f}" y="{height - 6}" text-anchor="middle" '
+        f'class="axis">{escape(x_label)}</text>'
+        f'<text transform="translate(14 {(top + height - bottom) / 2:.0f}) rotate(-90)" '
+        f'text-anchor="middle" class="axis">{escape(y_label)}</text>'
+    )
+    for i, (name, ys) in enumerate(series):
+        segments: list[list[str]] = [[]]
+        for x, y in zip(xs, ys, strict=True):
+            if y is None:
+                segments.append([])
+            else:
+                segments[-1].append(f"{px(x):.1f},{py(y):.1f}")
+        last = next((y for y in reversed(ys) if y is not None), None)
+        tip = escape(f"{name}: {last:.0f}" if last is not None else name)
+        for points in (s for s in segments if s):
+            parts.append(
+                f'<polyline points="{" ".join(points)}" fill="none" stroke="{colour(i)}" '
+                f'stroke-width="2" stroke-linejoin="round" stroke-dasharray="{dash(i)}">'
+                f"<title>{tip}</title></polyline>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+def quartiles(values: Sequence[float]) -> tuple[float, float, float, float, float]:
+    ordered = sorted(values)
+
+    def at(q: float) -> float:
+        position = q * (len(ordered) - 1)
+        below = math.floor(position)
+        above = min(below + 1, len(ordered) - 1)
+        return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+    return ordered[0], at(0.25), at(0.5), at(0.75), ordered[-1]
+
+
+def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100) -> str:
+    """Horizontal box plots: whiskers min–max, box quartiles, line median, dot mean."""
+    label_width, right, row_height, top = 150, 20, 28, 8
+    axis_height = 30
+    height = top + row_height * len(rows) + axis_height
+    everything = [v for _, values in rows for v in values]
+    if not everything:
+        return _open(width, 40, "no scores") + "</svg>"
+    scale = ticks(min(everything), max(everything))
+    lo, hi = min(scale[0], min(everything)), max(scale[-1], max(everything))
+    hi = hi if hi > lo else lo + 1
+
+    def px(v: float) -> float:
+        return label_width + (width - label_width - right) * (v - lo) / (hi - lo)
+
+    parts = [_open(width, height, "score distribution per bot", wide=True)]
+    bottom = top + row_height * len(rows)
+    for t in scale:
+        parts.append(
+            f'<line x1="{px(t):.1f}" x2="{px(t):.1f}" y1="{top}" y2="{bottom}" stroke="{GRID}"/>'
+            f'<text x="{px(t):.1f}" y="{bottom + 18}" text-anchor="middle" class="tick">'
+            f"{_fmt(t)}</text>"
+        )
+    for i, (name, values) in enumerate(rows):
+        if not values:
+            continue
+        y = top + row_height * i + row_height / 2
+        low, q1, median, q3, high = quartiles(values)
+        mean = sum(values) / len(values)
+        tip = escape(
+            f"{name}: {len(values)} games, min {low:g}, quartiles {q1:g} / {median:g} / "
+            f"{q3:g}, max {high:g}, mean {mean:.1f}"
+        )
+        fill = colour(i)
+        parts.append(
+            f'<g><title>{tip}</title><text x="{label_width - 10}" y="{y + 4:.1f}" '
+            f'text-anchor="end" class="label">{escape(name)}</text>'
+            f'<line x1="{px(low):.1f}" x2="{px(high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="{MUTED}" stroke-width="1.2"/>'
+            f'<rect x="{px(q1):.1f}" y="{y - 8:.1f}" width="{max(1.5, px(q3) - px(q1)):.1f}" '
+            f'height="16" rx="3" fill="{fill}" fill-opacity="0.3" stroke="{fill}" '
+            f'stroke-width="1.5"/>'
+            f'<line x1="{px(median):.1f}" x2="{px(median):.1f}" y1="{y - 8:.1f}" '
+            f'y2="{y + 8:.1f}" stroke="{INK}" stroke-width="2"/>'
+            f'<circle cx="{px(mean):.1f}" cy="{y:.1f}" r="3" fill="#fff" stroke="{INK}" '
+            f'stroke-width="1.3"/></g>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- heat map
+
+
+def _mix(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[int, int, int]:
+    return (
+        round(a[0] + (b[0] - a[0]) * t),
+        round(a[1] + (b[1] - a[1]) * t),
+        round(a[2] + (b[2] - a[2]) * t),
+    )
+
+
+LOSS, EVEN, WIN = (202, 75, 60), (247, 247, 247), (33, 102, 172)
+
+
+def rate_colour(rate: float) -> tuple[str, str]:
+    """(background, text colour) for a win rate: red below one half, blue above."""
+    rgb = _mix(EVEN, LOSS, (0.5 - rate) * 2) if rate < 0.5 else _mix(EVEN, WIN, (rate - 0.5) * 2)
+    luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
+    return "#{:02x}{:02x}{:02x}".format(*rgb), ("#ffffff" if luminance < 0.55 else INK)
+
+
+def heat_map(
+    names: Sequence[str],
+    rates: Sequence[Sequence[float]],
+    tips: Sequence[Sequence[str]],
+) -> str:
+    """Row-against-column win rates; NaN (never met) is a hatched grey cell."""
+    n = len(names)
+    cell = 44 if n <= 12 else 32 if n <= 20 else 24
+    label_width, top = 150, 110
+    width, height = label_width + cell * n + 10, top + cell * n + 10
+    parts = [
+        _open(width, height, "pairwise win rates"),
+        '<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="6" height="6" fill="#f0f2f5"/>'
+        '<line x1="0" y1="0" x2="0" y2="6" stroke="#d3d8de" stroke-width="2"/></pattern></defs>',
+    ]
+    for j, name in enumerate(names):
+        x = label_width + cell * j + cell / 2
+        parts.append(
+            f'<text transform="translate({x:.1f} {top - 8}) rotate(-45)" class="label">'
+            f"{escape(name)}</text>"
+        )
+    for i, name in enumerate(names):
+        y = top + cell * i
+        parts.append(
+            f'<text x="{label_width - 10}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" '
+            f'class="label">{escape(name)}</text>'
+        )
+        for j in range(n):
+            x = label_width + cell * j
+            rate = rates[i][j]
+            if i == j:
+                parts.append(
+                    f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="#ffffff" '
+                    f'stroke="{GRID}"/>'
+                )
+                continue
+            if math.isnan(rate):
+                fill, ink, text = "url(#never)", MUTED, "—"
+            else:
+                (fill, ink), text = rate_colour(rate), f"{100 * rate:.0f}"
+            size = 12 if cell >= 40 else 10 if cell >= 30 else 8
+            parts.append(
+                f'<g><title>{escape(tips[i][j])}</title><rect x="{x}" y="{y}" width="{cell}" '
+                f'height="{cell}" fill="{fill}" stroke="#ffffff"/><text x="{x + cell / 2:.1f}" '
+                f'y="{y + cell / 2 + size / 3:.1f}" text-anchor="middle" fill="{ink}" '
+                f'font-size="{size}">{text}</text></g>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- bars
+
+
+def centred_bar(value: float, limit: float, *, width: int = 200) -> str:
+    """A bar growing right (positive) or left (negative) from a centre line."""
+    height, middle = 16, width / 2
+    limit = max(limit, abs(value), 1e-9)
+    length = (width / 2 - 4) * abs(value) / limit
+    x = middle if value >= 0 else middle - length
+    fill = "#2166ac" if value >= 0 else "#ca4b3c"
+    label = f"{value:+.0f} Elo"
+    return (
+        _open(width, height, label)
+        + f'<rect x="{x:.1f}" y="3" width="{length:.1f}" height="10" rx="2" fill="{fill}" '
+        f'fill-opacity="0.75"/><line x1="{middle}" x2="{middle}" y1="0" y2="{height}" '
+        f'stroke="{MUTED}"/><title>{escape(label)}</title></svg>'
+    )
