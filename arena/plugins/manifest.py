@@ -21,6 +21,7 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.limits import Limits
+from arena.runner.sandbox import SAFE_PATH
 
 MANIFEST_NAME = "bot.toml"
 INSTALL_RECORD_NAME = ".arena-install.json"
@@ -251,32 +252,36 @@ def _resources_problems(resources: Mapping[str, float]) -> list[str]:
 def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]:
     if not command or not command[0].strip():
         return ['key \'command\': empty; give the argv, e.g. ["{python}", "bot.py"]']
-    if resolve_executable(command[0], folder) is None:
-        where = f"in {folder} or on PATH" if folder is not None else "on PATH"
-        return [f"key 'command': executable {command[0]!r} not found {where} (or not executable)"]
-    return []
+    program = command[0]
+    if resolve_executable(program, folder) is not None:
+        return []
+    if "/" in program:
+        return [f"key 'command': executable {program!r} not found (or not executable)"]
+    message = f"key 'command': executable {program!r} not found on the bots' PATH ({SAFE_PATH})"
+    if folder is not None and (folder / program).exists():
+        message += f"; to run the file in the bot's folder write './{program}'"
+    return [message]
 
 
 def resolve_executable(program: str, folder: Path | None) -> Path | None:
-    """Where the bot's ``program`` (argv[0]) is: the arena's Python for "{python}", a path
-    relative to the bot's folder if it has a slash, else the folder or PATH.  None if absent
-    or not executable."""
+    """The file the runner will execute for argv[0] ``program``, or None if there is none
+    (or it is not executable).  As the runner does: "{python}" is the arena's Python, a
+    path with a slash is relative to the bot's folder, a bare name is looked up on the
+    bots' PATH (never the caller's PATH, never the bot's folder)."""
     if program == PYTHON_PLACEHOLDER:
         return Path(sys.executable)
-    candidates: list[Path] = []
-    if os.sep in program or "/" in program:
+    if "/" in program:
         path = Path(program)
-        candidates.append(path if path.is_absolute() or folder is None else folder / path)
+        if not path.is_absolute():
+            if folder is None:
+                return None
+            path = folder / path
     else:
-        if folder is not None:
-            candidates.append(folder / program)
-        found = shutil.which(program)
-        if found:
-            candidates.append(Path(found))
-    for candidate in candidates:
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+        found = shutil.which(program, path=SAFE_PATH)
+        if found is None:
+            return None
+        path = Path(found)
+    return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
 def _is_int(value: object) -> bool:

@@ -188,7 +188,7 @@ def arena_register_bots():
     registry = discover([], include_bundled=False)
     entry = next(e for e in registry.entries if e.name == "greedy")
     assert "Toy is played by 2..4 players, not 9" in entry.status
-    assert "executable 'no-such-binary-anywhere' not found on PATH" in entry.status
+    assert "executable 'no-such-binary-anywhere' not found on the bots' PATH" in entry.status
 
 
 def test_failing_plugin_import_names_the_distribution_and_the_rest_loads(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -155,7 +153,7 @@ def test_missing_manifest_and_bad_encoding(tmp_path: Path) -> None:
     assert problems_of(latin) == ["not valid UTF-8 text"]
 
 
-def test_executables_in_the_folder_and_on_path_are_found(
+def test_executables_in_the_folder_and_on_the_bots_path_are_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = write_bot(tmp_path / "native", manifest=replace_line(
@@ -165,11 +163,21 @@ def test_executables_in_the_folder_and_on_path_are_found(
     assert problems_of(folder)[0].startswith("key 'command': executable './run.sh'")
     script.chmod(0o755)
     assert load_manifest(folder, TOY_GAMES).command == ("./run.sh", "--fast")
-    on_path = os.path.basename(sys.executable)  # e.g. "python3", found through PATH
     folder2 = write_bot(tmp_path / "onpath", manifest=replace_line(
-        'command = ["{{python}}", "bot.py"]', f'command = ["{on_path}", "bot.py"]'))
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    assert load_manifest(folder2, TOY_GAMES).command[0] == on_path
+        'command = ["{{python}}", "bot.py"]', 'command = ["sh", "run.sh"]'))
+    # found on the bots' PATH, whatever the caller's PATH is
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert load_manifest(folder2, TOY_GAMES).command == ("sh", "run.sh")
+
+
+def test_a_bare_name_is_not_looked_up_in_the_folder(tmp_path: Path) -> None:
+    folder = write_bot(tmp_path / "bare", manifest=replace_line(
+        'command = ["{{python}}", "bot.py"]', 'command = ["runme"]'))
+    (folder / "runme").write_text("#!/bin/sh\n")
+    (folder / "runme").chmod(0o755)
+    (problem,) = problems_of(folder)
+    assert "executable 'runme' not found on the bots' PATH" in problem
+    assert "write './runme'" in problem
 
 
 def test_content_hash_follows_content_not_caches(tmp_path: Path) -> None:
