@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -148,16 +149,30 @@ def tell(data: dict) -> list[str]:
     ]
     try:
         game = builtin_game(data["game"])
-        lines += game.narrate(engine_record(data["record"]))
+        story = game.narrate(engine_record(data["record"]))
     except (ArenaError, ImportError) as problem:
-        lines.append(f"(no narration: {problem})")
+        story = [f"(no narration: {problem})"]
+    lines += [_with_names(line, seats) for line in story]
     lines.append("")
     order = sorted(range(len(seats)), key=lambda s: (data["placements"][s], s))
     for seat in order:
         failure = data["failures"].get(str(seat))
         note = f"  (forfeit: {failure})" if failure else ""
+        score = data["scores"][seat]
         lines.append(
             f"{data['placements'][seat]}. {seats[seat]} (seat {seat}): "
-            f"{data['scores'][seat]:g} points{note}"
+            f"{score:g} point{'' if score == 1 else 's'}{note}"
         )
     return lines
+
+
+def _with_names(line: str, seats: list[str]) -> str:
+    """The engine says "seat 2"; a reader wants the bot's name.  Rows of the engine's
+    score tables keep "seat N" so their columns stay aligned (the header maps them)."""
+    if re.match(r"^\s+seat \d+\s{2,}", line):
+        return line
+    return re.sub(
+        r"\bseat (\d+)\b",
+        lambda m: seats[int(m[1])] if int(m[1]) < len(seats) else m[0],
+        line,
+    )

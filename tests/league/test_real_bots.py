@@ -1,0 +1,95 @@
+"""Leagues of real bot processes through the runner (bundled bots + misbehaving ones)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.cli import main
+from arena.league.config import load_league
+from arena.league.store import open_store
+
+BAD_BOTS = Path(__file__).with_name("bots")
+EXPECTED = {"crasher": "crash", "illegal": "illegal", "slowpoke": "timeout"}
+
+
+def test_misbehaving_bots_forfeit_with_the_right_reason(tmp_path: Path, capsys) -> None:
+    league = tmp_path / "league.toml"
+    league.write_text(
+        'name = "zoo"\ngame = "ra"\nplayers = 2\n'
+        'roster = ["first", "crasher", "illegal", "slowpoke"]\n'
+        f'bot_paths = ["{BAD_BOTS}"]\nresults_dir = "out"\nconcurrency = 2\n'
+        "[time]\nper_decision = 0.3\n"
+    )
+    assert main(["run", str(league), "--quiet"]) == 0
+    board = capsys.readouterr().out
+    assert "first" in board and "timeout" in board  # the leaderboard, with failures
+    store = open_store(load_league(league).results_dir)
+    results = store.results()
+    assert len(results) == 12  # C(4,2) tables x 2 seatings
+    for result in results:
+        want = {seat: EXPECTED[bot] for seat, bot in enumerate(result.bots) if bot in EXPECTED}
+        assert dict(result.failures) == want, result
+        stayed = [seat for seat in range(2) if seat not in want]
+        for seat in want:  # forfeits are placed after every seat that stayed
+            assert result.placements[seat] == len(stayed) + 1
+    game = store.find_game(results[0].game_id)
+    assert game["record"]["engine"]["actions"]  # the full record, replayable
+    assert main(["replay", results[0].game_id[:8], "--results", str(league)]) == 0
+    told = capsys.readouterr().out
+    assert "Epoch 1" in told and "forfeit" in told
+
+
+def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
+    league = tmp_path / "league.toml"
+    league.write_text(
+        'name = "slow"\ngame = "ra"\nplayers = 3\nroster = ["random", "first", "slowpoke"]\n'
+        f'bot_paths = ["{BAD_BOTS}"]\nrounds = 20\nresults_dir = "out"\nconcurrency = 2\n'
+        "[time]\nper_decision = 20\n"  # slowpoke's 10 s pause holds games in flight
+    )
+    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(league)],
+                               stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while len(_bots_of(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        bots = _bots_of(process.pid)
+        assert bots, "bot processes should be running"
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, err.decode()
+    assert b"interrupted after" in err and b"Traceback" not in err
+    assert [pid for pid in bots if _alive(pid)] == []
+
+
+def _bots_of(parent: int) -> list[int]:
+    return [pid for pid in _all_pids() if _parent(pid) == parent]
+
+
+def _all_pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
