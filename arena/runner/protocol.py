@@ -14,14 +14,26 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from arena.runner.failures import BotFailure
 
 PROTOCOL = "ra-arena/1"
+ARENA_MESSAGES = ("hello", "new_game", "request", "action", "game_over", "ping", "quit")
+BOT_MESSAGES = ("ready", "reply", "pong")
 MAX_NAME_CHARS = 100
 
 JSON = Any
+
+
+def schema(message_type: str) -> dict[str, JSON]:
+    """The JSON Schema of one message type (shipped as package data)."""
+    if message_type not in ARENA_MESSAGES + BOT_MESSAGES:
+        raise ValueError(f"no message type {message_type!r}")
+    text = resources.files("arena.runner").joinpath(f"schemas/{message_type}.json").read_text()
+    loaded: dict[str, JSON] = json.loads(text)
+    return loaded
 
 
 def encode(message: dict[str, JSON]) -> bytes:

@@ -140,10 +140,9 @@ def test_stderr_flood_is_capped_in_the_log(tmp_path: Path) -> None:
     limits = dataclasses.replace(FAST, stderr_log_bytes=100_000, stderr_tail_bytes=500)
 
     async def main() -> None:
-        async with open_bot_pool(limits, log_dir=tmp_path) as pool:
-            async with pool.seated([zoo_spec("stderr_flood")]) as (bot,):
-                outcome = await play_game(NIM, [bot, random_player()], seed=3,
-                                          limits=limits)
+        async with open_bot_pool(limits, log_dir=tmp_path) as pool, \
+                pool.seated([zoo_spec("stderr_flood")]) as (bot,):
+            outcome = await play_game(NIM, [bot, random_player()], seed=3, limits=limits)
         assert outcome.record["failures"] == []
 
     trio.run(main)

@@ -1,0 +1,166 @@
+"""Messages, schemas and the one place where a bot's bytes become values."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+import trio
+import trio.testing
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.runner.failures import REASONS, BotFailure
+from arena.runner.limits import Limits
+from arena.runner.lines import CHUNK, LineReader
+from arena.runner.players import PythonPlayer
+from arena.runner.protocol import (
+    ARENA_MESSAGES,
+    BOT_MESSAGES,
+    PROTOCOL,
+    Pong,
+    Ready,
+    Reply,
+    decode_bot_message,
+    encode,
+    hello,
+    ping,
+    quit_message,
+    schema,
+)
+from arena.runner.referee import play_game
+from tests.runner.toygame import NIM
+
+
+def validate(message: dict[str, Any]) -> None:
+    jsonschema.validate(message, schema(message["type"]))
+
+
+@pytest.mark.parametrize("name", ARENA_MESSAGES + BOT_MESSAGES)
+def test_every_schema_is_a_valid_schema(name: str) -> None:
+    jsonschema.Draft202012Validator.check_schema(schema(name))
+    assert schema(name)["properties"]["type"] == {"const": name}
+
+
+def test_every_message_the_arena_sends_in_a_game_matches_its_schema() -> None:
+    sent: list[dict[str, Any]] = []
+
+    def remember(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    class Spy(PythonPlayer):
+        async def choose(self, request: Any) -> Reply:
+            sent.append(request.to_json())
+            return await super().choose(request)
+
+    players = [Spy(f"p{i}", lambda o, legal: 0, on_new_game=remember, on_action=remember,
+                   on_game_over=remember) for i in range(3)]
+    trio.run(lambda: play_game(NIM, players, 9, limits=Limits(bank_seconds=1.0)))
+    kinds = {m["type"] for m in sent}
+    assert kinds == {"new_game", "request", "action", "game_over"}
+    for message in [*sent, hello("0.1.0", Limits().protocol_json()), ping(3),
+                    quit_message()]:
+        validate(json.loads(encode(message)))
+
+
+def test_good_bot_messages_decode_and_match_their_schemas() -> None:
+    lines = {
+        b'{"type":"ready","name":"b","version":"1","protocol":"ra-arena/1"}':
+            Ready("b", "1", PROTOCOL),
+        b'{"type":"reply","id":4,"index":2}': Reply(4, 2),
+        b'{"type":"reply","id":4,"index":0,"comment":"sure","extra":[1]}':
+            Reply(4, 0, "sure"),
+        b'{"type":"pong","id":9}': Pong(9),
+    }
+    for line, expected in lines.items():
+        assert decode_bot_message(line) == expected
+        validate(json.loads(line))
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    (b"\xff\xfe", "malformed"),
+    (b"not json", "malformed"),
+    (b"[1, 2]", "malformed"),
+    (b'{"index": 1}', "malformed"),
+    (b'{"type":"reply","id":1}', "malformed"),
+    (b'{"type":"reply","id":1,"index":"2"}', "malformed"),
+    (b'{"type":"reply","id":1,"index":true}', "malformed"),
+    (b'{"type":"reply","id":1,"index":1.0}', "malformed"),
+    (b'{"type":"reply","index":1}', "malformed"),
+    (b'{"type":"reply","id":1,"index":1,"comment":5}', "malformed"),
+    (b'{"type":"reply","id":1,"index":NaN}', "malformed"),
+    (b'{"type":"ready","name":"","version":"1","protocol":"x"}', "malformed"),
+    (b'{"type":"ready","name":"b","version":"1"}', "malformed"),
+    (b'{"type":"pong"}', "malformed"),
+    (b"[" * 100_000 + b"]" * 100_000, "malformed"),
+    (b'{"type":"request","id":1}', "protocol"),
+    (b'{"type":"hello"}', "protocol"),
+])
+def test_bad_bot_messages_fail_with_the_right_reason(line: bytes, reason: str) -> None:
+    with pytest.raises(BotFailure) as caught:
+        decode_bot_message(line)
+    assert caught.value.reason == reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=200),
+                 st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                              lambda inner: st.lists(inner) | st.dictionaries(st.text(),
+                                                                                 inner))
+                 .map(lambda value: json.dumps(value).encode())))
+def test_decoding_never_fails_with_anything_but_a_bot_failure(line: bytes) -> None:
+    try:
+        decode_bot_message(line)
+    except BotFailure as failure:
+        assert failure.reason in REASONS
+
+
+def test_bot_failure_only_takes_known_reasons() -> None:
+    with pytest.raises(ValueError):
+        BotFailure("sulking", "?")
+
+
+async def _lines_from(chunks: list[bytes], max_line: int) -> tuple[list[bytes], str, int]:
+    """Feed ``chunks`` through a LineReader; the lines read, the failure, peak buffer."""
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    reader = LineReader(receive, max_line)
+    lines: list[bytes] = []
+    peak = 0
+
+    async def feed() -> None:
+        for chunk in chunks:
+            await send.send_all(chunk)
+            await trio.testing.wait_all_tasks_blocked()
+        await send.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(feed)
+        try:
+            while True:
+                lines.append(await reader.next_line())
+                peak = max(peak, len(reader._buffer))
+        except BotFailure as failure:
+            nursery.cancel_scope.cancel()
+            peak = max(peak, len(reader._buffer))
+            return lines, failure.reason, peak
+    raise AssertionError("unreachable")
+
+
+def test_line_reader_splits_lines_across_chunks() -> None:
+    lines, reason, _ = trio.run(_lines_from, [b"ab", b"c\nde", b"f\r\n\n", b"tail"], 100)
+    assert lines == [b"abc", b"def", b""]
+    assert reason == "crash"  # the stream ended; "tail" had no newline
+
+
+def test_line_reader_accepts_a_line_of_exactly_the_limit() -> None:
+    lines, _, _ = trio.run(_lines_from, [b"x" * 100 + b"\n"], 100)
+    assert lines == [b"x" * 100]
+
+
+def test_line_reader_fails_an_endless_line_without_buffering_it() -> None:
+    chunks = [b"y" * 50_000] * 2000  # 100 MB, never a newline
+    lines, reason, peak = trio.run(_lines_from, chunks, 200_000)
+    assert (lines, reason) == ([], "oversize")
+    assert peak <= 200_000 + CHUNK

@@ -1,0 +1,109 @@
+"""What a bot can see and do at each sandbox level; limits and launch plans."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.errors import ArenaError
+from arena.runner import sandbox
+from arena.runner.limits import Limits
+from arena.runner.players import first_player
+from arena.runner.pool import open_bot_pool
+from arena.runner.referee import play_game
+from tests.runner.helpers import FAST, zoo_spec
+from tests.runner.toygame import NIM
+
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
+                                 reason="bubblewrap is not installed")
+
+
+def snoop(level: str) -> dict[str, Any]:
+    limits = dataclasses.replace(FAST, sandbox=level, max_comment_chars=10_000)
+
+    async def main() -> dict[str, Any]:
+        async with open_bot_pool(limits) as pool, pool.seated([zoo_spec("snoop")]) as (bot,):
+            outcome = await play_game(NIM, [bot, first_player()], 1, limits=limits)
+        assert outcome.record["failures"] == []
+        facts: dict[str, Any] = json.loads(outcome.record["comments"][0]["comment"])
+        return facts
+
+    return trio.run(main)
+
+
+def test_without_sandbox_the_bot_gets_a_scrubbed_environment_and_its_own_home() -> None:
+    facts = snoop("none")
+    assert facts["cwd"] == str(zoo_spec("snoop").folder.resolve())
+    assert facts["home"] != facts["cwd"] and facts["writes_home"]
+    assert facts["env"] == sorted(["HOME", "LANG", "LC_ALL", "PATH", "PYTHONDONTWRITEBYTECODE",
+                                   "PYTHONHASHSEED", "PYTHONPATH", "TMPDIR"])
+    assert facts["sees_parent"]  # no sandbox: the file system is the user's
+
+
+@needs_bwrap
+def test_bwrap_shows_only_the_bots_folder_read_only_and_no_network() -> None:
+    facts = snoop("bwrap")
+    assert facts["cwd"] == str(zoo_spec("snoop").folder.resolve())
+    assert not facts["sees_parent"]
+    assert not facts["sees_root_home"]
+    assert not facts["writes_own_folder"]
+    assert facts["writes_home"]  # the scratch directory
+    assert facts["tmp_entries"] <= 1  # a private /tmp (holding only the scratch dir)
+    assert not facts["network"]
+
+
+def test_missing_bwrap_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+
+    async def main() -> None:
+        async with open_bot_pool(Limits(sandbox="bwrap")):
+            pass
+
+    with pytest.raises(ArenaError, match="apt-get install bubblewrap"):
+        trio.run(main)
+
+
+def test_the_python_placeholder_and_the_arena_package_are_provided() -> None:
+    plan = sandbox.plan_launch(zoo_spec("snoop"), Limits(), Path("/tmp/scratch"))
+    assert plan.argv[0] == sandbox.sys.executable and plan.argv[1] == "snoop.py"
+    assert (Path(plan.env["PYTHONPATH"]) / "arena" / "sdk.py").exists()
+
+
+@needs_bwrap
+def test_bwrap_plan_binds_the_folder_read_only_and_the_scratch_writable() -> None:
+    plan = sandbox.plan_launch(zoo_spec("snoop"), Limits(sandbox="bwrap"), Path("/tmp/s"))
+    argv = plan.argv
+    folder = str(zoo_spec("snoop").folder.resolve())
+    assert argv[0].endswith("bwrap") and "--unshare-all" in argv
+    assert ["--ro-bind", folder, folder] == argv[argv.index(folder) - 1:argv.index(folder) + 2]
+    assert argv[argv.index("--bind"):argv.index("--bind") + 3] == ["--bind", "/tmp/s", "/tmp/s"]
+    assert argv[argv.index("--") + 1:] == [sandbox.sys.executable, "snoop.py"]
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"sandbox": "docker"}, "unknown sandbox level 'docker'"),
+    ({"move_seconds": 0}, "move_seconds must be a positive number"),
+    ({"memory_mb": -5}, "memory_mb must be a positive number"),
+    ({"max_line_bytes": True}, "max_line_bytes must be a positive number"),
+    ({"bank_seconds": -1.0}, "bank_seconds must be >= 0"),
+    ({"stderr_log_bytes": -1}, "stderr_log_bytes must be >= 0"),
+])
+def test_bad_limits_are_user_errors(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ArenaError, match=message):
+        Limits(**changes)
+
+
+def test_a_bots_memory_request_is_capped_by_the_league() -> None:
+    limits = Limits(memory_mb=1024)
+    assert limits.for_bot({}).memory_mb == 1024
+    assert limits.for_bot({"memory_mb": 256}).memory_mb == 256
+    assert limits.for_bot({"memory_mb": 4096}).memory_mb == 1024
+    assert limits.for_bot({"memory_mb": 4096}, cap_memory_mb=8192).memory_mb == 4096
+    with pytest.raises(ArenaError, match="resources.memory_mb"):
+        limits.for_bot({"memory_mb": "lots"})
