@@ -275,8 +275,8 @@ def test_monument_partner_may_be_an_ankh_or_another_monument_die() -> None:
     in_column_one = sorted((m["colour"], m["dice"]) for m in moves(state)
                            if m.get("what") == "monument" and m["column"] == 1)
     assert in_column_one == [
-        ("green", ["yellow", "green"]),  # yellow's Monument die as the partner
         ("green", ["green", "blue"]),  # the blue Ankh as the partner
+        ("green", ["yellow", "green"]),  # yellow's Monument die as the partner
         ("yellow", ["yellow", "green"]),
         ("yellow", ["yellow", "blue"]),
     ]
