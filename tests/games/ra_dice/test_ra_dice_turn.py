@@ -277,8 +277,8 @@ def test_monument_partner_may_be_an_ankh_or_another_monument_die() -> None:
     assert in_column_one == [
         ("green", ["green", "blue"]),  # the blue Ankh as the partner
         ("green", ["yellow", "green"]),  # yellow's Monument die as the partner
-        ("yellow", ["yellow", "green"]),
         ("yellow", ["yellow", "blue"]),
+        ("yellow", ["yellow", "green"]),
     ]
 
 
