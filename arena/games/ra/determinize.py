@@ -79,7 +79,7 @@ def _determinize(obs: Mapping[str, Any], seat: int, seed: int) -> RaState:
         state.dis_after = AUCTION if disaster["after"] == "auction" else GOD_FOLLOW_UP
     # Whatever is neither in the bag nor in play has left the game.
     box = list(TILE_COUNTS)
-    for tile in state.bag + state.track:
+    for tile in state.bag + state.track + state.dis_pending:
         box[tile] -= 1
     box[RA] -= state.ra_count
     for hold in state.hold:

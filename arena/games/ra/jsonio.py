@@ -278,18 +278,19 @@ def expand_events(state: RaState) -> tuple[list[dict[str, Any]], list[dict[str, 
     """The compact event log as rich JSON, plus one summary per finished epoch."""
     events: list[dict[str, Any]] = []
     epochs: list[dict[str, Any]] = []
-    epoch, ra_count = 1, 0
+    # the epoch the log starts in (1 except for hand-built scenario states)
+    ended = sum(1 for event in state.events if event[0] == "epoch")
+    epoch = state.epoch - ended + (1 if state.phase == OVER else 0)
     disaster: dict[str, Any] | None = None
     for event in state.events:
         tag = event[0]
         if tag == "draw":
-            _, seat, tile = event
+            seat, tile = event[1], event[2]
             entry: dict[str, Any] = {
                 "type": "draw", "epoch": epoch, "seat": seat, "tile": TILE_NAMES[tile]
             }
             if tile == RA:
-                ra_count += 1
-                entry["ra_track"] = ra_count
+                entry["ra_track"] = event[3]
             events.append(entry)
         elif tag == "god":
             _, seat, slot, tile = event
@@ -341,7 +342,7 @@ def expand_events(state: RaState) -> tuple[list[dict[str, Any]], list[dict[str, 
             }
             events.append(summary)
             epochs.append(summary)
-            epoch, ra_count = number + 1, 0
+            epoch = number + 1
     return events, epochs
 
 

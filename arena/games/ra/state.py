@@ -220,14 +220,15 @@ class RaState(GameState):
             tile = bag[index]
             bag[index] = bag[-1]
             bag.pop()
-        self.events.append(("draw", seat, tile))
         if tile == RA:
             self.ra_count += 1
+            self.events.append(("draw", seat, tile, self.ra_count))
             if self.ra_count == self.ra_limit:
                 self._end_epoch(RA_TRACK_FULL)
             else:
                 self._start_auction(seat, RA_DRAWN)
         else:
+            self.events.append(("draw", seat, tile))
             self.track.append(tile)
             self._next_turn(seat)
 
@@ -453,12 +454,12 @@ class RaState(GameState):
         return new
 
     def tiles_accounted(self) -> list[int]:
-        """Per tile type: bag + Ra track + auction track + players + box (always the
-        box's contents; a check for tests)."""
+        """Per tile type: bag + Ra track + auction track + players + disasters still to
+        resolve + box; always the box's contents (a check for tests)."""
         counts = self.box[:]
         for tile in self.bag:
             counts[tile] += 1
-        for tile in self.track:
+        for tile in self.track + self.dis_pending:
             counts[tile] += 1
         counts[RA] += self.ra_count
         for hold in self.hold:

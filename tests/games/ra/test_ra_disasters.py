@@ -3,14 +3,17 @@ in a won lot, disasters taken by a god, several disasters at once."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ra_helpers import act, boxed, held, legal_json
 
+from arena.games.ra import RaState
 from arena.games.ra.scenario import build_state
 
 
-def win_lot(track: list[str], tiles: dict[str, int], **kwargs: object) -> object:
+def win_lot(track: list[str], tiles: dict[str, int], **kwargs: Any) -> RaState:
     """Seat 0 invokes Ra on ``track`` and wins it with sun 2 (everybody else passes)."""
-    state = build_state(4, track=track, tiles=[tiles], current=0, **kwargs)  # type: ignore[arg-type]
+    state = build_state(4, track=track, tiles=[tiles], current=0, **kwargs)
     act(state, type="invoke_ra")
     for _ in range(3):
         act(state, type="pass")
