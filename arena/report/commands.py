@@ -170,8 +170,8 @@ def _describe(results: list[GameResult]) -> str:
 # --------------------------------------------------------------------------- data
 
 
-def find_results_dir(source: str | None) -> tuple[Path, Path | None]:
-    """(results folder, league file if one was given) for the SOURCE argument."""
+def find_results_dir(source: str | None) -> tuple[Path, dict[str, Any] | None]:
+    """The results folder for SOURCE, and the league file's settings if one was given."""
     if source is None:
         found = sorted(
             {p.parent for p in Path("results").glob(f"*/{STORE_FILE}")}
@@ -193,18 +193,20 @@ def find_results_dir(source: str | None) -> tuple[Path, Path | None]:
     if path.is_file():
         from arena.league.config import load_league
 
-        return load_league(path).results_dir, path
+        config = load_league(path)
+        return config.results_dir, config.snapshot()
     raise ArenaError(f"{source}: no such results folder or league file")
 
 
 def load_data(args: argparse.Namespace) -> LeagueData:
     from arena.league.store import open_store
 
-    results_dir, _ = find_results_dir(args.source)
+    results_dir, file_config = find_results_dir(args.source)
     store = open_store(results_dir)
     try:
         name = store.league_name
-        config = store.config_snapshot or {}
+        # the league file as it is now beats the snapshot taken when the games were played
+        config = file_config or store.config_snapshot or {}
         everything = store.results()
         results = store.results(game=args.game, num_players=args.players)
     finally:
@@ -240,10 +242,13 @@ def write_atomically(path: Path, text: str) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise ArenaError(f"cannot write {path}: the folder {folder} does not exist")
+    temporary: str | None = None
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
     except OSError as problem:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
         raise ArenaError(f"cannot write {path}: {problem}") from None

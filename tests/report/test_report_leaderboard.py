@@ -1,0 +1,157 @@
+"""Leaderboard figures and their text renderings, from plain lists of games."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.errors import ArenaError
+from arena.league.results import GameResult
+from arena.report.leaderboard import (
+    build_leaderboard,
+    filter_results,
+    leaderboard_json,
+    leaderboard_table,
+    render_matrix,
+    render_table,
+    superiority_text,
+)
+
+
+def game(
+    gid: str,
+    bots: tuple[str, ...],
+    placements: tuple[int, ...],
+    scores: tuple[float, ...],
+    failures: dict[int, str] | None = None,
+    engine: str = "ra",
+) -> GameResult:
+    return GameResult(gid, engine, bots, scores, placements, failures or {})
+
+
+HANDMADE = [
+    game("1", ("a", "b", "c"), (1, 2, 3), (30, 20, 10)),
+    game("2", ("b", "a"), (2, 1), (5, 7)),
+    game("3", ("c", "b", "a"), (1, 1, 3), (9, 9, 0), {2: "timeout"}),
+    game("4", ("a", "c"), (2, 1), (1, 0), {0: "crash"}),
+    game("5", ("a", "c"), (1, 2), (4, 3)),
+]
+
+
+def test_counts_are_exact_on_a_handmade_league() -> None:
+    board = build_leaderboard(HANDMADE, bootstrap=0)
+    rows = {row.bot: row for row in board.rows}
+    a = rows["a"]
+    assert a.games == 5 and a.first_places == 3
+    assert a.average_place == pytest.approx((1 + 1 + 3 + 2 + 1) / 5)
+    assert a.average_score == pytest.approx((30 + 7 + 0 + 1 + 4) / 5)
+    assert a.failures == {"crash": 1, "timeout": 1}
+    assert rows["b"].first_places == 1  # the shared first place of game 3
+    assert rows["b"].failures == {}
+    assert board.num_games == 5 and board.player_counts == (2, 3) and board.games == ("ra",)
+    assert [row.rank for row in board.rows] == [1, 2, 3]
+    assert [row.elo for row in board.rows] == sorted((row.elo for row in board.rows), reverse=True)
+
+
+def test_league_order_follows_strength(league: list[GameResult]) -> None:
+    board = build_leaderboard(league, bootstrap=20, seed=1)
+    assert [row.bot for row in board.rows][:2] == ["foxtrot", "echo"]
+    assert board.rows[-1].bot == "alpha"
+    assert all(row.low <= row.elo <= row.high for row in board.rows)
+    assert board.notes == []
+
+
+def test_groups_that_never_met_are_ranked_separately_with_a_note() -> None:
+    games = [
+        game("1", ("a", "b"), (1, 2), (1, 0)),
+        game("2", ("a", "b"), (1, 2), (1, 0)),
+        game("3", ("x", "y"), (2, 1), (0, 1)),
+    ]
+    board = build_leaderboard(games, bootstrap=0)
+    assert [(row.group, row.rank, row.bot) for row in board.rows] == [
+        (0, 1, "a"),
+        (0, 2, "b"),
+        (1, 1, "y"),
+        (1, 2, "x"),
+    ]
+    assert any("2 groups that never met" in note for note in board.notes)
+    text = render_table(board)
+    assert "group" in text.splitlines()[0] and "never met" in text
+
+
+def test_mixed_engines_show_no_average_score() -> None:
+    games = [*HANDMADE, game("6", ("a", "b"), (1, 2), (40, 2), engine="ra_dice")]
+    board = build_leaderboard(games, bootstrap=0)
+    assert all(row.average_score is None for row in board.rows)
+    assert any("ra, ra_dice" in note for note in board.notes)
+
+
+def test_table_in_any_tabulate_format(league: list[GameResult]) -> None:
+    board = build_leaderboard(league, bootstrap=10)
+    github = render_table(board, "github")
+    assert github.splitlines()[0].startswith("|   rank | bot")
+    assert "95% interval" in github and "timeout" in github and "crash" in github
+    tsv = render_table(board, "tsv")
+    assert len(tsv.splitlines()) == 1 + len(NAMES_IN(league))
+    assert "<table>" in render_table(board, "html")
+    with pytest.raises(ArenaError, match="unknown table format 'fancy'.*github"):
+        render_table(board, "fancy")
+
+
+def NAMES_IN(results: list[GameResult]) -> set[str]:  # noqa: N802 - reads as a constant
+    return {bot for r in results for bot in r.bots}
+
+
+def test_matrix_shows_win_rates_and_superiority() -> None:
+    games = [
+        *(game(f"w{k}", ("a", "b"), (1, 2), (1, 0)) for k in range(3)),
+        game("l", ("a", "b"), (2, 1), (0, 1)),
+        game("x", ("c", "d"), (1, 2), (1, 0)),
+    ]
+    board = build_leaderboard(games, bootstrap=30, seed=0)
+    text = render_matrix(board, "plain")
+    rates_part, los_part = text.split("Likelihood")
+    a_line = next(line for line in rates_part.splitlines() if line.startswith("a "))
+    assert "75%" in a_line and "—" in a_line  # 3 of 4 against b; never met c or d
+    assert "%" in los_part
+    data = leaderboard_json(board, matrix=True)
+    assert data["win_rate"]["a"]["b"] == pytest.approx(0.75)
+    assert data["win_rate"]["a"]["c"] is None
+    assert data["superiority"]["a"]["c"] is None
+    assert 0.5 < data["superiority"]["a"]["b"] <= 1.0
+    json.dumps(data, allow_nan=False)  # valid JSON: no NaN anywhere
+
+
+def test_json_has_every_column(league: list[GameResult]) -> None:
+    data = leaderboard_json(build_leaderboard(league, bootstrap=10), matrix=False)
+    first = data["bots"][0]
+    assert set(first) >= {
+        "rank", "bot", "elo", "low", "high", "games", "first_places",
+        "average_place", "average_score", "failures", "group",
+    }  # fmt: skip
+    assert data["games"] == len(league) and data["comparable"] is True
+    assert "win_rate" not in data
+    assert sum(sum(b["failures"].values()) for b in data["bots"]) == sum(
+        len(r.failures) for r in league
+    )
+
+
+def test_superiority_text_never_claims_certainty() -> None:
+    assert superiority_text(0.99995) == ">99.9%"
+    assert superiority_text(0.00001) == "<0.1%"
+    assert superiority_text(0.5) == "50.0%"
+    assert superiority_text(float("nan")) == "—"
+
+
+def test_filters_by_engine_and_player_count(league: list[GameResult]) -> None:
+    three = filter_results(league, num_players=3)
+    assert three and all(r.num_players == 3 for r in three)
+    assert filter_results(league, game="ra_dice") == []
+    assert len(filter_results(league, game="ra")) == len(league)
+
+
+def test_leaderboard_table_is_what_the_league_run_prints(league: list[GameResult]) -> None:
+    text = leaderboard_table(league, anchor="charlie", bootstrap=10, prior_draws=1.0)
+    charlie = next(line for line in text.splitlines() if " charlie " in line)
+    assert " 1500 " in charlie and "Anchored" in text
