@@ -13,8 +13,9 @@ import trio
 from arena.runner.botspec import BotSpec
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
-from tests.runner.helpers import BOTS, FAST, SANDBOXES, assert_no_survivors
-from tests.runner.toygame import NIM
+
+from .helpers import BOTS, FAST, SANDBOXES, assert_no_survivors
+from .toygame import NIM
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 

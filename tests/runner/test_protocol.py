@@ -31,7 +31,8 @@ from arena.runner.protocol import (
     schema,
 )
 from arena.runner.referee import play_game
-from tests.runner.toygame import NIM
+
+from .toygame import NIM
 
 
 def validate(message: dict[str, Any]) -> None:

@@ -17,7 +17,8 @@ from arena.runner.limits import Limits
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.protocol import DecisionRequest, Reply
 from arena.runner.referee import GameOutcome, adjusted_placements, derived_seed, play_game
-from tests.runner.toygame import NIM
+
+from .toygame import NIM
 
 JSON = Any
 

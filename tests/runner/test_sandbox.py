@@ -17,8 +17,9 @@ from arena.runner.limits import Limits
 from arena.runner.players import first_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
-from tests.runner.helpers import FAST, zoo_spec
-from tests.runner.toygame import NIM
+
+from .helpers import FAST, ZOO, zoo_spec
+from .toygame import NIM
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap is not installed")
@@ -39,7 +40,7 @@ def snoop(level: str) -> dict[str, Any]:
 
 def test_without_sandbox_the_bot_gets_a_scrubbed_environment_and_its_own_home() -> None:
     facts = snoop("none")
-    assert facts["cwd"] == str(zoo_spec("snoop").folder.resolve())
+    assert facts["cwd"] == str(ZOO.resolve())
     assert facts["home"] != facts["cwd"] and facts["writes_home"]
     assert facts["env"] == sorted(["HOME", "LANG", "LC_ALL", "PATH", "PYTHONDONTWRITEBYTECODE",
                                    "PYTHONHASHSEED", "PYTHONPATH", "TMPDIR"])
@@ -49,7 +50,7 @@ def test_without_sandbox_the_bot_gets_a_scrubbed_environment_and_its_own_home() 
 @needs_bwrap
 def test_bwrap_shows_only_the_bots_folder_read_only_and_no_network() -> None:
     facts = snoop("bwrap")
-    assert facts["cwd"] == str(zoo_spec("snoop").folder.resolve())
+    assert facts["cwd"] == str(ZOO.resolve())
     assert not facts["sees_parent"]
     assert not facts["sees_root_home"]
     assert not facts["writes_own_folder"]
@@ -79,7 +80,7 @@ def test_the_python_placeholder_and_the_arena_package_are_provided() -> None:
 def test_bwrap_plan_binds_the_folder_read_only_and_the_scratch_writable() -> None:
     plan = sandbox.plan_launch(zoo_spec("snoop"), Limits(sandbox="bwrap"), Path("/tmp/s"))
     argv = plan.argv
-    folder = str(zoo_spec("snoop").folder.resolve())
+    folder = str(ZOO.resolve())
     assert argv[0].endswith("bwrap") and "--unshare-all" in argv
     assert ["--ro-bind", folder, folder] == argv[argv.index(folder) - 1:argv.index(folder) + 2]
     assert argv[argv.index("--bind"):argv.index("--bind") + 3] == ["--bind", "/tmp/s", "/tmp/s"]
@@ -106,4 +107,4 @@ def test_a_bots_memory_request_is_capped_by_the_league() -> None:
     assert limits.for_bot({"memory_mb": 4096}).memory_mb == 1024
     assert limits.for_bot({"memory_mb": 4096}, cap_memory_mb=8192).memory_mb == 4096
     with pytest.raises(ArenaError, match="resources.memory_mb"):
-        limits.for_bot({"memory_mb": "lots"})
+        limits.for_bot({"memory_mb": "lots"})  # type: ignore[dict-item]

@@ -17,7 +17,8 @@ from arena.runner.limits import Limits
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
-from tests.runner.helpers import (
+
+from .helpers import (
     FAST,
     SANDBOXES,
     assert_no_survivors,
@@ -25,7 +26,7 @@ from tests.runner.helpers import (
     the_failure,
     zoo_spec,
 )
-from tests.runner.toygame import NIM
+from .toygame import NIM
 
 
 async def _play(script: str, limits: Limits, games: int = 1
@@ -103,7 +104,9 @@ def test_a_forked_child_is_killed_with_its_parent(sandbox: str) -> None:
     assert failure["reason"] == "crash"
     assert_no_survivors(bot.pids)
     if sandbox == "none":  # under bwrap the child's pid is in another namespace
-        child = int(re.search(r"forked child (\d+)", failure["stderr_tail"])[1])
+        found = re.search(r"forked child (\d+)", failure["stderr_tail"])
+        assert found is not None
+        child = int(found[1])
         assert not Path(f"/proc/{child}").exists() or \
             "Z" in Path(f"/proc/{child}/stat").read_text().split(")")[-1].split()[0]
 
@@ -154,7 +157,9 @@ def test_stderr_flood_is_capped_in_the_log(tmp_path: Path) -> None:
 
 def _peak_rss_kib() -> int:
     status = Path("/proc/self/status").read_text()
-    return int(re.search(r"VmHWM:\s+(\d+) kB", status)[1])
+    found = re.search(r"VmHWM:\s+(\d+) kB", status)
+    assert found is not None
+    return int(found[1])
 
 
 def test_a_100_mb_line_is_not_read_into_memory() -> None:
