@@ -162,3 +162,90 @@ def _refuse_name_used_elsewhere(registry: Registry, name: str, target: Path) -> 
                 f"the name {name!r} is already used by {entry.source}; "
                 "rename the bot (key 'name' in its bot.toml)"
             )
+
+
+# --- arena validate -----------------------------------------------------------------------
+
+
+def validate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot", metavar="PATH_OR_NAME", help="a bot folder, or a bot's name")
+    parser.add_argument(
+        "--games", type=int, default=20, metavar="N",
+        help="games per game and player count the bot claims (default 20)",
+    )
+    parser.add_argument("--game", help="check only this game")
+    parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    parser.add_argument(
+        "--max-violations", type=int, default=3, metavar="N",
+        help="stop after this many violations (default 3)",
+    )
+    parser.add_argument(
+        "--sandbox", choices=("none", "bwrap"), default=None,
+        help="run the bot in this sandbox (default: the league default)",
+    )
+    _add_path_option(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from arena.plugins.conformance import OPPONENT_NAMES, run_check
+    from arena.plugins.manifest import load_manifest
+    from arena.runner.limits import Limits
+
+    if args.games < 1:
+        raise ArenaError(f"--games must be at least 1, not {args.games}")
+    if args.max_violations < 1:
+        raise ArenaError(f"--max-violations must be at least 1, not {args.max_violations}")
+    registry = discover(args.path)
+    if Path(args.bot).is_dir():
+        spec = load_manifest(Path(args.bot), registry.games, None, registry.unusable_games)
+    else:
+        spec = registry.bot(args.bot)
+    if args.game is not None:
+        registry.game(args.game)  # unknown game: an error listing the known ones
+        if args.game not in spec.games:
+            raise ArenaError(f"{spec.name} does not play {args.game} (it plays "
+                             f"{format_games(spec.games)})")
+        spec = dataclasses.replace(spec, games={args.game: spec.games[args.game]})
+    limits = Limits() if args.sandbox is None else Limits(sandbox=args.sandbox)
+    opponents = [registry.bots[name] for name in OPPONENT_NAMES if name in registry.bots]
+
+    def progress(line: str) -> None:
+        if not args.json:
+            print(line, flush=True)
+
+    progress(
+        f"validating {spec.name} {spec.version} ({spec.source}) against "
+        f"{', '.join(o.name for o in opponents) or 'in-process random, first'}: "
+        f"{args.games} games per game and player count"
+    )
+    report = run_check(
+        spec, registry.games, opponents, games_per_setting=args.games, seed=args.seed,
+        limits=limits, max_violations=args.max_violations, progress=progress,
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+        return 0 if report.passed else 1
+    games = sum(s.games_played for s in report.settings)
+    if report.passed:
+        print(f"PASSED: {spec.name} {spec.version} follows the protocol "
+              f"({games} games, no violation)")
+        return 0
+    print("violations:")
+    for violation in report.violations:
+        where = violation.check
+        if violation.seed is not None:
+            where += f" (seed {violation.seed})"
+        if violation.decision is not None:
+            where += f" at decision {violation.decision}"
+        print(f"  {where}: {violation.reason}: {violation.detail}")
+        last_lines = violation.stderr_tail.strip().splitlines()[-3:]
+        for line in last_lines:
+            print(f"      stderr: {line[:200]}")
+    more = (f", stopped after {len(report.violations)}: use --max-violations to see more"
+            if report.stopped_early else "")
+    print(f"FAILED: {spec.name} {spec.version}: {len(report.violations)} violation(s) in "
+          f"{games} games{more}")
+    return 1
