@@ -1,117 +1,129 @@
-"""A Ra record told as a person would tell it."""
+"""A Ra record told as a person would tell it, epoch by epoch."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.ra.tiles import EPOCH_NAMES
+from arena.games.ra.tiles import CATEGORIES, EPOCH_NAMES
 
-CATEGORY_HEADERS = ("gods", "pharaohs", "nile", "gold", "civilizations", "monuments", "suns")
+SHORT_HEADERS = {"civilizations": "civ"}
 
 
 def narrate(record: Mapping[str, Any]) -> list[str]:
     n = record["num_players"]
-    names = list(record.get("players") or [f"seat {s}" for s in range(n)])
+    names = [str(name) for name in record.get("players") or [f"Seat {s}" for s in range(n)]]
     setup = record["setup"]
-    lines = [f"Ra for {n} players, seed {record['seed']}."]
-    lines.append(
-        "Suns: " + "; ".join(f"{names[s]} {'-'.join(map(str, sorted(suns, reverse=True)))}"
-                             for s, suns in enumerate(setup["suns"]))
-        + f"; centre sun {setup['center_sun']}. {names[setup['first_player']]} starts."
+    lines = [f"Ra for {n} players, seed {record['seed']}. Everybody starts with 10 points."]
+    suns = "; ".join(
+        f"{names[s]} {'-'.join(map(str, sorted(group, reverse=True)))}"
+        for s, group in enumerate(setup["suns"])
     )
-    limit = setup["ra_track_length"]
-    epoch = 0
-    pending_draws: list[str] = []
-
-    def flush_draws() -> None:
-        if pending_draws:
-            lines.append("  Drawn: " + ", ".join(pending_draws) + ".")
-            pending_draws.clear()
-
+    lines.append(f"Suns: {suns}; centre sun {setup['center_sun']}.")
+    lines.append(f"{names[setup['first_player']]} holds the highest sun and starts.")
+    story = _Story(lines, names, setup["ra_track_length"], setup["center_sun"])
     for event in record["events"]:
-        kind = event["type"]
-        if event.get("epoch", 0) != epoch and kind != "epoch_end":
-            epoch = event["epoch"]
-            lines.append("")
-            lines.append(f"Epoch {epoch}: the {EPOCH_NAMES[epoch - 1]}")
-        if kind == "draw":
-            if event["tile"] == "ra":
-                flush_draws()
-                who = names[event["seat"]]
-                lines.append(f"  {who} draws Ra tile {event['ra_track']} of {limit}.")
-            else:
-                pending_draws.append(f"{_tile(event['tile'])} ({names[event['seat']]})")
-            continue
-        flush_draws()
-        if kind == "god":
-            lines.append(f"  {names[event['seat']]} plays a god to take {_tile(event['tile'])}.")
-        elif kind == "auction":
-            lines.extend(_auction(event, names))
-        elif kind == "disaster":
-            lost = ", ".join(f"{n} {_tile(tile, n)}" for tile, n in event["lost"].items())
-            lines.append(
-                f"    {event['disaster'].capitalize()}: {names[event['seat']]} loses "
-                f"{lost or 'nothing'}."
-            )
-        elif kind == "epoch_end":
-            lines.extend(_epoch_end(event, names))
-    flush_draws()
+        story.tell(event)
+    story.flush_draws()
     final = record.get("final")
     if final:
         lines.append("")
-        lines.append("Final ranking:")
-        order = sorted(range(n), key=lambda s: final["placements"][s])
-        for seat in order:
+        lines.append("Final ranking (ties broken by the highest sun):")
+        for seat in sorted(range(n), key=lambda s: final["placements"][s]):
             lines.append(
-                f"  {final['placements'][seat]}. {names[seat]}: {final['scores'][seat]} points "
-                f"(highest sun {final['highest_suns'][seat]})"
+                f"  {final['placements'][seat]}. {names[seat]}: {final['scores'][seat]} points"
+                f" (highest sun {final['highest_suns'][seat]})"
             )
     return lines
 
 
-def _auction(event: Mapping[str, Any], names: list[str]) -> list[str]:
-    ra_player = names[event["ra_player"]]
-    lot = ", ".join(_tile(t) for t in event["lot"]) or "no tiles"
-    if event["kind"] == "ra_drawn":
-        opening = f"  Auction (Ra tile) for {lot}:"
-    elif event["kind"] == "invoked_full":
-        opening = f"  {ra_player} invokes Ra on a full track: {lot}:"
-    else:
-        opening = f"  {ra_player} invokes Ra for {lot}:"
-    bids = []
-    for bid in event["bids"]:
-        if bid["sun"] is not None:
-            bids.append(f"{names[bid['seat']]} {bid['sun']}")
-        elif bid.get("could_bid"):
-            bids.append(f"{names[bid['seat']]} passes")
+class _Story:
+    def __init__(self, lines: list[str], names: list[str], ra_limit: int, center: int) -> None:
+        self.lines, self.names, self.ra_limit, self.center = lines, names, ra_limit, center
+        self.epoch = 0
+        self.draws: list[str] = []
+        self.ra_draw: str | None = None  # "X draws Ra tile k of n", awaiting its auction
+
+    def flush_draws(self) -> None:
+        if self.draws:
+            self.lines.append("  Drawn: " + ", ".join(self.draws) + ".")
+            self.draws.clear()
+
+    def tell(self, event: Mapping[str, Any]) -> None:
+        kind, names = event["type"], self.names
+        if kind != "epoch_end" and event["epoch"] != self.epoch:
+            self.epoch = event["epoch"]
+            self.lines.extend(["", f"Epoch {self.epoch}: the {EPOCH_NAMES[self.epoch - 1]}"])
+        if kind == "draw" and event["tile"] != "ra":
+            self.draws.append(f"{_tile(event['tile'])} ({names[event['seat']]})")
+            return
+        self.flush_draws()
+        if kind == "draw":
+            self.ra_draw = (
+                f"{names[event['seat']]} draws Ra tile {event['ra_track']} of {self.ra_limit}"
+            )
+        elif kind == "god":
+            taken = _tile(event["tile"])
+            self.lines.append(f"  {names[event['seat']]} plays a god to take {taken}.")
+        elif kind == "auction":
+            self.auction(event)
+        elif kind == "disaster":
+            lost = ", ".join(f"{k} {_tile(t, k)}" for t, k in event["lost"].items()) or "nothing"
+            self.lines.append(
+                f"    {event['disaster'].capitalize()}: {names[event['seat']]} loses {lost}."
+            )
+        elif kind == "epoch_end":
+            self.epoch_end(event)
+
+    def auction(self, event: Mapping[str, Any]) -> None:
+        names = self.names
+        lot = ", ".join(_tile(t) for t in event["lot"]) or "no tiles"
+        if event["kind"] == "ra_drawn" and self.ra_draw:
+            opening = self.ra_draw
+        elif event["kind"] == "invoked_full":
+            opening = f"{names[event['ra_player']]} invokes Ra on a full track"
         else:
-            bids.append(f"{names[bid['seat']]} cannot outbid")
-    result = "; ".join(bids)
-    if event["winner"] is not None:
-        outcome = (f"{names[event['winner']]} wins with sun {event['sun_paid']} "
-                   f"and takes sun {event['sun_won']}")
-    elif event["lot_discarded"]:
-        outcome = "all pass; the full track is discarded"
-    else:
-        outcome = "all pass; the tiles stay"
-    return [f"{opening} {result} -> {outcome}."]
+            opening = f"{names[event['ra_player']]} invokes Ra"
+        self.ra_draw = None
+        self.lines.append(f"  {opening}: {lot} + sun {self.center}.")
+        bids = [
+            f"{names[b['seat']]} bids {b['sun']}" if b["sun"] is not None
+            else f"{names[b['seat']]} passes"
+            for b in event["bids"]
+            if b["sun"] is not None or b.get("could_bid")
+        ]
+        said = ", ".join(bids) + " -> " if bids else ""
+        if event["winner"] is not None:
+            outcome = f"{names[event['winner']]} wins with {event['sun_paid']}."
+            self.center = event["sun_paid"]
+        elif event["lot_discarded"]:
+            outcome = "nobody bids: the full track is discarded."
+        else:
+            outcome = "nobody bids: the tiles stay."
+        self.lines.append(f"    {said}{outcome}")
 
+    def epoch_end(self, event: Mapping[str, Any]) -> None:
+        from tabulate import tabulate
 
-def _epoch_end(event: Mapping[str, Any], names: list[str]) -> list[str]:
-    from tabulate import tabulate
-
-    why = "the Ra track is full" if event["reason"] == "ra_track_full" else "all suns are used"
-    lines = [f"  Epoch {event['epoch']} ends: {why}."]
-    if event["track_discarded"]:
-        lines.append(f"  Discarded from the auction track: {', '.join(event['track_discarded'])}.")
-    rows = [
-        [names[s], *(points[c] for c in CATEGORY_HEADERS), event["net"][s], event["scores"][s]]
-        for s, points in enumerate(event["points"])
-    ]
-    table = tabulate(rows, headers=["", *CATEGORY_HEADERS, "epoch", "total"])
-    lines.extend("    " + row for row in table.splitlines())
-    return lines
+        names = self.names
+        if event["reason"] == "ra_track_full":
+            why = "the Ra track is full"
+            if self.ra_draw:
+                why = f"{self.ra_draw}: {why}"
+        else:
+            why = "the last sun is used"
+        self.ra_draw = None
+        self.lines.append(f"  Epoch {event['epoch']} ends: {why}.")
+        if event["track_discarded"]:
+            discarded = ", ".join(_tile(t) for t in event["track_discarded"])
+            self.lines.append(f"  Discarded from the auction track: {discarded}.")
+        rows = [
+            [names[s], *(points[c] for c in CATEGORIES), event["net"][s], event["scores"][s]]
+            for s, points in enumerate(event["points"])
+        ]
+        headers = ["", *(SHORT_HEADERS.get(c, c) for c in CATEGORIES), "epoch", "total"]
+        table = tabulate(rows, headers=headers)
+        self.lines.extend("    " + row for row in table.splitlines())
 
 
 def _tile(name: str, count: int = 1) -> str:
