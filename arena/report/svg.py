@@ -235,7 +235,7 @@ def heat_map(
 ) -> str:
     """Row-against-column win rates; NaN (never met) is a hatched grey cell."""
     n = len(names)
-    cell = 44 if n <= 12 else 32 if n <= 20 else 24
+    cell = 52 if n <= 8 else 44 if n <= 12 else 32 if n <= 20 else 24
     label_width, top = 150, 110
     width, height = label_width + cell * n + 10, top + cell * n + 10
     parts = [
