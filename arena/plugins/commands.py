@@ -12,6 +12,7 @@ from arena.errors import ArenaError
 from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
 from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
+from arena.runner.botspec import BotSpec
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -124,6 +125,15 @@ def submit_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="overwrite an installed bot of the same name with different content",
     )
+    parser.add_argument(
+        "--check-games", type=int, default=1, metavar="N",
+        help="before installing, play N games per game and player count the bot claims "
+        "as a conformance check (default 1; `arena validate` runs the full check)",
+    )
+    parser.add_argument(
+        "--no-check", action="store_true",
+        help="install without the conformance check (the manifest is still checked)",
+    )
 
 
 def submit_command(args: argparse.Namespace) -> int:
@@ -134,8 +144,12 @@ def submit_command(args: argparse.Namespace) -> int:
     registry = discover([bots_dir] if bots_dir.is_dir() else [])
     if not args.path.is_dir():
         raise ArenaError(f"{args.path} is not a directory (give the bot's folder)")
-    name = load_manifest(args.path, registry.games, None, registry.unusable_games).name
-    _refuse_name_used_elsewhere(registry, name, bots_dir / name)
+    if args.check_games < 1:
+        raise ArenaError(f"--check-games must be at least 1, not {args.check_games}")
+    spec = load_manifest(args.path, registry.games, None, registry.unusable_games)
+    _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
+    if not args.no_check:
+        _conformance_gate(spec, registry, args.check_games)
     installed = install_bot(args.path, bots_dir, registry.games, replace=args.replace)
     spec = installed.spec
     what = {
@@ -148,6 +162,22 @@ def submit_command(args: argparse.Namespace) -> int:
         f"(content sha256 {spec.content_hash})"
     )
     return 0
+
+
+def _conformance_gate(spec: BotSpec, registry: Registry, games: int) -> None:
+    """A short `arena validate` before installing: nothing is installed if it fails."""
+    from arena.plugins.conformance import OPPONENT_NAMES, run_check
+
+    opponents = [registry.bots[name] for name in OPPONENT_NAMES if name in registry.bots]
+    report = run_check(spec, registry.games, opponents, games_per_setting=games,
+                       max_violations=1)
+    if not report.passed:
+        (violation,) = report.violations[:1]
+        raise ArenaError(
+            f"{spec.name} failed the conformance check ({violation.check}: "
+            f"{violation.reason}: {violation.detail}); nothing was installed. "
+            "`arena validate` gives the details; --no-check installs anyway"
+        )
 
 
 def _refuse_name_used_elsewhere(registry: Registry, name: str, target: Path) -> None:

@@ -156,22 +156,46 @@ ra = [2, 3]
 """
 
 
+WORKING_BOT = """\
+from arena.sdk import run
+
+run(lambda observation, legal: len(legal) - 1, name="last", version="1.0.0")
+"""
+
+
 def test_submit_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     source = write_bot(tmp_path / "src", manifest=RA_MANIFEST.format(name="cli-bot"))
+    (source / "bot.py").write_text(WORKING_BOT)
     assert main(["submit", str(source)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("installed cli-bot 1.0.0 in bots/cli-bot (content sha256 ")
     assert (tmp_path / "bots" / "cli-bot" / "bot.toml").is_file()
-    (source / "bot.py").write_text("print(2)\n")
+    second_version = WORKING_BOT.replace("len(legal) - 1", "0")
+    (source / "bot.py").write_text(second_version)
     assert main(["submit", str(source)]) == 2
     assert "use --replace" in capsys.readouterr().err
     assert main(["submit", str(source), "--replace"]) == 0
     assert capsys.readouterr().out.startswith("replaced the previous bot with cli-bot 1.0.0")
     assert main(["submit", str(source), "--to", str(tmp_path / "elsewhere")]) == 0
-    assert (tmp_path / "elsewhere" / "cli-bot" / "bot.py").read_text() == "print(2)\n"
+    assert (tmp_path / "elsewhere" / "cli-bot" / "bot.py").read_text() == second_version
+
+
+def test_submit_refuses_a_bot_that_breaks_the_protocol(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = write_bot(tmp_path / "src", manifest=RA_MANIFEST.format(name="liar"))
+    (source / "bot.py").write_text(WORKING_BOT.replace("len(legal) - 1", "len(legal)"))
+    assert main(["submit", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert "liar failed the conformance check (ra 2p game 1: illegal: index" in err
+    assert "nothing was installed" in err
+    assert not (tmp_path / "bots").exists()
+    assert main(["submit", str(source), "--no-check"]) == 0  # the author insists
+    assert (tmp_path / "bots" / "liar" / "bot.py").is_file()
 
 
 def test_submit_refuses_a_name_used_by_a_bundled_bot(
