@@ -9,7 +9,8 @@ import pytest
 
 from arena.cli import main
 from arena.league.results import GameResult
-from tests.report.conftest import NAMES, write_store
+
+from .helpers import NAMES, write_store
 
 
 @pytest.fixture(scope="module")
