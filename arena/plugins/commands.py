@@ -49,7 +49,7 @@ def bots_command(args: argparse.Namespace) -> int:
         from tabulate import tabulate
 
         rows = [_bot_row(entry) for entry in entries]
-        print(tabulate(rows, headers="keys", maxcolwidths=[None, None, 40, None, 30, 70]))
+        print(tabulate(rows, headers="keys", maxcolwidths=[None, None, 50, None, 30, 70]))
     else:
         print("no bots found" + (f" for {args.game}" if args.game else ""))
     for problem in registry.problems:

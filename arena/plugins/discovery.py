@@ -42,6 +42,7 @@ from arena.runner.botspec import BotSpec
 
 BUNDLED_BOTS = Path(arena.__file__).resolve().parent.parent / "bots"
 DEFAULT_BOT_PATH = Path("bots")
+BUNDLED_LABEL = "bundled"
 
 
 def discover(
@@ -61,8 +62,6 @@ def discover(
         for path in paths:
             if not path.is_dir():
                 raise ArenaError(f"bot path {str(path)!r} is not a directory")
-    if include_bundled and BUNDLED_BOTS.is_dir():
-        paths.append(BUNDLED_BOTS)
 
     registry = Registry()
     manager = _plugin_manager(registry, entry_points)
@@ -70,6 +69,8 @@ def discover(
     folder_sources: list[tuple[Path, str | None]] = []
     _collect_plugin_bots(manager, registry, folder_sources)
     folder_sources.extend((path, None) for path in paths)
+    if include_bundled and BUNDLED_BOTS.is_dir():
+        folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
     _collect_bot_folders(folder_sources, registry)
     _mark_clashes(registry)
     return registry
@@ -221,7 +222,10 @@ def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registr
             if folder.resolve() in seen:  # e.g. ./bots is the bundled folder
                 continue
             seen.add(folder.resolve())
-            source = f"folder {folder}" + (f" of {plugin_source}" if plugin_source else "")
+            if plugin_source == BUNDLED_LABEL:
+                source = f"folder {folder} (bundled with Ra Arena)"
+            else:
+                source = f"folder {folder}" + (f" of {plugin_source}" if plugin_source else "")
             try:
                 spec = load_manifest(folder, registry.games, source, registry.unusable_games)
             except ManifestError as error:
