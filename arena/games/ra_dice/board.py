@@ -119,7 +119,9 @@ def resolve_board(options: Mapping[str, Any] | None, num_players: int) -> Board:
     options = options or {}
     if not isinstance(options, Mapping) or set(options) - {"board"}:
         raise _fail(f"keys must be just 'board', not {sorted(map(str, options))}")
-    given = options.get("board") or {}
+    given = options.get("board")
+    if given is None:
+        given = {}
     if not isinstance(given, Mapping):
         raise _fail("'board' must be an object")
     unknown = set(given) - set(DEFAULT_BOARD)
