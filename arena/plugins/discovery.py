@@ -218,7 +218,12 @@ def _bot_folders(path: Path) -> list[Path]:
 def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registry) -> None:
     seen: set[Path] = set()
     for path, plugin_source in paths:
-        for folder in _bot_folders(path):
+        try:
+            folders = _bot_folders(path)
+        except OSError as error:
+            registry.problems.append(Problem(f"bot path {path}", f"cannot be read: {error}"))
+            continue
+        for folder in folders:
             if folder.resolve() in seen:  # e.g. ./bots is the bundled folder
                 continue
             seen.add(folder.resolve())

@@ -100,12 +100,20 @@ def load_manifest(
             for key, value in _valid(data, "resources", bad_keys, {}).items()
             if f"resources.{key}" not in bad_keys
         },
-        content_hash=content_hash(folder),
+        content_hash=_hash_or_problem(folder, problems),
     )
     problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
     if problems:
         raise ManifestError(str(path), problems)
     return spec
+
+
+def _hash_or_problem(folder: Path, problems: list[str]) -> str | None:
+    try:
+        return content_hash(folder)
+    except OSError as error:
+        problems.append(f"the bot's files cannot be read: {error}")
+        return None
 
 
 def _valid(data: Mapping[str, Any], key: str, bad_keys: set[str], default: Any) -> Any:
