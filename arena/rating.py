@@ -52,6 +52,9 @@ class Pairs:
     second: np.ndarray  # bot index of the other seat
     points: np.ndarray  # points of ``first`` against ``second``: 1, 0.5 or 0
     game: np.ndarray  # index of the game the pair comes from (canonical order)
+    first_seat: np.ndarray  # seat (0-based) of ``first`` in that game
+    second_seat: np.ndarray
+    players: np.ndarray  # number of players of that game
 
     @property
     def size(self) -> int:
@@ -87,6 +90,7 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
     seconds: list[np.ndarray] = []
     points: list[np.ndarray] = []
     games: list[np.ndarray] = []
+    seat_pairs: list[tuple[int, int, int, int]] = []  # (a, b, players, how many)
     by_count: dict[int, list[int]] = {}
     for g, result in enumerate(results):
         _check_result(result)
@@ -104,6 +108,7 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
                 seconds.append(seats[keep, b])
                 points.append(np.where(pa < pb, 1.0, np.where(pa == pb, 0.5, 0.0)))
                 games.append(game_arr[keep])
+                seat_pairs.append((a, b, count, int(keep.sum())))
 
     def joined(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
         return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
@@ -115,6 +120,9 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
         second=joined(seconds, np.int64),
         points=joined(points, float),
         game=joined(games, np.int64),
+        first_seat=np.repeat([a for a, _, _, _ in seat_pairs], [k for *_, k in seat_pairs]),
+        second_seat=np.repeat([b for _, b, _, _ in seat_pairs], [k for *_, k in seat_pairs]),
+        players=np.repeat([n for _, _, n, _ in seat_pairs], [k for *_, k in seat_pairs]),
     )
 
 
@@ -390,7 +398,10 @@ def rating_history(
     if not games:
         return [], {}
     pairs = build_pairs(games)
-    first_game = {bot: min(g for g, r in enumerate(games) if bot in r.bots) for bot in pairs.bots}
+    first_game: dict[str, int] = {}
+    for g, result in enumerate(games):
+        for bot in result.bots:
+            first_game.setdefault(bot, g)
     total = len(games)
     sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
     history: dict[str, list[float | None]] = {bot: [] for bot in pairs.bots}
@@ -473,26 +484,25 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
     ratings match the points actually scored from that seat against the other seats
     (solved by bisection).  Zero everywhere means the seats are fair.
     """
-    by_seat: dict[tuple[int, int], list[tuple[float, float, float]]] = {}
+    games = list(results)
+    pairs = build_pairs(games)
+    elo = np.array([ratings.elo[ratings.index(bot)] for bot in pairs.bots])
+    gap = elo[pairs.first] - elo[pairs.second] if len(elo) else np.zeros(0)
     summary: dict[tuple[int, int], list[float]] = {}
-    elo = {bot: float(ratings.elo[i]) for i, bot in enumerate(ratings.bots)}
-    for result in results:
+    for result in games:
         n = result.num_players
-        winners = [s for s in range(n) if result.placements[s] == 1]
-        for seat in range(n):
+        winners = sum(1 for place in result.placements if place == 1)
+        for seat, place in enumerate(result.placements):
             stats = summary.setdefault((n, seat), [0.0, 0.0, 0.0])
             stats[0] += 1
-            stats[1] += 1.0 / len(winners) if seat in winners else 0.0
-            stats[2] += result.placements[seat]
-            for other in range(n):
-                if other == seat or result.bots[other] == result.bots[seat]:
-                    continue
-                ps, po = result.placements[seat], result.placements[other]
-                actual = 1.0 if ps < po else 0.5 if ps == po else 0.0
-                gap = elo[result.bots[seat]] - elo[result.bots[other]]
-                by_seat.setdefault((n, seat), []).append((actual, gap, 1.0))
+            stats[1] += 1.0 / winners if place == 1 else 0.0
+            stats[2] += place
     effects = []
     for (n, seat), (count, firsts, places) in sorted(summary.items()):
+        as_first = (pairs.players == n) & (pairs.first_seat == seat)
+        as_second = (pairs.players == n) & (pairs.second_seat == seat)
+        scored = pairs.points[as_first].sum() + (1.0 - pairs.points[as_second]).sum()
+        gaps = np.concatenate([gap[as_first], -gap[as_second]])
         effects.append(
             SeatEffect(
                 num_players=n,
@@ -500,21 +510,19 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
                 games=int(count),
                 first_share=firsts / count,
                 average_place=places / count,
-                elo_advantage=_offset(by_seat.get((n, seat), [])),
+                elo_advantage=_offset(float(scored), gaps),
             )
         )
     return effects
 
 
-def _offset(matches: list[tuple[float, float, float]]) -> float:
-    """The Elo shift d with sum(expected(gap + d)) == sum(actual), clamped to ±800."""
-    if not matches:
+def _offset(scored: float, gaps: np.ndarray) -> float:
+    """The Elo shift d with sum(expected(gap + d)) == scored, clamped to ±800."""
+    if len(gaps) == 0:
         return 0.0
-    data = np.array(matches)
-    actual, gap = data[:, 0].sum(), data[:, 1]
     low, high = -800.0, 800.0
     for _ in range(60):
         mid = (low + high) / 2
-        expected = (1.0 / (1.0 + 10.0 ** (-(gap + mid) / 400.0))).sum()
-        low, high = (mid, high) if expected < actual else (low, mid)
+        expected = (1.0 / (1.0 + 10.0 ** (-(gaps + mid) / 400.0))).sum()
+        low, high = (mid, high) if expected < scored else (low, mid)
     return (low + high) / 2
