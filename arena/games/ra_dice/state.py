@@ -192,8 +192,9 @@ class RaDiceState(GameState):
 
     def _unlocked(self) -> int:
         """The dice not showing a Sun (Suns are locked on the Sun track)."""
-        faces = self.faces
-        return sum(1 << i for i in range(NUM_DICE) if faces[i] != SUN)
+        f = self.faces  # unrolled: this runs after every roll (SUN is face 0)
+        return ((f[0] != SUN) | (f[1] != SUN) << 1 | (f[2] != SUN) << 2 | (f[3] != SUN) << 3
+                | (f[4] != SUN) << 4)
 
     def _applications(self) -> list[int]:
         """Every application the turn player can make with his unused dice, then DONE."""
@@ -329,8 +330,11 @@ class RaDiceState(GameState):
 
     def _end_turn(self) -> None:
         seat = self.player
-        ankhs = sum(1 for i in range(NUM_DICE)
-                    if self.faces[i] == ANKH and not self.used >> i & 1)
+        ankhs = 0
+        if ANKH in self.faces:
+            for i in range(NUM_DICE):
+                if self.faces[i] == ANKH and not self.used >> i & 1:
+                    ankhs += 1
         if ankhs >= 2:
             self.scores[seat] += ankhs // 2 * ANKH_PAIR_POINTS
             self.events.append(["ankhs", seat, ankhs // 2 * ANKH_PAIR_POINTS, self.scores[seat]])
