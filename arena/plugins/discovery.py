@@ -191,7 +191,10 @@ def _collect_plugin_bots(
                 registry.problems.append(Problem(source, message))
                 continue
             spec = dataclasses.replace(spec, source=source)
-            problems = spec_problems(spec, registry.games, registry.unusable_games)
+            try:
+                problems = spec_problems(spec, registry.games, registry.unusable_games)
+            except (TypeError, ValueError, AttributeError) as error:  # e.g. games={"ra": 2}
+                problems = [f"not a valid BotSpec: {_describe(error)}"]
             registry.entries.append(BotEntry(spec.name, source, spec, problems, spec.folder))
     for source, folders in _call_each(manager, "arena_bot_folders", registry):
         for folder in folders:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.plugins.manifest import ManifestError, content_hash, load_manifest
 
@@ -200,3 +203,54 @@ def test_content_hash_follows_content_not_caches(tmp_path: Path) -> None:
     (folder / "data").mkdir()
     (folder / "data" / "weights.bin").write_bytes(b"\1\2")
     assert content_hash(folder) != first
+
+
+# --- whatever a manifest holds, the answer is a spec or a ManifestError, never a crash ----
+
+def toml_value(value: object) -> str:
+    """A TOML literal for the values the strategy below produces."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # JSON escapes are TOML escapes
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    assert isinstance(value, dict)
+    return "{" + ", ".join(f"{toml_value(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+
+
+SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-10, 10),
+    st.floats(-1e6, 1e6, allow_nan=False),
+    # no surrogates (not UTF-8) and no DEL (TOML wants it escaped, JSON does not escape it)
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x7f"),
+            max_size=8),
+    st.sampled_from(["toy", "duel", "{python}", "bot.py", "./bot.py", "ra", "memory_mb"]),
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["toy", "duel", "chess", "memory_mb", "x"]), inner,
+                      max_size=3),
+    max_leaves=8,
+)
+KEYS = st.sampled_from(
+    ["name", "version", "authors", "description", "command", "games", "resources", "extra"]
+)
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.dictionaries(KEYS, VALUES, max_size=8))
+def test_any_manifest_gives_a_spec_or_a_clear_error(tmp_path: Path, data: dict) -> None:
+    text = "".join(f"{key} = {toml_value(value)}\n" for key, value in data.items())
+    folder = write_bot(tmp_path / "fuzz", manifest=text)
+    try:
+        spec = load_manifest(folder, TOY_GAMES)
+    except ManifestError as error:
+        assert error.problems and all(p.startswith("key '") for p in error.problems)
+    else:
+        assert spec.name == data["name"] and spec.games
