@@ -15,6 +15,7 @@ from arena.rating import (
     EloTicker,
     build_pairs,
     expected_score,
+    plackett_luce,
     rate,
     rating_history,
     seat_advantage,
@@ -77,7 +78,7 @@ def test_error_shrinks_as_games_grow() -> None:
 
 
 def test_intervals_cover_the_truth_about_95_percent_of_the_time() -> None:
-    covered = []
+    covered: list[bool] = []
     for rep in range(30):
         results = simulate_league(TRUTH, 600, seed=1000 + rep)
         ratings = rate(results, bootstrap=100, seed=rep)
@@ -320,3 +321,31 @@ def test_seat_advantage_finds_a_planted_bonus() -> None:
     assert effects[(3, 0)].first_share > 0.4 > effects[(3, 1)].first_share
     assert sum(e.first_share for e in effects.values()) == pytest.approx(1.0)
     assert effects[(3, 0)].games == 3000
+
+
+# ----------------------------------------------------------------- Plackett–Luce
+
+
+def test_plackett_luce_recovers_known_strengths(league: list[GameResult]) -> None:
+    luce = plackett_luce(league)
+    bt = rate(league, bootstrap=0)
+    values = np.array([luce[bot] for bot in bt.bots])
+    truth = truth_for(bt.bots, TRUTH)
+    assert values.mean() == pytest.approx(1500.0)
+    assert spearman(values, truth) >= 0.95
+    # Gumbel placements are exactly Plackett–Luce: it should do at least about as well
+    pl_error = np.sqrt(np.mean((values - truth) ** 2))
+    bt_error = np.sqrt(np.mean((bt.elo - truth) ** 2))
+    assert pl_error < 1.15 * bt_error
+
+
+def test_plackett_luce_edge_cases() -> None:
+    assert plackett_luce([]) == {}
+    ties = plackett_luce([game(("a", "b", "c"), (1, 1, 1), gid=f"g{k}") for k in range(5)])
+    assert ties == pytest.approx({"a": 1500.0, "b": 1500.0, "c": 1500.0})
+    champion = plackett_luce([game(("a", "b", "c"), (1, 2, 3), gid=f"g{k}") for k in range(30)])
+    assert np.isfinite(list(champion.values())).all()
+    assert champion["a"] > champion["b"] > champion["c"]
+    split = plackett_luce([game(("a", "b"), (1, 2), gid="1"), game(("x", "y"), (2, 1), gid="2")])
+    assert split["a"] + split["b"] == pytest.approx(3000.0)  # each group centred on its own
+    assert split["y"] > split["x"]

@@ -97,6 +97,11 @@ def leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also show pairwise win rates and the likelihood of superiority",
     )
+    parser.add_argument(
+        "--plackett-luce",
+        action="store_true",
+        help="add ratings from a Plackett–Luce fit on full placements (slower, for comparison)",
+    )
 
 
 def report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,6 +136,7 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
         seed=league.seed,
+        with_plackett_luce=args.plackett_luce,
     )
     if args.json:
         data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}

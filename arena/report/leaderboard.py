@@ -21,6 +21,7 @@ from arena.rating import (
     DEFAULT_CENTRE,
     DEFAULT_PRIOR_DRAWS,
     Ratings,
+    plackett_luce,
     rate,
 )
 
@@ -40,6 +41,7 @@ class BotRow:
     average_score: float | None  # None when the games mix engines with different scales
     failures: dict[str, int]  # reason -> games
     group: int
+    plackett_luce: float | None = None  # Elo from the optional Plackett–Luce fit
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ def build_leaderboard(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     seed: int = 0,
+    with_plackett_luce: bool = False,
 ) -> Leaderboard:
     ratings = rate(
         results,
@@ -94,6 +97,7 @@ def build_leaderboard(
             scores[bot] = scores.get(bot, 0.0) + result.scores[seat]
             if seat in result.failures:
                 failures[bot][result.failures[seat]] += 1
+    luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
     rows = []
     for group, members in enumerate(ratings.groups):
         ordered = sorted(members, key=lambda b: (-ratings.elo[ratings.index(b)], b))
@@ -112,6 +116,7 @@ def build_leaderboard(
                     average_score=scores[bot] / games[bot] if len(engines) == 1 else None,
                     failures=dict(sorted(failures[bot].items())),
                     group=group,
+                    plackett_luce=luce.get(bot),
                 )
             )
     return Leaderboard(
@@ -171,6 +176,7 @@ def table_rows(board: Leaderboard) -> list[dict[str, Any]]:
             "bot": row.bot,
             "Elo": round(row.elo),
             "95% interval": f"{row.low:.0f} – {row.high:.0f}",
+            **({} if row.plackett_luce is None else {"PL Elo": round(row.plackett_luce)}),
             "games": row.games,
             "first places": row.first_places,
             "avg place": f"{row.average_place:.2f}",
@@ -248,6 +254,11 @@ def leaderboard_json(board: Leaderboard, matrix: bool = False) -> dict[str, Any]
                 "average_place": round(row.average_place, 4),
                 "average_score": None if row.average_score is None else round(row.average_score, 4),
                 "failures": row.failures,
+                **(
+                    {}
+                    if row.plackett_luce is None
+                    else {"plackett_luce_elo": round(row.plackett_luce, 2)}
+                ),
             }
             for row in board.rows
         ],

@@ -153,3 +153,14 @@ def test_report_default_location_and_bad_output(
     (store_dir / "report.html").unlink()
     code, _, err = run(["report", str(store_dir), "-o", str(tmp_path / "no" / "r.html")], capsys)
     assert code == 2 and "does not exist" in err
+
+
+def test_plackett_luce_column(store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["leaderboard", str(store_dir), "--plackett-luce", "--bootstrap", "0"],
+                       capsys)  # fmt: skip
+    assert code == 0 and "PL Elo" in out.splitlines()[1]
+    code, out, _ = run(
+        ["leaderboard", str(store_dir), "--plackett-luce", "--json", "--bootstrap", "0"], capsys
+    )
+    top = json.loads(out)["bots"][0]
+    assert top["bot"] == "foxtrot" and abs(top["plackett_luce_elo"] - top["elo"]) < 60
