@@ -256,3 +256,21 @@ def arena_register_bots():
     with pytest.raises(ArenaError, match="distribution alpha-dist") as caught:
         registry.bot("alpha")
     assert f"folder {tmp_path / 'bots' / 'alpha'}" in str(caught.value)
+
+
+def test_plugin_bot_spec_of_the_wrong_shape_is_a_problem(fake_distribution: Installer) -> None:
+    source = game_plugin() + """
+from arena.runner.botspec import BotSpec
+
+@hookimpl
+def arena_register_bots():
+    return [BotSpec(name="odd", version="1", command=("{python}",), folder=None,
+                    games={"toy": 2}, source=""),
+            "not a spec"]
+"""
+    fake_distribution("odd-dist", {"odd": "odd_plugin"}, {"odd_plugin": source})
+    registry = discover([], include_bundled=False)
+    entry = next(e for e in registry.entries if e.name == "odd")
+    assert entry.status.startswith("not a valid BotSpec: TypeError")
+    assert any(p.message == "registered str, not an arena.runner.botspec.BotSpec"
+               for p in registry.problems)

@@ -137,3 +137,9 @@ def test_percentiles_are_nearest_rank() -> None:
         "p50": 2.0, "p90": 10.0, "p99": 10.0, "max": 10.0
     }
     assert latency_summary([]) is None
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_bundled_bot_passes_in_the_bwrap_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "first", "--games", "1", "--game", "ra", "--sandbox", "bwrap"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("PASSED: first")
