@@ -76,7 +76,7 @@ class RaGame(Game):
             except IllegalActionError as error:
                 raise ReplayError(f"action {number}: {error}") from None
         rebuilt = state.record()
-        for key in ("events", "final"):
+        for key in ("setup", "events", "final"):
             if key in record and record[key] != rebuilt[key]:
                 raise ReplayError(f"replaying the actions does not reproduce the record's {key}")
         return state

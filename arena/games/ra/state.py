@@ -117,7 +117,7 @@ class RaState(GameState):
     def legal_actions(self) -> list[int]:
         legal = self._legal
         if legal is not None:
-            return legal
+            return legal[:]  # a copy: a caller changing it cannot corrupt the state
         phase = self.phase
         if phase == AUCTION:
             seat, high = self.cur, self.high
@@ -140,7 +140,7 @@ class RaState(GameState):
         else:
             legal = []
         self._legal = legal
-        return legal
+        return legal[:]
 
     def _god_takes(self) -> list[int]:
         """One god take per distinct non-god tile type on the track (its first slot)."""

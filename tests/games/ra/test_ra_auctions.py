@@ -218,6 +218,16 @@ def test_end_turn_after_one_god() -> None:
     assert state.current_player() == 1
 
 
+def test_changing_the_returned_legal_list_changes_nothing() -> None:
+    state = build_state(4, current=0)
+    legal = state.legal_actions()
+    legal.clear()
+    legal.append(27)
+    assert state.legal_actions() == [0, 1]
+    with pytest.raises(IllegalActionError):
+        state.apply_action(27)
+
+
 def test_illegal_action_leaves_the_state_unchanged() -> None:
     state = build_state(4, current=0)
     before = state.to_json()
