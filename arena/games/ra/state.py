@@ -36,6 +36,7 @@ from arena.games.ra.tiles import (
     NUM_TILE_TYPES,
     OVER,
     PASS,
+    PHASE_NAMES,
     RA,
     RA_DRAWN,
     RA_INVOKED,
@@ -196,7 +197,9 @@ class RaState(GameState):
     def _illegal_message(self, action: object, legal: list[int]) -> str:
         if self.phase == OVER:
             return "the game is over: no action is legal"
-        return f"action {action!r} is not legal now; legal actions: {legal}"
+        phase = PHASE_NAMES[self.phase]
+        choices = ", ".join(f"{a} = {self.action_to_json(a)}" for a in legal)
+        return f"action {action!r} is not legal for seat {self.cur} ({phase}); legal: {choices}"
 
     # -- turns ---------------------------------------------------------------------------
 
