@@ -80,7 +80,15 @@ class RaDiceGame(Game):
 
 def _check_same(record: Mapping[str, Any], rebuilt: dict[str, Any]) -> None:
     """Every part of ``record`` the engine also writes must be what it writes now."""
-    for key in ("actions", "events", "epochs", "final_scores", "placements"):
+    for number, step in enumerate(record["actions"]):
+        ours = rebuilt["actions"][number]
+        for key in step:  # a stored record may keep just the seat and the action
+            if key not in ours or step[key] != ours[key]:
+                raise ReplayError(
+                    f"record actions[{number}].{key} is {step[key]!r}, "
+                    f"the engine gives {ours.get(key)!r}"
+                )
+    for key in ("events", "epochs", "final_scores", "placements"):
         if key not in record:
             continue
         given, ours = record[key], rebuilt[key]

@@ -15,6 +15,7 @@ into the self-explaining dicts of the record (its ``events``, documented in
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +81,7 @@ def observation(state: RaDiceState, seat: int) -> dict[str, Any]:
              for row in range(NUM_DICE)]
             for column in range(NUM_COLUMNS)
         ],
-        "board": board.options,
+        "board": copy.deepcopy(board.options),
     }
 
 
@@ -94,7 +95,7 @@ def state_to_json(state: RaDiceState) -> dict[str, Any]:
         "version": STATE_VERSION,
         "num_players": state.num_players,
         "seed": state.seed,
-        "options": {"board": state.board.options},
+        "options": {"board": copy.deepcopy(state.board.options)},
         "dice_counter": state.dice.counter,
         "scores": list(state.scores),
         "pharaoh": list(state.pharaoh),
@@ -196,7 +197,7 @@ def build_record(state: RaDiceState) -> dict[str, Any]:
         "game": GAME_NAME,
         "seed": state.seed,
         "num_players": state.num_players,
-        "options": {"board": state.board.options},
+        "options": {"board": copy.deepcopy(state.board.options)},
         "actions": [{"seat": e["seat"], "action": e["action"], "move": e["move"]}
                     for e in events if e["type"] == "move"],
         "events": events,

@@ -385,14 +385,9 @@ class RaDiceState(GameState):
 
     def _lose(self, action: int) -> None:
         victim_entry = self.victims[0]
-        victim, disaster = victim_entry[0], victim_entry[1]
-        self._remove(victim, action)
+        self._remove(victim_entry[0], action)
         victim_entry[2] -= 1
-        held = (self.civilization_markers if disaster == A.DISASTER_CIVILIZATION
-                else self.monument_markers)[victim]
-        if victim_entry[2] == 0 or held <= victim_entry[2]:
-            if victim_entry[2]:  # no choice left: every remaining marker goes
-                self._lose_all(victim, disaster)
+        if victim_entry[2] == 0:  # queued victims hold 3+ markers, so both were his choice
             self.victims.pop(0)
         self._next_victim()
 

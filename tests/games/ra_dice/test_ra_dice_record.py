@@ -247,3 +247,29 @@ def test_every_legal_action_has_a_distinct_self_explaining_description() -> None
     assert len(set(described)) == len(described)
     assert matching(state, type="done")
     assert all("type" in m for m in moves(state))
+
+
+def test_replay_accepts_a_bare_record_of_seats_and_actions() -> None:
+    state = random_game(4, 13)
+    record = state.record()
+    bare = {"game": "ra_dice", "seed": 13, "num_players": 4,
+            "actions": [{"seat": s["seat"], "action": s["action"]} for s in record["actions"]]}
+    assert GAME.replay(bare).record() == record
+    wrong = copy.deepcopy(record)
+    wrong["actions"][3]["move"] = {"type": "stop"} if wrong["actions"][3]["move"] != {
+        "type": "stop"} else {"type": "done"}
+    with pytest.raises(ReplayError, match=r"actions\[3\]\.move"):
+        GAME.replay(wrong)
+
+
+def test_changing_an_observation_or_a_saved_state_cannot_change_the_game() -> None:
+    state = random_game(2, 2, steps=5)
+    before = state.to_json()
+    obs = state.observation(0)
+    obs["board"]["monument_columns"].reverse()
+    obs["scores"].append(99)
+    saved = state.to_json()
+    saved["options"]["board"]["sun_track"]["last_space"] = 2
+    saved["scores"][0] = 99
+    assert state.to_json() == before
+    assert GAME.new_game(2, 2).observation(0)["board"] == GAME.default_options()["board"]
