@@ -137,7 +137,7 @@ def submit_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def submit_command(args: argparse.Namespace) -> int:
-    from arena.plugins.install import install_bot
+    from arena.plugins.install import install_bot, planned_action
     from arena.plugins.manifest import load_manifest
 
     bots_dir: Path = args.to
@@ -148,7 +148,9 @@ def submit_command(args: argparse.Namespace) -> int:
         raise ArenaError(f"--check-games must be at least 1, not {args.check_games}")
     spec = load_manifest(args.path, registry.games, None, registry.unusable_games)
     _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
-    if not args.no_check:
+    # refusals first, so that nobody waits for a check whose result cannot be used
+    if planned_action(spec, args.path, bots_dir, replace=args.replace) != "unchanged" \
+            and not args.no_check:
         _conformance_gate(spec, registry, args.check_games)
     installed = install_bot(args.path, bots_dir, registry.games, replace=args.replace)
     spec = installed.spec
@@ -172,7 +174,7 @@ def _conformance_gate(spec: BotSpec, registry: Registry, games: int) -> None:
     report = run_check(spec, registry.games, opponents, games_per_setting=games,
                        max_violations=1)
     if not report.passed:
-        (violation,) = report.violations[:1]
+        violation = report.violations[0]
         raise ArenaError(
             f"{spec.name} failed the conformance check ({violation.check}: "
             f"{violation.reason}: {violation.detail}); nothing was installed. "

@@ -38,27 +38,11 @@ def install_bot(
     if not source.is_dir():
         raise ArenaError(f"{source} is not a directory (give the bot's folder)")
     spec = load_manifest(source, games)
-    links = [str(p) for p in bot_files(source) if (source / p).is_symlink()]
-    if links:
-        raise ArenaError(f"{source}: symbolic links cannot be submitted: {', '.join(links)}")
-    if bots_dir.exists() and not bots_dir.is_dir():
-        raise ArenaError(f"{bots_dir} is not a directory")
-    if bots_dir.resolve().is_relative_to(source.resolve()):
-        raise ArenaError(f"cannot install {source} into {bots_dir}, a folder inside itself")
-    bots_dir.mkdir(parents=True, exist_ok=True)
+    action = planned_action(spec, source, bots_dir, replace=replace)
     target = bots_dir / spec.name
-
-    action = "installed"
-    if target.exists() or target.is_symlink():
-        if target.resolve() == source.resolve() or _same_content(target, spec):
-            return Installed(load_manifest(target, games), target, "unchanged")
-        if not replace:
-            raise ArenaError(
-                f"a different bot {spec.name!r} is already installed in {target} "
-                f"({_describe_installed(target)}); use --replace to overwrite it"
-            )
-        action = "replaced"
-
+    if action == "unchanged":
+        return Installed(load_manifest(target, games), target, action)
+    bots_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{spec.name}.installing-", dir=bots_dir))
     try:
         staged = staging / spec.name
@@ -76,6 +60,29 @@ def install_bot(
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Installed(load_manifest(target, games), target, action)
+
+
+def planned_action(spec: BotSpec, source: Path, bots_dir: Path, *, replace: bool) -> str:
+    """What installing ``spec`` (from ``source``) would do: "installed", "replaced" or
+    "unchanged"; an ArenaError if it must not be done."""
+    links = [str(p) for p in bot_files(source) if (source / p).is_symlink()]
+    if links:
+        raise ArenaError(f"{source}: symbolic links cannot be submitted: {', '.join(links)}")
+    if bots_dir.exists() and not bots_dir.is_dir():
+        raise ArenaError(f"{bots_dir} is not a directory")
+    if bots_dir.resolve().is_relative_to(source.resolve()):
+        raise ArenaError(f"cannot install {source} into {bots_dir}, a folder inside itself")
+    target = bots_dir / spec.name
+    if not (target.exists() or target.is_symlink()):
+        return "installed"
+    if target.resolve() == source.resolve() or _same_content(target, spec):
+        return "unchanged"
+    if not replace:
+        raise ArenaError(
+            f"a different bot {spec.name!r} is already installed in {target} "
+            f"({_describe_installed(target)}); use --replace to overwrite it"
+        )
+    return "replaced"
 
 
 def _swap_into_place(staged: Path, target: Path) -> None:

@@ -196,6 +196,12 @@ def test_submit_refuses_a_bot_that_breaks_the_protocol(
     assert not (tmp_path / "bots").exists()
     assert main(["submit", str(source), "--no-check"]) == 0  # the author insists
     assert (tmp_path / "bots" / "liar" / "bot.py").is_file()
+    capsys.readouterr()
+    # a refusal comes before the check: no waiting for games that cannot change the answer
+    (source / "bot.py").write_text(WORKING_BOT.replace("len(legal) - 1", "len(legal) + 1"))
+    assert main(["submit", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert "use --replace" in err and "conformance" not in err
 
 
 def test_submit_refuses_a_name_used_by_a_bundled_bot(
