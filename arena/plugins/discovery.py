@@ -40,7 +40,10 @@ from arena.plugins.manifest import (
 from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
 
-BUNDLED_BOTS = Path(arena.__file__).resolve().parent.parent / "bots"
+# The bundled bots live beside the package in a source checkout (the README installs in
+# editable mode); an installed wheel has none, and site-packages/bots is someone else's.
+_CHECKOUT = Path(arena.__file__).resolve().parent.parent
+BUNDLED_BOTS = _CHECKOUT / "bots"
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
 
@@ -69,7 +72,7 @@ def discover(
     folder_sources: list[tuple[Path, str | None]] = []
     _collect_plugin_bots(manager, registry, folder_sources)
     folder_sources.extend((path, None) for path in paths)
-    if include_bundled and BUNDLED_BOTS.is_dir():
+    if include_bundled and BUNDLED_BOTS.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
     _collect_bot_folders(folder_sources, registry)
     _mark_clashes(registry)
@@ -132,7 +135,7 @@ def _call_each(
     for impl in getattr(manager.hook, hook_name).get_hookimpls():
         try:
             result = impl.function()
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # a plugin must not stop the arena
             message = f"{hook_name} failed: {_describe(error)}"
             registry.problems.append(Problem(impl.plugin_name, message))
             continue
