@@ -305,3 +305,12 @@ def test_turn_passes_clockwise() -> None:
         done(state)
         assert state.current_player() == seat
         stop(state)
+
+
+def test_dice_for_full_tracks_cannot_be_applied_and_the_turn_ends() -> None:
+    def setup(state: RaDiceState) -> None:
+        state.pharaoh[0] = state.nile[0] = 12
+
+    state = make_state(3, "PPNNA", setup=setup)
+    stop(state)
+    assert state.current_player() == 1 and state.pharaoh[0] == state.nile[0] == 12
