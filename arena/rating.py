@@ -33,6 +33,7 @@ ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-o
 DEFAULT_CENTRE = 1500.0
 DEFAULT_PRIOR_DRAWS = 1.0
 DEFAULT_BOOTSTRAP = 200
+Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 
 
 # --------------------------------------------------------------------------- pairs
@@ -175,10 +176,7 @@ def fit_bradley_terry(
         p = 1.0 / (1.0 + np.exp(r[None, :] - r[:, None]))  # p[i, j] = P(i beats j)
         s = 1.0 / (1.0 + np.exp(-r))
         gradient = scored - (meetings * p).sum(axis=1) + prior_draws * (0.5 - s)
-        curvature = meetings * p * (1.0 - p)
-        precision = -curvature  # minus the Hessian: positive definite thanks to the prior
-        precision[np.diag_indices(n)] = curvature.sum(axis=1) + prior_draws * s * (1.0 - s)
-        step = np.linalg.solve(precision, gradient)
+        step = np.linalg.solve(_precision(wins, r, prior_draws), gradient)
         scale = 1.0
         while True:
             candidate = r + scale * step
@@ -190,6 +188,42 @@ def fit_bradley_terry(
         if np.max(np.abs(scale * step)) < tolerance:
             break
     return r
+
+
+def _precision(wins: np.ndarray, r: np.ndarray, prior_draws: float) -> np.ndarray:
+    """Minus the Hessian of the log-likelihood: positive definite thanks to the prior."""
+    meetings = wins + wins.T
+    p = 1.0 / (1.0 + np.exp(r[None, :] - r[:, None]))
+    s = 1.0 / (1.0 + np.exp(-r))
+    curvature = meetings * p * (1.0 - p)
+    precision = -curvature
+    precision[np.diag_indices(len(r))] = curvature.sum(axis=1) + prior_draws * s * (1.0 - s)
+    return precision
+
+
+def _curvature_covariance(
+    wins: np.ndarray,
+    natural: np.ndarray,
+    prior_draws: float,
+    groups: list[list[int]],
+    anchor: int | None,
+) -> np.ndarray:
+    """Covariance of the centred Elo ratings from the curvature of the likelihood.
+
+    It ignores that the pairs of one game are correlated (the bootstrap does not), but
+    unlike the bootstrap it widens where a record is perfect or games are few.
+    """
+    n = len(natural)
+    if n == 0:
+        return np.zeros((0, 0))
+    covariance = np.linalg.inv(_precision(wins, natural, prior_draws))
+    gauge = np.eye(n)  # the same centring as ``_centre``, as a linear map
+    for members in groups:
+        if anchor is not None and anchor in members:
+            gauge[members, anchor] -= 1.0
+        else:
+            gauge[np.ix_(members, members)] -= 1.0 / len(members)
+    return (gauge @ covariance @ gauge.T) * ELO_PER_NATURAL**2
 
 
 def components(wins: np.ndarray) -> list[list[int]]:
@@ -234,8 +268,8 @@ def _centre(
 class Ratings:
     bots: tuple[str, ...]  # sorted by name; the arrays below follow this order
     elo: np.ndarray
-    low: np.ndarray  # 2.5% bootstrap quantile (equal to ``elo`` when no bootstrap)
-    high: np.ndarray  # 97.5% bootstrap quantile
+    low: np.ndarray  # lower end of the 95% interval (see ``rate``)
+    high: np.ndarray  # upper end
     wins: np.ndarray  # wins[i, j]: points i scored against j
     superiority: np.ndarray  # P(i is stronger than j); NaN across components
     groups: tuple[tuple[str, ...], ...]  # components, largest first
@@ -291,10 +325,12 @@ def rate(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     seed: int = 0,
 ) -> Ratings:
-    """Bradley–Terry Elo ratings with bootstrap intervals; see the module docstring.
+    """Bradley–Terry Elo ratings with 95% intervals; see the module docstring.
 
-    ``bootstrap`` is the number of resamples (0 for none).  The same games in any order
-    with the same ``seed`` give identical output.
+    Each interval is the wider of the bootstrap percentile interval (``bootstrap``
+    resamples of whole games; 0 for none) and the normal interval from the curvature of
+    the likelihood.  The same games in any order with the same ``seed`` give identical
+    output.
     """
     games = canonical_order(results)
     pairs = build_pairs(games)
@@ -311,17 +347,21 @@ def rate(
     samples = _bootstrap(
         pairs, natural, prior_draws, bootstrap, seed, groups, anchor_index, anchor_elo
     )
+    covariance = _curvature_covariance(wins, natural, prior_draws, groups, anchor_index)
+    # The wider of the two intervals: the bootstrap knows that a game's pairs are
+    # correlated; the curvature knows that 7 wins out of 7 are not a certainty.
+    half_width = Z95 * np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    low, high = elo - half_width, elo + half_width
     if len(samples):
-        low, high = np.percentile(samples, [2.5, 97.5], axis=0)
-    else:
-        low, high = elo.copy(), elo.copy()
+        boot_low, boot_high = np.percentile(samples, [2.5, 97.5], axis=0)
+        low, high = np.minimum(low, boot_low), np.maximum(high, boot_high)
     return Ratings(
         bots=pairs.bots,
         elo=elo,
         low=low,
         high=high,
         wins=wins,
-        superiority=_superiority(elo, samples, groups),
+        superiority=_superiority(elo, samples, covariance, groups),
         groups=tuple(tuple(pairs.bots[i] for i in g) for g in groups),
         num_games=pairs.num_games,
         bootstrap=bootstrap,
@@ -358,14 +398,18 @@ def _bootstrap(
     return samples
 
 
-def _superiority(elo: np.ndarray, samples: np.ndarray, groups: list[list[int]]) -> np.ndarray:
-    """P(i stronger than j): normal approximation with the bootstrap spread of the gap."""
+def _superiority(
+    elo: np.ndarray, samples: np.ndarray, covariance: np.ndarray, groups: list[list[int]]
+) -> np.ndarray:
+    """P(i stronger than j): normal approximation, with the larger of the bootstrap and
+    the curvature spreads of the gap (as for the intervals)."""
     n = len(elo)
     gap = elo[:, None] - elo[None, :]
+    variance = np.diag(covariance)
+    spread = np.sqrt(np.clip(variance[:, None] + variance[None, :] - 2.0 * covariance, 0.0, None))
     if len(samples) > 1:
-        spread = np.std(samples[:, :, None] - samples[:, None, :], axis=0, ddof=1)
-    else:
-        spread = np.zeros((n, n))
+        boot = np.std(samples[:, :, None] - samples[:, None, :], axis=0, ddof=1)
+        spread = np.maximum(spread, boot)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(spread > 0, gap / np.where(spread > 0, spread, 1.0), np.sign(gap) * np.inf)
     erf = np.vectorize(math.erf, otypes=[float])

@@ -135,6 +135,19 @@ def test_a_bot_that_wins_everything_stays_finite_and_on_top() -> None:
     assert ratings.superiority[champ, ratings.index("b0")] > 0.99
 
 
+def test_a_perfect_record_over_few_games_gets_a_wide_interval() -> None:
+    # Every bootstrap resample of 7 straight wins is 7 straight wins: the interval must
+    # come from the likelihood's curvature instead, or it would claim false precision.
+    results = [game(("first", "b", "c")[: 2 + k % 2], (1, 2, 3)[: 2 + k % 2], f"g{k}")
+               for k in range(7)]  # fmt: skip
+    ratings = rate(results, bootstrap=100, seed=0)
+    first = ratings.index("first")
+    assert ratings.high[first] - ratings.low[first] > 400
+    assert ratings.superiority[first, ratings.index("b")] < 0.999
+    no_bootstrap = rate(results, bootstrap=0)
+    assert np.all(no_bootstrap.high - no_bootstrap.low > 100)
+
+
 def test_groups_that_never_met_are_reported_and_not_compared() -> None:
     north = simulate_league({"n1": 1700.0, "n2": 1500.0, "n3": 1300.0}, 300, (2, 3), seed=1)
     south = simulate_league({"s1": 1600.0, "s2": 1400.0}, 200, (2,), seed=2)

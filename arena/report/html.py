@@ -309,9 +309,10 @@ def _method(board: Leaderboard, prior_draws: float) -> str:
         else "the mean rating is 1500"
     )
     reps = (
-        f"{ratings.bootstrap} bootstrap resamples of whole games"
+        f"the wider of {ratings.bootstrap} bootstrap resamples of whole games and the "
+        "likelihood's curvature"
         if ratings.bootstrap
-        else "no bootstrap (intervals not computed)"
+        else "from the likelihood's curvature only (no bootstrap)"
     )
     return (
         "<footer>\n<h2>How these numbers are made</h2>\n<p>Each game is split into the "
