@@ -63,6 +63,7 @@ class LeagueConfig:
     seed: int = 1
     max_games: int | None = None  # cap: above it, a balanced sample
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    workers: int | None = None  # processes playing games; None: min(CPUs, concurrency)
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
@@ -80,6 +81,10 @@ class LeagueConfig:
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
         return data
+
+    def worker_count(self, concurrency: int | None = None) -> int:
+        games_at_once = concurrency or self.concurrency
+        return min(self.workers or os.cpu_count() or 1, games_at_once)
 
     def game_settings(self) -> dict[str, Any]:
         """What every game of the league is played under.  Changing any of it would make
@@ -273,6 +278,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         seed=top.get("seed", _integer(0, MAX_SEED), 1),
         max_games=top.get("max_games", _integer(1), None),
         concurrency=top.get("concurrency", _integer(1, 1024), os.cpu_count() or 1),
+        workers=top.get("workers", _integer(1, 256), None),
         results_dir=Path(os.path.normpath(base / top.get("results_dir", _string, default_dir))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),

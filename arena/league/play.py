@@ -37,6 +37,7 @@ class GameSettings:
     game: str
     options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = Limits()
+    log_dir: Path | None = None  # one stderr log per bot process start (None: discarded)
 
 
 def runner_limits(config: LeagueConfig) -> Limits:
@@ -62,7 +63,10 @@ def runner_limits(config: LeagueConfig) -> Limits:
 
 
 def league_settings(config: LeagueConfig) -> GameSettings:
-    return GameSettings(config.game, dict(config.options), runner_limits(config))
+    return GameSettings(
+        config.game, dict(config.options), runner_limits(config),
+        Path(config.results_dir) / "logs",
+    )
 
 
 def engine_record(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -104,7 +108,10 @@ async def play_one_game(
     from arena.runner.referee import play_game
 
     engine = game or _game(settings.game)
-    async with open_bot_pool(settings.limits) as pool, pool.seated(seating) as players:
+    async with (
+        open_bot_pool(settings.limits, settings.log_dir) as pool,
+        pool.seated(seating) as players,
+    ):
         outcome = await play_game(
             engine, players, seed, options=dict(settings.options) or None,
             limits=settings.limits,
@@ -129,11 +136,9 @@ def process_player(
     settings = league_settings(config)
     specs = {spec.name: spec for spec in roster}
     engine = game or _game(config.game)
-    log_dir = Path(config.results_dir) / "logs"
-
     @asynccontextmanager
     async def factory(_nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
-        async with open_bot_pool(settings.limits, log_dir) as pool:
+        async with open_bot_pool(settings.limits, settings.log_dir) as pool:
 
             async def play(scheduled: ScheduledGame) -> PlayedGame:
                 seating = [specs[name] for name in scheduled.seats]

@@ -37,11 +37,9 @@ def run_league(
     out = out or sys.stdout
     err = err or sys.stderr
     roster = list(bots) if bots is not None else find_bots(config)
+    concurrency = concurrency or config.concurrency
     if player is None:
-        from arena.league.bots import find_game
-        from arena.league.play import process_player
-
-        player = process_player(config, roster, find_game(config))
+        player = _bot_processes(config, roster, concurrency)
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store)
@@ -61,7 +59,7 @@ def run_league(
                 plan.to_play,
                 player,
                 store,
-                concurrency or config.concurrency,
+                concurrency,
                 progress,
             )
         except BaseExceptionGroup as group:
@@ -79,6 +77,21 @@ def run_league(
         return 0
     finally:
         store.close()
+
+
+def _bot_processes(
+    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int
+) -> PlayerFactory:
+    """Real bots: in this process, or spread over worker processes (one per core)."""
+    from arena.league.bots import find_game
+    from arena.league.play import league_settings, process_player
+    from arena.league.workers import worker_player
+
+    game = find_game(config)  # checks the player counts and options before anything starts
+    workers = config.worker_count(concurrency)
+    if workers == 1:
+        return process_player(config, roster, game)
+    return worker_player(league_settings(config), roster, workers, concurrency)
 
 
 def _single(group: BaseExceptionGroup) -> BaseException:

@@ -44,23 +44,45 @@ def test_misbehaving_bots_forfeit_with_the_right_reason(tmp_path: Path, capsys) 
     assert "Epoch 1" in told and "forfeit" in told
 
 
-def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
+def _slow_league(tmp_path: Path) -> subprocess.Popen[bytes]:
     league = tmp_path / "league.toml"
     league.write_text(
         'name = "slow"\ngame = "ra"\nplayers = 3\nroster = ["random", "first", "slowpoke"]\n'
         f'bot_paths = ["{BAD_BOTS}"]\nrounds = 20\nresults_dir = "out"\nconcurrency = 2\n'
         "[time]\nper_decision = 20\n"  # slowpoke's 10 s pause holds games in flight
     )
-    process = subprocess.Popen([sys.executable, "-m", "arena", "run", str(league)],
-                               stderr=subprocess.PIPE, stdout=subprocess.PIPE,
-                               start_new_session=True)
+    return subprocess.Popen([sys.executable, "-m", "arena", "run", str(league)],
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def test_kill_9_leaves_no_bot_process(tmp_path: Path) -> None:
+    process = _slow_league(tmp_path)
     try:
         deadline = time.monotonic() + 20
-        while len(_bots_of(process.pid)) < 3 and time.monotonic() < deadline:
+        while len(_bot_processes(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        descendants = _descendants(process.pid)
+        assert len(_bot_processes(process.pid)) >= 3, "bot processes should be running"
+    finally:
+        process.kill()
+        process.communicate()
+    deadline = time.monotonic() + 10  # workers notice, stop their bots and exit
+    while any(_alive(pid) for pid in descendants) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in descendants if _alive(pid)] == []
+
+
+def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
+    process = _slow_league(tmp_path)
+    try:
+        deadline = time.monotonic() + 20
+        # the arena -> (worker processes ->) bot processes: wait for all three bots
+        while len(_bot_processes(process.pid)) < 3 and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(0.5)
-        bots = _bots_of(process.pid)
-        assert bots, "bot processes should be running"
+        descendants = _descendants(process.pid)
+        assert len(_bot_processes(process.pid)) >= 3, "bot processes should be running"
         process.send_signal(signal.SIGINT)
         _out, err = process.communicate(timeout=20)
     finally:
@@ -68,11 +90,28 @@ def test_ctrl_c_leaves_no_bot_process(tmp_path: Path) -> None:
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, err.decode()
     assert b"interrupted after" in err and b"Traceback" not in err
-    assert [pid for pid in bots if _alive(pid)] == []
+    assert [pid for pid in descendants if _alive(pid)] == []
 
 
-def _bots_of(parent: int) -> list[int]:
-    return [pid for pid in _all_pids() if _parent(pid) == parent]
+def _descendants(root: int) -> list[int]:
+    parents = {pid: _parent(pid) for pid in _all_pids()}
+    found, frontier = [], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def _bot_processes(root: int) -> list[int]:
+    bots = []
+    for pid in _descendants(root):
+        try:
+            if b"bot.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                bots.append(pid)
+        except OSError:
+            continue
+    return bots
 
 
 def _all_pids() -> list[int]:

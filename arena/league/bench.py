@@ -1,0 +1,134 @@
+"""``arena bench league``: how fast a league of trivial subprocess bots runs here.
+
+1. The per-decision round trip: games played one at a time (warm processes, the whole
+   stack: engine, referee, protocol, pipes, the bot) -> seconds per decision.  One game at
+   a time keeps about one core busy (the arena and the bot take turns), so
+2. the bound for a league is ``cores / (round trip x decisions per game)`` games/s.
+3. A real league (store, progress, scheduler, pools) with concurrency = 2 x cores, in a
+   temporary folder: games/s, CPU use, and the share of the bound it reaches (target 70%).
+
+The bots are copies of the bundled ``first`` bot (always the first legal choice) under
+different names, so tables have distinct bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import resource
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.league.config import LeagueConfig, TimeControl
+from arena.league.run import run_league
+from arena.runner.botspec import BotSpec
+
+BOTS = 4
+
+
+def _trivial_bots() -> list[BotSpec]:
+    from arena.plugins import discover
+
+    first = discover().bot("first")
+    return [replace(first, name=f"first-{i}") for i in range(1, BOTS + 1)]
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+async def _round_trip(bots: list[BotSpec], players: int, seconds: float, seed: int
+                      ) -> tuple[float, float]:
+    """(seconds per decision, decisions per game), one game at a time, warm processes."""
+    from arena.plugins import discover
+    from arena.runner.limits import Limits
+    from arena.runner.pool import open_bot_pool
+    from arena.runner.referee import play_game
+
+    game = discover().game("ra")
+    decisions = games = 0
+    async with open_bot_pool(Limits()) as pool:
+        async with pool.seated(bots[:players]) as seated:  # warm-up: start the processes
+            await play_game(game, seated, seed)
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds or games < 3:
+            async with pool.seated(bots[:players]) as seated:
+                outcome = await play_game(game, seated, seed + games)
+            decisions += sum(s["decisions"] for s in outcome.record["timings"]["seats"])
+            games += 1
+        elapsed = time.perf_counter() - start
+    return elapsed / decisions, decisions / games
+
+
+def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    players = args.players or [3]
+    if any(not 2 <= k <= BOTS for k in players):
+        raise ArenaError(f"arena bench league plays 2-{BOTS} players")
+    cores = os.cpu_count() or 1
+    bots = _trivial_bots()
+    rows = []
+    for k in players:
+        round_trip, per_game = trio.run(_round_trip, bots, k, args.seconds / 2, args.seed)
+        bound = cores / (round_trip * per_game)
+        with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+            # enough rounds for about args.seconds at the bound
+            tables = len(_tables(k))
+            rounds = max(1, round(bound * args.seconds / (tables * k)))
+            config = LeagueConfig(
+                path=Path(folder) / "bench.toml",
+                name="bench",
+                game="ra",
+                players=(k,),
+                roster=tuple(b.name for b in bots),
+                rounds=rounds,
+                seed=args.seed,
+                concurrency=2 * cores,
+                results_dir=Path(folder) / "results",
+                time=TimeControl(per_decision=5.0),
+            )
+            cpu_before, start = _cpu_seconds(), time.perf_counter()
+            code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
+            elapsed = time.perf_counter() - start
+            cpu = _cpu_seconds() - cpu_before
+            if code != 0:
+                raise ArenaError("the benchmark league was interrupted")
+        games = rounds * tables * k
+        rate = games / elapsed
+        rows.append(
+            {
+                "players": k,
+                "games": games,
+                "decisions/game": per_game,
+                "round trip µs": round_trip * 1e6,
+                "bound games/s": bound,
+                "games/s": rate,
+                "% of bound": 100 * rate / bound,
+                "CPU use %": 100 * cpu / (elapsed * cores),
+            }
+        )
+    return {
+        "title": f"League of trivial subprocess bots (Ra), {cores} cores, "
+        f"concurrency {2 * cores}",
+        "benchmark": "league",
+        "rows": rows,
+        "notes": [
+            "round trip: one game at a time through the whole stack, per decision",
+            "bound = cores / (round trip x decisions per game); target: >= 70% of it",
+            "CPU use: arena + bot processes, as a share of all cores over the league",
+        ],
+    }
+
+
+def _tables(k: int) -> list[tuple[int, ...]]:
+    import itertools
+
+    return list(itertools.combinations(range(BOTS), k))

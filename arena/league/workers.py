@@ -1,0 +1,250 @@
+"""Game workers: child processes that play games, so a league uses every core.
+
+Why: per decision the arena does more work than a trivial bot (engine, observation,
+JSON, one pipe write per seat), so one arena process saturates one core and a league
+with more games in flight gets no faster.  With ``workers`` processes, each with its own
+warm bot pool and event loop, the arena's share is spread over the cores.
+
+The parent keeps the scheduler, the store and the progress line; a worker only turns
+(seating, seed) into a record with :mod:`arena.league.play`, so it holds no league state.
+Frames both ways are a 4-byte length + pickle (both ends are this program):
+
+    parent -> worker   setup: (GameSettings, {name: BotSpec}, games at once)
+    parent -> worker   (game_id, seats, seed)
+    worker -> parent   (game_id, record, None) or (game_id, None, error message)
+
+A worker stops, killing its bots, when its input closes (the parent is done, or was
+killed: then PR_SET_PDEATHSIG also sends it SIGTERM) or on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import pickle
+import signal
+import struct
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.league.schedule import ScheduledGame
+from arena.league.scheduler import PlayerFactory, PlayFunction
+from arena.league.store import PlayedGame
+
+if TYPE_CHECKING:
+    from arena.league.play import GameSettings
+    from arena.runner.botspec import BotSpec
+
+_HEADER = struct.Struct(">I")
+STOP_SECONDS = 5.0  # a worker's time to stop its bots before it is killed
+
+
+async def _send(stream: trio.abc.SendStream, value: Any) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    await stream.send_all(_HEADER.pack(len(data)) + data)
+
+
+class _FrameReader:
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream = stream
+        self.buffer = bytearray()
+
+    async def _exactly(self, size: int) -> bytes | None:
+        while len(self.buffer) < size:
+            chunk = await self.stream.receive_some(1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        data = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return data
+
+    async def next(self) -> Any:
+        """The next value, or None at the end of the stream."""
+        header = await self._exactly(_HEADER.size)
+        if header is None:
+            return None
+        data = await self._exactly(_HEADER.unpack(header)[0])
+        return None if data is None else pickle.loads(data)
+
+
+# ---------------------------------------------------------------------------- parent
+
+
+class _Worker:
+    """One worker process.  Started with a plain fork from this thread, not through
+    ``trio.open_process`` (which forks from a helper thread): the worker's parent-death
+    signal is tied to the forking thread."""
+
+    def __init__(self) -> None:
+        to_child, from_child = os.pipe2(os.O_CLOEXEC), os.pipe2(os.O_CLOEXEC)
+        try:
+            self.popen = subprocess.Popen(
+                [sys.executable, "-m", "arena.league.workers"],
+                stdin=to_child[0],
+                stdout=from_child[1],
+                start_new_session=True,  # Ctrl-C reaches the parent only
+                close_fds=True,
+            )
+        except OSError as problem:
+            for fd in (*to_child, *from_child):
+                os.close(fd)
+            raise ArenaError(f"cannot start a game worker process: {problem}") from None
+        os.close(to_child[0])
+        os.close(from_child[1])
+        self.pidfd = os.pidfd_open(self.popen.pid)
+        self.stdin = trio.lowlevel.FdStream(to_child[1])
+        self.stdout = trio.lowlevel.FdStream(from_child[0])
+        self.in_flight = 0
+        self.waiting: dict[str, trio.MemorySendChannel[tuple[Any, str | None]]] = {}
+        self.send_lock = trio.Lock()
+
+    async def read_replies(self) -> None:
+        reader = _FrameReader(self.stdout)
+        while (reply := await reader.next()) is not None:
+            game_id, record, error = reply
+            self.waiting.pop(game_id).send_nowait((record, error))
+        # The worker ended while games were waiting: they cannot finish.
+        for channel in self.waiting.values():
+            channel.send_nowait((None, "a game worker process ended unexpectedly"))
+        self.waiting.clear()
+
+    async def play(self, game: ScheduledGame) -> Mapping[str, Any]:
+        send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)
+        self.waiting[game.game_id] = send
+        self.in_flight += 1
+        try:
+            async with self.send_lock:
+                await _send(self.stdin, (game.game_id, game.seats, game.seed))
+            record, error = await receive.receive()
+        finally:
+            self.in_flight -= 1
+            self.waiting.pop(game.game_id, None)
+        if error is not None:
+            raise ArenaError(f"game {game.game_id}: {error}")
+        assert isinstance(record, Mapping)
+        return record
+
+    async def stop(self) -> None:
+        """Close its input (it then stops its bots and exits); kill it if it lingers."""
+        with trio.CancelScope(shield=True):
+            await self.stdin.aclose()
+            with trio.move_on_after(STOP_SECONDS):
+                await trio.lowlevel.wait_readable(self.pidfd)
+            if self.popen.poll() is None:
+                self.popen.kill()
+            await trio.lowlevel.wait_readable(self.pidfd)
+            self.popen.wait()
+            os.close(self.pidfd)
+            await self.stdout.aclose()
+
+
+def worker_player(
+    settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int
+) -> PlayerFactory:
+    """A :data:`PlayerFactory` whose games are played by ``workers`` child processes."""
+    from arena.league.play import to_played
+
+    specs = {spec.name: spec for spec in roster}
+    per_worker = math.ceil(concurrency / workers)
+
+    @asynccontextmanager
+    async def factory(nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
+        pool: list[_Worker] = []
+        try:
+            for _ in range(workers):
+                worker = _Worker()
+                pool.append(worker)
+                await _send(worker.stdin, (settings, specs, per_worker))
+                nursery.start_soon(worker.read_replies)
+
+            async def play(game: ScheduledGame) -> PlayedGame:
+                worker = min(pool, key=lambda w: w.in_flight)
+                return to_played(game, await worker.play(game))
+
+            yield play
+        finally:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as stopping:
+                    for worker in pool:
+                        stopping.start_soon(worker.stop)
+
+    return factory
+
+
+# ---------------------------------------------------------------------------- worker
+
+
+async def _serve() -> None:
+    from arena.league.play import GameSettings, _game
+    from arena.runner.pool import open_bot_pool
+    from arena.runner.referee import play_game
+
+    stdin = trio.lowlevel.FdStream(os.dup(0))
+    stdout = trio.lowlevel.FdStream(os.dup(1))
+    reader = _FrameReader(stdin)
+    setup = await reader.next()
+    if setup is None:
+        return
+    settings, specs, at_once = setup
+    assert isinstance(settings, GameSettings)
+    game = _game(settings.game)
+    limiter = trio.CapacityLimiter(at_once)
+    write_lock = trio.Lock()
+
+    async def play_one(pool: Any, game_id: str, seats: Sequence[str], seed: int) -> None:
+        async with limiter:
+            reply: tuple[str, Any, str | None]
+            try:
+                async with pool.seated([specs[name] for name in seats]) as players:
+                    outcome = await play_game(
+                        game, players, seed, options=dict(settings.options) or None,
+                        limits=settings.limits,
+                    )
+                reply = (game_id, outcome.record, None)
+            except ArenaError as error:
+                reply = (game_id, None, str(error))
+        async with write_lock:
+            await _send(stdout, reply)
+
+    async def stop_on_sigterm(scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for _ in signals:
+                scope.cancel()
+
+    with trio.CancelScope() as scope:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop_on_sigterm, scope)
+            async with (
+                open_bot_pool(settings.limits, settings.log_dir) as pool,
+                trio.open_nursery() as games,
+            ):
+                while (request := await reader.next()) is not None:
+                    games.start_soon(play_one, pool, *request)
+                games.cancel_scope.cancel()  # input closed: the parent is done or gone
+            scope.cancel()
+
+
+def _die_with_parent() -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: closing stdin still stops the worker
+        pass
+
+
+def main() -> None:
+    _die_with_parent()
+    with suppress(KeyboardInterrupt):
+        trio.run(_serve)
+
+
+if __name__ == "__main__":
+    main()
