@@ -311,6 +311,6 @@ def test_dice_for_full_tracks_cannot_be_applied_and_the_turn_ends() -> None:
     def setup(state: RaDiceState) -> None:
         state.pharaoh[0] = state.nile[0] = 12
 
-    state = make_state(3, "PPNNA", setup=setup)
+    state = make_state(3, "PPNAC", setup=setup)  # no flood: one Nile, one Ankh
     stop(state)
     assert state.current_player() == 1 and state.pharaoh[0] == state.nile[0] == 12
