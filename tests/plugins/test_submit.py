@@ -218,3 +218,55 @@ def test_submit_refuses_a_name_used_by_a_bundled_bot(
 def test_submit_of_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["submit", str(tmp_path / "nope")]) == 2
     assert "is not a directory" in capsys.readouterr().err
+
+
+KILLED_INSTALL = """
+import sys, time
+from pathlib import Path
+from arena.plugins import install
+from tests.plugins.conftest import TOY_GAMES
+
+real_copy = install._copy_file
+
+def slow_copy(source, destination):
+    time.sleep(0.002)  # stretch the copy so that the kill lands in the middle of it
+    real_copy(source, destination)
+
+install._copy_file = slow_copy
+print("started", flush=True)
+install.install_bot(Path(sys.argv[1]), Path(sys.argv[2]), TOY_GAMES, replace=True)
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("kill_after", [0.05, 0.25, 0.6])
+def test_killed_install_leaves_the_old_bot_or_the_new_one(
+    tmp_path: Path, kill_after: float
+) -> None:
+    """kill -9 at different moments (before, during, after the copy)."""
+    import subprocess
+    import sys
+    import time
+
+    from arena.plugins import discover
+
+    source = write_bot(tmp_path / "src", "mybot")
+    for index in range(150):
+        (source / f"part{index:03}.py").write_text(f"VALUE = {index}\n")
+    bots = tmp_path / "bots"
+    old = write_bot(tmp_path / "old", "mybot")
+    install_bot(old, bots, TOY_GAMES)  # the version being replaced
+    old_hash = content_hash(bots / "mybot")
+    repo = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_INSTALL, str(source), str(bots)],
+        cwd=repo, stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None and process.stdout.readline() == "started\n"
+    time.sleep(kill_after)
+    process.kill()
+    process.wait()
+    final_hash = content_hash(bots / "mybot")
+    assert final_hash in (old_hash, content_hash(source))
+    found = discover([bots], include_bundled=False, entry_points=False)
+    assert [entry.name for entry in found.entries] == ["mybot"]  # leftovers are hidden
