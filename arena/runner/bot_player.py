@@ -5,6 +5,11 @@ needs it; between games a ping must be answered with a pong within ``ping_second
 After any failure the whole process group is killed; the next game starts a fresh one.
 A failure found between games (no pong, process gone) is an *incident*: it goes into the
 next game's record, but the bot does not forfeit if the fresh process works.
+
+Notifications (``action`` messages) are queued and written together with the next
+message the bot gets (its next request, or game_over): one write and one wake-up of the
+bot per decision instead of one per action.  The bot still sees every action, in order,
+before it must decide.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from arena.runner.protocol import (
     Pong,
     Ready,
     Reply,
+    encode,
     hello,
     ping,
     quit_message,
@@ -38,6 +44,8 @@ from arena.runner.protocol import (
 from arena.runner.sandbox import plan_launch
 
 JSON = Any
+# queued notifications are flushed on their own beyond this size (a very long game)
+MAX_PENDING_BYTES = 1 << 20
 _starts = itertools.count(1)
 
 
@@ -58,6 +66,8 @@ class ProcessPlayer:
         self._pings = itertools.count(1)
         self.ready: Ready | None = None  # what the running process said about itself
         self.pids: list[int] = []  # every process started so far, oldest first
+        self._pending: list[bytes] = []  # encoded notifications not yet written
+        self._pending_bytes = 0
 
     @property
     def alive(self) -> bool:
@@ -85,11 +95,11 @@ class ProcessPlayer:
                                         "stderr_tail": tail})
         if self._process is None:
             await self._start()
-        await self._send_bounded(info.to_json())
+        await self._send_bounded(encode(info.to_json()))
 
     async def choose(self, request: DecisionRequest) -> Reply:
         process = self._running()
-        await process.send(request.to_json())
+        await process.send_raw(self._take_pending() + encode(request.to_json()))
         message = await process.receive()
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
@@ -97,15 +107,20 @@ class ProcessPlayer:
         return message
 
     async def notify(self, notice: ActionNotice) -> None:
-        await self._send_bounded(notice.to_json())
+        line = encode(notice.to_json())
+        self._pending.append(line)
+        self._pending_bytes += len(line)
+        if self._pending_bytes > MAX_PENDING_BYTES:
+            await self._send_bounded(b"")
 
     async def game_over(self, result: GameOverInfo) -> None:
-        await self._send_bounded(result.to_json())
+        await self._send_bounded(encode(result.to_json()))
 
     async def abandon(self, failure: BotFailure) -> str:
         if self._process is None:
             return ""
         process, self._process = self._process, None
+        self._take_pending()
         if failure.reason == "crash":  # say how it ended: exit code, signal, still running
             failure.detail = await process.exit_description(failure.detail,
                                                             self.limits.quit_grace_seconds)
@@ -181,13 +196,20 @@ class ProcessPlayer:
         if message.id != ping_id:
             raise BotFailure("protocol", f"pong id {message.id!r}, expected {ping_id}")
 
-    async def _send_bounded(self, message: dict[str, JSON]) -> None:
-        """Send outside a decision: a bot that stops reading its input stalls."""
+    async def _send_bounded(self, data: bytes) -> None:
+        """Send queued notifications and ``data`` outside a decision: a bot that stops
+        reading its input stalls."""
         process = self._running()
         with trio.move_on_after(self.limits.ping_seconds) as scope:
-            await process.send(message)
+            await process.send_raw(self._take_pending() + data)
         if scope.cancelled_caught:
             raise BotFailure("stall", "stopped reading its input")
+
+    def _take_pending(self) -> bytes:
+        pending = b"".join(self._pending)
+        self._pending.clear()
+        self._pending_bytes = 0
+        return pending
 
     def _cleanup_scratch(self) -> None:
         if self._scratch is not None:

@@ -6,6 +6,8 @@ line that grows past the limit fails as "oversize" at once, before the rest arri
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import trio
 
 from arena.runner.failures import BotFailure
@@ -13,8 +15,12 @@ from arena.runner.failures import BotFailure
 CHUNK = 65536
 
 
+class ByteSource(Protocol):
+    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray: ...
+
+
 class LineReader:
-    def __init__(self, stream: trio.abc.ReceiveStream, max_line: int) -> None:
+    def __init__(self, stream: ByteSource, max_line: int) -> None:
         self._stream = stream
         self._max_line = max_line
         self._buffer = bytearray()

@@ -18,6 +18,7 @@ import trio
 
 from arena.runner.failures import BotFailure
 from arena.runner.lines import LineReader
+from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
 from arena.runner.sandbox import LaunchPlan
 
@@ -80,8 +81,8 @@ class BotProcess:
                     os.close(fd)
         self.pid = self._popen.pid  # also the process group id (start_new_session)
         self._pidfd = os.pidfd_open(self.pid)
-        self._stdin = trio.lowlevel.FdStream(pipes[0][1])
-        self._stdout = trio.lowlevel.FdStream(pipes[1][0])
+        self._stdin = PipeEnd(pipes[0][1])
+        self._stdout = PipeEnd(pipes[1][0])
         self._stderr = trio.lowlevel.FdStream(pipes[2][0])
         self._lines = LineReader(self._stdout, max_line)
         self.stderr_log = stderr_log
@@ -90,8 +91,12 @@ class BotProcess:
     # ------------------------------------------------------------ talking
 
     async def send(self, message: dict[str, object]) -> None:
+        await self.send_raw(encode(message))
+
+    async def send_raw(self, data: bytes) -> None:
+        """Write already encoded lines."""
         try:
-            await self._stdin.send_all(encode(message))
+            await self._stdin.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotFailure("crash", "closed its input") from None
 

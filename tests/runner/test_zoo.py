@@ -185,3 +185,13 @@ def test_live_group_members_sees_a_live_group() -> None:
             assert live_group_members(bot.pid) == [bot.pid]
 
     trio.run(main)
+
+
+def test_a_bot_sees_every_action_in_order_before_its_next_request() -> None:
+    records, bot = play("follower", "none", games=2)
+    for record in records:
+        comments = record["comments"]
+        assert comments
+        for comment in comments:
+            assert comment["comment"] == f"{comment['decision'] - 1} True"
+    assert len(bot.pids) == 1
