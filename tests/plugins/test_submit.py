@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from arena.cli import main
 from arena.errors import ArenaError
-from arena.plugins import install
+from arena.plugins import discover, install
 from arena.plugins.install import install_bot
 from arena.plugins.manifest import ManifestError, content_hash
 
@@ -244,12 +247,6 @@ def test_killed_install_leaves_the_old_bot_or_the_new_one(
     tmp_path: Path, kill_after: float
 ) -> None:
     """kill -9 at different moments (before, during, after the copy)."""
-    import subprocess
-    import sys
-    import time
-
-    from arena.plugins import discover
-
     source = write_bot(tmp_path / "src", "mybot")
     for index in range(150):
         (source / f"part{index:03}.py").write_text(f"VALUE = {index}\n")
