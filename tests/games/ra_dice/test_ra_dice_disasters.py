@@ -117,3 +117,21 @@ def test_five_suns_disaster_then_the_turn_ends() -> None:
     assert state.pharaoh[2] == 0
     assert state.current_player() == 1  # no dice to apply: the next player's turn
     assert not matching(state, type="disaster")
+
+
+def test_victims_are_asked_clockwise_from_the_declarer() -> None:
+    def setup(state: RaDiceState) -> None:
+        state.player = 2  # seat 2 rolls the Suns
+        for seat in (0, 1, 3):
+            for colour in ("red", "yellow", "green"):
+                put_civilization(state, seat, colour)
+
+    state = make_state(4, "SSSSS", setup=setup)
+    play(state, type="disaster", what="civilization")
+    asked = []
+    while state.phase == VICTIM:
+        asked.append(state.current_player())
+        state.apply_action(state.legal_actions()[0])
+    assert asked == [3, 3, 0, 0, 1, 1]
+    assert state.civilization_markers == [1, 1, 0, 1]
+    assert state.current_player() == 3  # five Suns: nothing to apply, the turn passed on
