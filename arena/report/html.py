@@ -147,9 +147,9 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
     return _section(
         "leaderboard",
         "Leaderboard",
-        "Bradley–Terry Elo from every pair of seats in every game, with 95% bootstrap "
-        "intervals (bar) over whole games. <em>Ahead of next</em> is the likelihood that a "
-        "bot is truly stronger than the one ranked below it.",
+        "Bradley–Terry Elo from every pair of seats in every game, with 95% intervals "
+        "(bar). <em>Ahead of next</em> is the likelihood that a bot is truly stronger than "
+        "the one ranked below it.",
         table,
     )
 
@@ -282,7 +282,7 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
             f'<td class="num">{100 * effect.first_share:.1f}% '
             f'<span class="muted">(fair {fair:.0f}%)</span></td>'
             f'<td class="num">{effect.average_place:.2f}</td>'
-            f'<td class="num">{effect.elo_advantage:+.0f}</td>'
+            f'<td class="num">{_signed(effect.elo_advantage)}</td>'
             f'<td class="bar">{svg.centred_bar(effect.elo_advantage, limit)}</td></tr>'
         )
     table = (
@@ -299,6 +299,12 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
         "with few games they are noisy.",
         table,
     )
+
+
+def _signed(value: float) -> str:
+    """+12 / −12 with a real minus sign, and never "−0"."""
+    rounded = round(value)
+    return "0" if rounded == 0 else f"{rounded:+d}".replace("-", "−")
 
 
 def _method(board: Leaderboard, prior_draws: float) -> str:

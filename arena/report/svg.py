@@ -40,6 +40,17 @@ def ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [first + k * step for k in range(int((high - first) / step + 1e-9) + 1)]
 
 
+def padded_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Ticks that enclose [low, high]: one more step below and above when needed."""
+    values = ticks(low, high, count)
+    step = values[1] - values[0] if len(values) > 1 else 1.0
+    if values[0] > low:
+        values.insert(0, values[0] - step)
+    if values[-1] < high:
+        values.append(values[-1] + step)
+    return values
+
+
 def _fmt(value: float) -> str:
     return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.1f}"
 
@@ -93,8 +104,8 @@ def line_chart(
     values = [v for _, ys in series for v in ys if v is not None]
     if not xs or not values:
         return _open(width, 40, "no data") + "</svg>"
-    y_ticks = ticks(min(values), max(values))
-    y_lo, y_hi = min(y_ticks[0], min(values)), max(y_ticks[-1], max(values))
+    y_ticks = padded_ticks(min(values), max(values))
+    y_lo, y_hi = y_ticks[0], y_ticks[-1]
     x_ticks = ticks(0, max(xs))
     x_hi = max(max(xs), x_ticks[-1])
 
@@ -164,9 +175,8 @@ def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100) 
     everything = [v for _, values in rows for v in values]
     if not everything:
         return _open(width, 40, "no scores") + "</svg>"
-    scale = ticks(min(everything), max(everything))
-    lo, hi = min(scale[0], min(everything)), max(scale[-1], max(everything))
-    hi = hi if hi > lo else lo + 1
+    scale = padded_ticks(min(everything), max(everything))
+    lo, hi = scale[0], scale[-1]
 
     def px(v: float) -> float:
         return label_width + (width - label_width - right) * (v - lo) / (hi - lo)
@@ -236,8 +246,11 @@ def heat_map(
     """Row-against-column win rates; NaN (never met) is a hatched grey cell."""
     n = len(names)
     cell = 52 if n <= 8 else 44 if n <= 12 else 32 if n <= 20 else 24
-    label_width, top = 150, 110
-    width, height = label_width + cell * n + 10, top + cell * n + 10
+    # rotated column labels reach up and to the right by about 0.7 of their length
+    reach = 0.7 * 7.5 * max((len(name) for name in names), default=0)
+    label_width, top = 150, int(min(160, 24 + reach))
+    width = int(label_width + cell * n + max(10, reach - cell / 2))
+    height = top + cell * n + 10
     parts = [
         _open(width, height, "pairwise win rates"),
         '<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" '
@@ -273,7 +286,7 @@ def heat_map(
             parts.append(
                 f'<g><title>{escape(tips[i][j])}</title><rect x="{x}" y="{y}" width="{cell}" '
                 f'height="{cell}" fill="{fill}" stroke="#ffffff"/><text x="{x + cell / 2:.1f}" '
-                f'y="{y + cell / 2 + size / 3:.1f}" text-anchor="middle" fill="{ink}" '
+                f'y="{y + cell / 2 + size / 3:.1f}" text-anchor="middle" style="fill:{ink}" '
                 f'font-size="{size}">{text}</text></g>'
             )
     parts.append("</svg>")
@@ -290,7 +303,7 @@ def centred_bar(value: float, limit: float, *, width: int = 200) -> str:
     length = (width / 2 - 4) * abs(value) / limit
     x = middle if value >= 0 else middle - length
     fill = "#2166ac" if value >= 0 else "#ca4b3c"
-    label = f"{value:+.0f} Elo"
+    label = f"{round(value):+d} Elo" if round(value) else "0 Elo"
     return (
         _open(width, height, label)
         + f'<rect x="{x:.1f}" y="3" width="{length:.1f}" height="10" rx="2" fill="{fill}" '

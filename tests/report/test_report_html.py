@@ -11,7 +11,7 @@ import pytest
 from arena.league.results import GameResult
 from arena.report.html import render_report
 from arena.report.leaderboard import build_leaderboard
-from arena.report.svg import quartiles, rate_colour, ticks
+from arena.report.svg import heat_map, padded_ticks, quartiles, rate_colour, ticks
 
 
 class Outline(HTMLParser):
@@ -115,7 +115,16 @@ def test_chart_helpers() -> None:
     assert ticks(1180, 1820) == [1200, 1400, 1600, 1800]  # ~5 ticks: step 200, not 100
     assert ticks(1450, 1560) == [1450, 1475, 1500, 1525, 1550]
     assert ticks(0, 1) == pytest.approx([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    assert padded_ticks(1180, 1820) == [1000, 1200, 1400, 1600, 1800, 2000]
+    assert padded_ticks(5, 5)[0] == 5 and padded_ticks(5, 5)[-1] == pytest.approx(6)
     assert quartiles([1, 2, 3, 4, 5]) == (1, 2, 3, 4, 5)
     background, ink = rate_colour(0.95)
     assert ink == "#ffffff" and background != "#f7f7f7"
     assert rate_colour(0.5) == ("#f7f7f7", "#1f2933")
+
+
+def test_heat_map_text_colour_survives_the_stylesheet() -> None:
+    # the page's CSS sets a fill for all SVG text; only an inline style beats it
+    chart = heat_map(["a", "b"], [[float("nan"), 0.97], [0.03, float("nan")]],
+                     [["a", "a vs b"], ["b vs a", "b"]])  # fmt: skip
+    assert 'style="fill:#ffffff"' in chart and ">97<" in chart
