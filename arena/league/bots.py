@@ -22,7 +22,10 @@ def _registry(config: LeagueConfig):  # type: ignore[no-untyped-def]
 
 def find_game(config: LeagueConfig) -> Game:
     """The league's game, with its player counts and options checked by the engine."""
-    game: Game = _registry(config).game(config.game)
+    try:
+        game: Game = _registry(config).game(config.game)
+    except ArenaError as problem:
+        raise ArenaError(f"{config.path}: key 'game': {problem}") from None
     for count in config.players:
         if not game.min_players <= count <= game.max_players:
             raise ArenaError(
@@ -45,19 +48,28 @@ def find_bots(
         registry.bots if registry is not None else available if available is not None else {}
     )
 
+    def key(name: str) -> str:
+        return "challenger" if name == config.challenger else "roster"
+
     def lookup(name: str) -> BotSpec:
         if registry is not None:
-            spec: BotSpec = registry.bot(name)  # says why a bot is unknown or broken
+            try:
+                spec: BotSpec = registry.bot(name)  # says why a bot is unknown or broken
+            except ArenaError as problem:
+                raise ArenaError(f"{config.path}: key '{key(name)}': {problem}") from None
         elif name in bots:
             spec = bots[name]
         else:
-            raise ArenaError(f"unknown bot {name!r}; known bots: {', '.join(sorted(bots))}")
+            raise ArenaError(
+                f"{config.path}: key '{key(name)}': unknown bot {name!r}; "
+                f"known bots: {', '.join(sorted(bots))}"
+            )
         missing = [k for k in config.players if not spec.plays(config.game, k)]
         if missing:
             plays = spec.games.get(config.game)
             can = f"plays it with {_counts(plays)} players" if plays else "does not play it"
             raise ArenaError(
-                f"{config.path}: bot {name!r} cannot play {config.game} with "
+                f"{config.path}: key '{key(name)}': bot {name!r} cannot play {config.game} with "
                 f"{_counts(missing)} players (it {can}); remove it from the roster or "
                 "change players"
             )

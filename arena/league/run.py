@@ -9,6 +9,7 @@ from typing import TextIO
 import trio
 
 from arena.errors import ArenaError
+from arena.games.base import Game
 from arena.league.bots import find_bots
 from arena.league.config import LeagueConfig
 from arena.league.plan import prepare
@@ -36,10 +37,15 @@ def run_league(
     ``player`` defaults to real bot processes through the runner; ``bots`` to discovery."""
     out = out or sys.stdout
     err = err or sys.stderr
-    roster = list(bots) if bots is not None else find_bots(config)
     concurrency = concurrency or config.concurrency
     if player is None:
-        player = _bot_processes(config, roster, concurrency)
+        from arena.league.bots import find_game
+
+        game = find_game(config)  # player counts and options, before anything starts
+        roster = list(bots) if bots is not None else find_bots(config)
+        player = _bot_processes(config, roster, concurrency, game)
+    else:
+        roster = list(bots) if bots is not None else find_bots(config)
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store)
@@ -80,14 +86,12 @@ def run_league(
 
 
 def _bot_processes(
-    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int
+    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game
 ) -> PlayerFactory:
     """Real bots: in this process, or spread over worker processes (one per core)."""
-    from arena.league.bots import find_game
     from arena.league.play import league_settings, process_player
     from arena.league.workers import worker_player
 
-    game = find_game(config)  # checks the player counts and options before anything starts
     workers = config.worker_count(concurrency)
     if workers == 1:
         return process_player(config, roster, game)
