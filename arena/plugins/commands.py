@@ -253,6 +253,13 @@ def validate_command(args: argparse.Namespace) -> int:
         f"{', '.join(o.name for o in opponents) or 'in-process random, first'}: "
         f"{args.games} games per game and player count"
     )
+    bot_limits = limits.for_bot(spec.resources)
+    progress(
+        f"limits: {bot_limits.move_seconds:g} s per decision, "
+        f"{bot_limits.handshake_seconds:g} s "
+        f"handshake, {bot_limits.ping_seconds:g} s ping, {bot_limits.memory_mb} MiB, "
+        f"sandbox {bot_limits.sandbox}"
+    )
     report = run_check(
         spec, registry.games, opponents, games_per_setting=args.games, seed=args.seed,
         limits=limits, max_violations=args.max_violations, progress=progress,

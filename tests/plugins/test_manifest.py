@@ -226,7 +226,7 @@ SCALARS = st.one_of(
     st.integers(-10, 10),
     st.floats(-1e6, 1e6, allow_nan=False),
     # no surrogates (not UTF-8) and no DEL (TOML wants it escaped, JSON does not escape it)
-    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x7f"),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x7f"),
             max_size=8),
     st.sampled_from(["toy", "duel", "{python}", "bot.py", "./bot.py", "ra", "memory_mb"]),
 )
