@@ -179,7 +179,9 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
         wrong("games", "must be a table of game name -> list of player counts, e.g. ra = [2, 3]")
     else:
         for game, counts in games.items():
-            if not (isinstance(counts, list) and all(_is_int(c) for c in counts)):
+            if game in allowed:  # TOML puts every key after [games] into that table
+                wrong(f"games.{game}", f"{game!r} is a top-level key: move it above [games]")
+            elif not (isinstance(counts, list) and all(_is_int(c) for c in counts)):
                 wrong(f"games.{game}", "must be a list of player counts (integers), e.g. [2, 3]")
         if games and all(f"games.{game}" in bad for game in games):
             bad.add("games")  # "names no game" would only repeat the problems above

@@ -111,6 +111,10 @@ BROKEN = {
             "[games]", "resources = 1\n[games]"),
         "key 'resources': must be a table"),
     "invalid TOML": ('name = "x\n', "not valid TOML"),
+    "top-level key after [games]": (
+        replace_line('description = "A test bot."\n', "").replace(
+            "toy = [2, 3, 4]", 'toy = [2, 3, 4]\ndescription = "late"'),
+        "key 'games.description': 'description' is a top-level key: move it above [games]"),
 }
 
 
