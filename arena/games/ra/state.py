@@ -463,6 +463,12 @@ class RaState(GameState):
         new._legal = None if self._legal is None else self._legal[:]
         return new
 
+    def reseed(self, seed: int) -> None:
+        """Draw the hidden future from ``seed`` instead (for search: a fresh sample of
+        the bag's order; the public position is unchanged)."""
+        self.rng.seed(seed)
+        self.stacked = []
+
     def tiles_accounted(self) -> list[int]:
         """Per tile type: bag + Ra track + auction track + players + disasters still to
         resolve + box; always the box's contents (a check for tests)."""

@@ -175,6 +175,20 @@ def test_determinize_in_special_phases(phase: str) -> None:
     assert sample.observation(1) == state.observation(1)
 
 
+def test_reseed_changes_only_the_hidden_future() -> None:
+    state = GAME.new_game(4, 1)
+    futures = []
+    for seed in (5, 5, 6):
+        sample = state.clone()
+        sample.reseed(seed)
+        assert sample.observation(0) == state.observation(0)
+        for _ in range(10):
+            sample.apply_action(0 if 0 in sample.legal_actions() else 27)
+        futures.append([e for e in sample.record()["events"] if e["type"] == "draw"])
+    assert futures[0] == futures[1]
+    assert futures[0] != futures[2]
+
+
 def test_determinize_rejects_a_foreign_observation() -> None:
     obs = GAME.new_game(3, 1).observation(0)
     with pytest.raises(GameError):
