@@ -138,6 +138,7 @@ def tell(data: dict) -> list[str]:
     """A stored game told as a person would tell it: who sat where, the engine's own
     narration, then the result and any failures."""
     from arena.games import builtin_game
+    from arena.games.base import GameError
     from arena.league.play import engine_record
 
     seats = data["seats"]
@@ -152,6 +153,9 @@ def tell(data: dict) -> list[str]:
         story = game.narrate(engine_record(data["record"]))
     except (ArenaError, ImportError) as problem:
         story = [f"(no narration: {problem})"]
+    except (GameError, KeyError, TypeError, ValueError) as problem:  # a foreign record
+        story = [f"(no narration: the {data['game']} engine cannot read this record: "
+                 f"{type(problem).__name__}: {problem})"]
     lines += [_with_names(line, seats) for line in story]
     lines.append("")
     order = sorted(range(len(seats)), key=lambda s: (data["placements"][s], s))

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import io
+
+from arena.league.progress import Progress
+from arena.league.results import GameResult
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def result(bots: tuple[str, ...], placements: tuple[int, ...], failures=None) -> GameResult:
+    return GameResult("id", "ra", bots, (0.0,) * len(bots), placements, failures or {})
+
+
+def test_progress_line_counts_rate_eta_failures_and_leaders() -> None:
+    clock, stream = Clock(), io.StringIO()
+    progress = Progress(10, done=4, stream=stream, clock=clock)
+    clock.now += 2.0
+    progress.game_done(result(("a", "b", "c"), (1, 2, 3)))
+    clock.now += 2.0
+    progress.game_done(result(("a", "b", "c"), (1, 3, 2), {1: "timeout"}))
+    line = progress.line()
+    assert line.startswith("6/10 games (60%)")
+    assert "0.5 games/s" in line and "ETA 8s" in line and "failures 1" in line
+    assert "top: a 15" in line and line.endswith("(Elo)")
+    assert line.index(" a ") < line.index(" c ") < line.index(" b ")
+    # not a terminal: one line at most every 10 seconds
+    assert stream.getvalue().count("\n") == 1
+    clock.now += 11
+    progress.draw()
+    assert stream.getvalue().count("\n") == 2
+
+
+def test_quiet_writes_nothing() -> None:
+    stream = io.StringIO()
+    progress = Progress(1, quiet=True, stream=stream)
+    progress.game_done(result(("a", "b"), (1, 2)))
+    progress.finish()
+    assert stream.getvalue() == ""
+
+
+def test_resumed_leaderboard_includes_earlier_games() -> None:
+    progress = Progress(3, done=2, stream=io.StringIO())
+    progress.seed_leaderboard([result(("a", "b"), (2, 1)), result(("a", "b"), (2, 1))])
+    assert progress.line().split("top: ")[1].startswith("b ")
