@@ -25,6 +25,7 @@ from arena.games.ra.tiles import (
     RA,
     RA_INVOKED,
     TILE_BY_NAME,
+    TILE_COUNTS,
     TILE_NAMES,
 )
 
@@ -236,6 +237,8 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         raise GameError(f"saved Ra state is damaged: {error!r}") from None
     if len(state.hold) != state.num_players or any(len(h) != NUM_TILE_TYPES for h in state.hold):
         raise GameError("saved Ra state is damaged: holdings do not match the players")
+    if state.tiles_accounted() != list(TILE_COUNTS):
+        raise GameError("saved Ra state is damaged: its tiles do not add up to the game's 180")
     return state
 
 

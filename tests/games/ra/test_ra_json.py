@@ -136,6 +136,8 @@ def test_state_from_json_rejects_damage() -> None:
         GAME.state_from_json(broken)
     with pytest.raises(GameError, match="format"):
         GAME.state_from_json({**data, "format": 99})
+    with pytest.raises(GameError, match="180"):
+        GAME.state_from_json({**data, "bag": data["bag"][1:]})
 
 
 def test_narration_tells_the_game() -> None:
