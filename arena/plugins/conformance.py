@@ -197,11 +197,9 @@ async def check_bot(
 async def _check_handshake_and_ping(
     pool: BotPool, spec: BotSpec, report: ConformanceReport
 ) -> bool:
-    player = pool.checkout(spec)
-    # the runner's ProcessPlayer starts and pings inside start_game; the check times the
-    # two steps on their own, so it drives them directly
+    player = pool.checkout(spec)  # a fresh process: nothing has started it yet
     for check in ("handshake", "ping"):
-        step = player._start if check == "handshake" else player._ping
+        step = player.handshake if check == "handshake" else player.ping
         started = time.perf_counter()
         try:
             await step()
