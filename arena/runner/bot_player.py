@@ -147,6 +147,17 @@ class ProcessPlayer:
             await process.kill()
         self._cleanup_scratch()
 
+    async def handshake(self) -> None:
+        """Start a fresh process and do hello -> ready (``start_game`` does this itself
+        when needed; ``arena validate`` times it on its own).  Raises BotFailure."""
+        if self._process is not None:
+            raise RuntimeError("the process is already running")
+        await self._start()
+
+    async def ping(self) -> None:
+        """Ping the running process; raises BotFailure without a pong in time."""
+        await self._ping()
+
     # ------------------------------------------------------------ helpers
 
     def _running(self) -> BotProcess:
