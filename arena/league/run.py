@@ -129,4 +129,5 @@ def leaderboard_text(results: list[GameResult], config: LeagueConfig) -> str:
         anchor=config.rating.anchor,
         bootstrap=config.rating.bootstrap,
         prior_draws=config.rating.prior_games,
+        seed=config.seed,  # as `arena leaderboard` does, so both show the same intervals
     )
