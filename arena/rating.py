@@ -94,12 +94,17 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
     seat_pairs: list[tuple[int, int, int, int]] = []  # (a, b, players, how many)
     by_count: dict[int, list[int]] = {}
     for g, result in enumerate(results):
-        _check_result(result)
-        by_count.setdefault(result.num_players, []).append(g)
+        _check_shape(result)
+        by_count.setdefault(len(result.bots), []).append(g)
     # Vectorised per player count: a million pairs take milliseconds, not seconds.
     for count, game_ids in by_count.items():
-        seats = np.array([[index[b] for b in results[g].bots] for g in game_ids])
-        places = np.array([results[g].placements for g in game_ids], dtype=float)
+        chosen = [results[g] for g in game_ids]
+        seats = np.array([index[b] for r in chosen for b in r.bots]).reshape(-1, count)
+        places = np.array([p for r in chosen for p in r.placements], dtype=float)
+        places = places.reshape(-1, count)
+        misplaced = np.flatnonzero(((places < 1) | (places > count)).any(axis=1))
+        if len(misplaced):
+            _check_result(chosen[int(misplaced[0])])
         game_arr = np.array(game_ids)
         for a in range(count):
             for b in range(a + 1, count):
@@ -127,13 +132,18 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
     )
 
 
-def _check_result(result: GameResult) -> None:
-    n = result.num_players
+def _check_shape(result: GameResult) -> None:
+    n = len(result.bots)
     if n < 2 or len(result.placements) != n or len(result.scores) != n:
         raise ArenaError(
             f"game {result.game_id}: {n} bots but {len(result.placements)} placements and "
             f"{len(result.scores)} scores; the results store looks damaged"
         )
+
+
+def _check_result(result: GameResult) -> None:
+    _check_shape(result)
+    n = len(result.bots)
     if any(not 1 <= p <= n for p in result.placements):
         raise ArenaError(
             f"game {result.game_id}: placements {list(result.placements)} must lie in 1..{n}"
