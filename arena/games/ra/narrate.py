@@ -25,6 +25,8 @@ def narrate(record: Mapping[str, Any]) -> list[str]:
     for event in record["events"]:
         story.tell(event)
     story.flush_draws()
+    if story.ra_draw:  # a record that stops during an auction
+        lines.append(f"  {story.ra_draw}: the auction is under way.")
     final = record.get("final")
     if final:
         lines.append("")
