@@ -37,7 +37,7 @@ class RaGame(Game):
         if type(seed) is not int:
             raise GameOptionError(f"the seed must be an integer, not {seed!r}")
         if options:
-            raise GameOptionError(f"Ra has no options; got {sorted(options)}")
+            raise GameOptionError(f"Ra has no options; got {options!r}")
         rng = random.Random(seed)
         groups = list(SUN_GROUPS[num_players])
         rng.shuffle(groups)  # the books: players receive the sun groups at random
