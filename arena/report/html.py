@@ -156,7 +156,9 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
 
 def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: float) -> str:
     sizes, history = rating_history(results, checkpoints=40, prior_draws=prior_draws)
-    order = [row.bot for row in board.rows]
+    # more lines than colours is unreadable: the top of the table, in its colours
+    order = [row.bot for row in board.rows][: len(svg.PALETTE)]
+    shown = len(order)
     chart = svg.line_chart(
         sizes,
         [(bot, history[bot]) for bot in order],
@@ -166,11 +168,16 @@ def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: flo
     legend = "".join(
         f"<li>{_swatch(svg.colour(i))}{escape(bot)}</li>" for i, bot in enumerate(order)
     )
+    subset = (
+        f" Only the {shown} highest-rated of the {len(board.rows)} bots are drawn."
+        if shown < len(board.rows)
+        else ""
+    )
     return _section(
         "history",
         "Rating over games",
         "The same fit, repeated on the first games in the order they finished; the last "
-        "point of each line is the leaderboard rating.",
+        f"point of each line is the leaderboard rating.{subset}",
         f'<div class="chart">{chart}</div><ul class="legend">{legend}</ul>',
     )
 

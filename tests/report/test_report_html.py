@@ -128,3 +128,14 @@ def test_heat_map_text_colour_survives_the_stylesheet() -> None:
     chart = heat_map(["a", "b"], [[float("nan"), 0.97], [0.03, float("nan")]],
                      [["a", "a vs b"], ["b vs a", "b"]])  # fmt: skip
     assert 'style="fill:#ffffff"' in chart and ">97<" in chart
+
+
+def test_rating_history_draws_at_most_ten_lines() -> None:
+    from arena.rating_bench import simulate_league, spread_ratings
+
+    results = simulate_league(spread_ratings(14), 300, seed=2)
+    page = render_report(results, bootstrap=0)
+    history = page.split('id="history"')[1].split("</section>")[0]
+    assert history.count("<polyline") == 10
+    assert "Only the 10 highest-rated of the 14 bots are drawn." in history
+    assert "bot013" in history and "bot000" not in history
