@@ -74,8 +74,8 @@ def _common_arguments(parser: argparse.ArgumentParser) -> None:
         "--bootstrap",
         type=_non_negative,
         metavar="N",
-        help=f"resamples for the 95%% intervals, 0 for none (default: the league's, or "
-        f"{DEFAULT_BOOTSTRAP})",
+        help="bootstrap resamples for the 95%% intervals; 0 for intervals from the "
+        f"likelihood's curvature only (default: the league's, or {DEFAULT_BOOTSTRAP})",
     )
     parser.add_argument(
         "--seed", type=int, help="seed of the bootstrap (default: the league's seed)"
