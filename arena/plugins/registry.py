@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,7 +67,8 @@ class Registry:
             reasons = "; ".join(f"{entry.source}: {entry.status}" for entry in matches)
             raise ArenaError(f"bot {name!r} cannot be used: {reasons}")
         known = ", ".join(sorted(self.bots)) or "none (put bot folders with a bot.toml in bots/)"
-        raise ArenaError(f"unknown bot {name!r}; known bots: {known}")
+        hint = _did_you_mean(name, self.bots)
+        raise ArenaError(f"unknown bot {name!r}{hint}; known bots: {known}")
 
     def game(self, name: str) -> Game:
         try:
@@ -75,4 +78,10 @@ class Registry:
                 reason = self.unusable_games[name]
                 raise ArenaError(f"game {name!r} cannot be used: {reason}") from None
             known = ", ".join(sorted(self.games)) or "none"
-            raise ArenaError(f"unknown game {name!r}; known games: {known}") from None
+            hint = _did_you_mean(name, self.games)
+            raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}") from None
+
+
+def _did_you_mean(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -274,3 +274,12 @@ def arena_register_bots():
     assert entry.status.startswith("not a valid BotSpec: TypeError")
     assert any(p.message == "registered str, not an arena.runner.botspec.BotSpec"
                for p in registry.problems)
+
+
+def test_a_near_miss_gets_a_suggestion(tmp_path: Path, toy_plugin: Installer) -> None:
+    write_bot(tmp_path / "bots" / "alpha", "alpha")
+    registry = discover([tmp_path / "bots"], include_bundled=False)
+    with pytest.raises(ArenaError, match=r"unknown bot 'alhpa' \(did you mean 'alpha'\?\)"):
+        registry.bot("alhpa")
+    with pytest.raises(ArenaError, match=r"unknown game 'ty' \(did you mean 'toy'\?\)"):
+        registry.game("ty")
