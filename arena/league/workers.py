@@ -112,9 +112,23 @@ class _Worker:
             game_id, record, error = reply
             self.waiting.pop(game_id).send_nowait((record, error))
         # The worker ended while games were waiting: they cannot finish.
+        status = await self._exit_status()
         for channel in self.waiting.values():
-            channel.send_nowait((None, "a game worker process ended unexpectedly"))
+            channel.send_nowait((
+                None,
+                f"the game worker process (pid {self.popen.pid}) ended unexpectedly "
+                f"({status}); the games already stored are kept: run the same command "
+                "to resume",
+            ))
         self.waiting.clear()
+
+    async def _exit_status(self) -> str:
+        with trio.move_on_after(1):
+            await trio.lowlevel.wait_readable(self.pidfd)
+        code = self.popen.poll()
+        if code is None:
+            return "it closed its output"
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     async def play(self, game: ScheduledGame) -> Mapping[str, Any]:
         send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)

@@ -132,3 +132,20 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_dead_worker_stops_the_league_with_a_message(tmp_path: Path) -> None:
+    process = _slow_league(tmp_path)
+    try:
+        deadline = time.monotonic() + 20
+        while len(_bot_processes(process.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = [pid for pid in _descendants(process.pid) if _parent(pid) == process.pid]
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        _out, err = process.communicate(timeout=20)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 2
+    assert b"ended unexpectedly (killed by signal 9)" in err and b"Traceback" not in err
