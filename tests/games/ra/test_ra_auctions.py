@@ -49,7 +49,7 @@ def test_ra_drawn_all_pass_tiles_stay() -> None:
         assert state.current_player() == seat
         assert {"type": "pass"} in legal_json(state)
         act(state, type="pass")
-    assert [t for t in state.track] == [2, 3]  # the tiles stay
+    assert state.observation(0)["auction_track"] == ["gold", "pharaoh"]  # the tiles stay
     assert state.center == 1
     assert state.current_player() == 2  # left of the Ra player
 

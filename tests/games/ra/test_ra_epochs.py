@@ -62,9 +62,9 @@ def test_next_epoch_starts_with_the_highest_sun_even_if_face_down() -> None:
     state = build_state(
         2, suns=[[9], [2]], used_suns=[[5, 6], [3, 4, 7, 8]], current=0,
     )
-    state.center = 16  # pretend: seat 1 is about to win the 16 (not a real 2p sun)
+    state.center = 16  # not a 2-player sun: it makes the winner the next epoch's start
     act(state, type="invoke_ra")
-    act(state, type="pass")  # seat 1 cannot outbid 0? it can: 2 > 0
+    act(state, type="pass")  # seat 1 passes
     act(state, type="bid", sun=9)  # seat 0 must bid; wins the 16 face down
     assert state.down[0] == [5, 6, 16]
     assert state.current_player() == 1
