@@ -228,14 +228,28 @@ def _mix(a: tuple[int, int, int], b: tuple[int, int, int], t: float) -> tuple[in
     )
 
 
-LOSS, EVEN, WIN = (202, 75, 60), (247, 247, 247), (33, 102, 172)
+# The ends are as dark as they can be while dark text on them keeps WCAG AA contrast
+# (4.5:1), so every cell can use the same ink.
+LOSS, EVEN, WIN = (222, 110, 90), (247, 247, 247), (86, 150, 203)
+
+
+def relative_luminance(hex_colour: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb``."""
+    channels = [int(hex_colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio between two colours (1 to 21)."""
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
 
 
 def rate_colour(rate: float) -> tuple[str, str]:
     """(background, text colour) for a win rate: red below one half, blue above."""
     rgb = _mix(EVEN, LOSS, (0.5 - rate) * 2) if rate < 0.5 else _mix(EVEN, WIN, (rate - 0.5) * 2)
-    luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
-    return "#{:02x}{:02x}{:02x}".format(*rgb), ("#ffffff" if luminance < 0.55 else INK)
+    return "#{:02x}{:02x}{:02x}".format(*rgb), INK
 
 
 def heat_map(

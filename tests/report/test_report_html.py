@@ -11,7 +11,7 @@ import pytest
 from arena.league.results import GameResult
 from arena.report.html import render_report
 from arena.report.leaderboard import build_leaderboard
-from arena.report.svg import heat_map, padded_ticks, quartiles, rate_colour, ticks
+from arena.report.svg import contrast, heat_map, padded_ticks, quartiles, rate_colour, ticks
 
 
 class Outline(HTMLParser):
@@ -118,16 +118,25 @@ def test_chart_helpers() -> None:
     assert padded_ticks(1180, 1820) == [1000, 1200, 1400, 1600, 1800, 2000]
     assert padded_ticks(5, 5)[0] == 5 and padded_ticks(5, 5)[-1] == pytest.approx(6)
     assert quartiles([1, 2, 3, 4, 5]) == (1, 2, 3, 4, 5)
-    background, ink = rate_colour(0.95)
-    assert ink == "#ffffff" and background != "#f7f7f7"
     assert rate_colour(0.5) == ("#f7f7f7", "#1f2933")
+    assert rate_colour(0.0)[0] != rate_colour(1.0)[0]
+
+
+def test_heat_map_text_is_readable_on_every_cell() -> None:
+    assert contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    for k in range(101):
+        background, ink = rate_colour(k / 100)
+        assert contrast(background, ink) >= 4.5, (k, background)
 
 
 def test_heat_map_text_colour_survives_the_stylesheet() -> None:
     # the page's CSS sets a fill for all SVG text; only an inline style beats it
-    chart = heat_map(["a", "b"], [[float("nan"), 0.97], [0.03, float("nan")]],
-                     [["a", "a vs b"], ["b vs a", "b"]])  # fmt: skip
-    assert 'style="fill:#ffffff"' in chart and ">97<" in chart
+    nan = float("nan")
+    rates = [[nan, 0.97, nan], [0.03, nan, nan], [nan, nan, nan]]
+    tips = [["a", "a vs b", "never"], ["b vs a", "b", "never"], ["never", "never", "c"]]
+    chart = heat_map(["a", "b", "c"], rates, tips)
+    assert 'style="fill:#1f2933"' in chart and ">97<" in chart
+    assert 'style="fill:#616e7c"' in chart and "url(#never)" in chart  # grey "—" cells
 
 
 def test_rating_history_draws_at_most_ten_lines() -> None:
