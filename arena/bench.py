@@ -88,17 +88,20 @@ def bench_game(
                 f"not {num_players}"
             )
         games = decisions = 0
+        cpu_start = time.process_time()  # CPU time too: wall time swings with machine load
         start = time.perf_counter()
         deadline = start + seconds
         while time.perf_counter() < deadline:
             decisions += random_playout(game_name, num_players, seed + games)
             games += 1
         elapsed = time.perf_counter() - start
+        cpu_elapsed = time.process_time() - cpu_start
         rows.append(
             {
                 "players": num_players,
                 "games": games,
                 "games/s": games / elapsed,
+                "games/s (CPU time)": games / cpu_elapsed,
                 "decisions/game": decisions / games,
                 "µs/decision": 1e6 * elapsed / decisions,
             }
