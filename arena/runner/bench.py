@@ -5,8 +5,12 @@ every row alike), on the same requests (those of real Ra games):
 
 * full stack: referee -> process player -> pipe -> the bundled ``first`` bot (arena.sdk)
   -> pipe -> decoder -> referee, timed around each decision (request encoding included);
+* the same with a trivial bot that answers without parsing the request's JSON (it cuts
+  the id out of the line): what the arena itself adds on top of the pipes;
 * raw pipe echo: two Python processes, blocking I/O, the child echoes each request line:
   the floor of any design that talks to a process;
+* raw pipe echo over one child per seat, asked in the game's order: the same floor when,
+  as in a real game, every decision wakes a different process;
 * JSON echo: the same, but both sides do the protocol's JSON work (the parent encodes the
   request and decodes the reply, the child decodes the request and encodes a reply):
   the floor of any JSON-lines design;
@@ -46,6 +50,7 @@ from arena.runner.protocol import (
 from arena.runner.referee import play_game
 
 GAME = "ra"
+Asked = tuple[int, dict[str, Any]]  # (seat, request message)
 FIRST_BOT = Path(__file__).resolve().parents[2] / "bots" / "first"
 RAW_ECHO_CHILD = (
     "import sys\n"
@@ -53,6 +58,25 @@ RAW_ECHO_CHILD = (
     "for line in iter(read, b''):\n"
     "    write.write(line)\n"
     "    write.flush()\n"
+)
+TRIVIAL_BOT = (
+    "import sys\n"
+    "read, write = sys.stdin.buffer.readline, sys.stdout.buffer\n"
+    "def answer(line):\n"
+    "    write.write(line)\n"
+    "    write.flush()\n"
+    "for line in iter(read, b''):\n"
+    "    if line.startswith(b'{\"type\":\"request\"'):\n"
+    "        request_id = line.split(b'\"id\":', 1)[1].split(b',', 1)[0]\n"
+    "        answer(b'{\"type\":\"reply\",\"id\":' + request_id + b',\"index\":0}\\n')\n"
+    "    elif line.startswith(b'{\"type\":\"hello\"'):\n"
+    "        answer(b'{\"type\":\"ready\",\"name\":\"trivial\",\"version\":\"1\",'\n"
+    "               b'\"protocol\":\"ra-arena/1\"}\\n')\n"
+    "    elif line.startswith(b'{\"type\":\"ping\"'):\n"
+    "        ping_id = line.split(b'\"id\":', 1)[1].split(b'}', 1)[0]\n"
+    "        answer(b'{\"type\":\"pong\",\"id\":' + ping_id + b'}\\n')\n"
+    "    elif line.startswith(b'{\"type\":\"quit\"'):\n"
+    "        break\n"
 )
 JSON_ECHO_CHILD = (
     "import json, sys\n"
@@ -68,7 +92,7 @@ JSON_ECHO_CHILD = (
 class TimedPlayer:
     """Wraps a player; remembers how long each ``choose`` took and what it was asked."""
 
-    def __init__(self, inner: Player, requests: list[dict[str, Any]] | None) -> None:
+    def __init__(self, inner: Player, requests: list[Asked] | None) -> None:
         self.inner = inner
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
         self.samples: list[float] = []
@@ -82,7 +106,7 @@ class TimedPlayer:
         reply = await self.inner.choose(request)
         self.samples.append(time.perf_counter() - started)
         if self.requests is not None:
-            self.requests.append(request.to_json())
+            self.requests.append((request.seat, request.to_json()))
         return reply
 
     async def notify(self, notice: ActionNotice) -> None:
@@ -108,22 +132,19 @@ class EchoChild:
         self.writer: IO[bytes] = self.process.stdin
         self.reader: IO[bytes] = self.process.stdout
 
-    def raw_round_trips(self, requests: list[dict[str, Any]]) -> list[float]:
-        lines = [encode(request) for request in requests]  # encoded outside the timing
-        samples = []
-        for line in lines:
-            started = time.perf_counter()
-            self.writer.write(line)
-            self.writer.flush()
-            answer = self.reader.readline()
-            samples.append(time.perf_counter() - started)
-            if answer != line:
-                raise ArenaError("the echo child answered something else")
-        return samples
+    def raw_round_trip(self, line: bytes) -> float:
+        started = time.perf_counter()
+        self.writer.write(line)
+        self.writer.flush()
+        answer = self.reader.readline()
+        elapsed = time.perf_counter() - started
+        if answer != line:
+            raise ArenaError("the echo child answered something else")
+        return elapsed
 
-    def json_round_trips(self, requests: list[dict[str, Any]]) -> list[float]:
+    def json_round_trips(self, requests: list[Asked]) -> list[float]:
         samples = []
-        for request in requests:
+        for _, request in requests:
             started = time.perf_counter()
             self.writer.write(encode(request))
             self.writer.flush()
@@ -138,12 +159,24 @@ class EchoChild:
         self.process.wait(timeout=10)
 
 
-async def _timed_game(pool: BotPool, num_players: int, seed: int, processes: bool,
-                      requests: list[dict[str, Any]] | None) -> list[float]:
-    spec = BotSpec(name="first", version="1.0.0", command=("{python}", "bot.py"),
-                   folder=FIRST_BOT, games={GAME: (num_players,)}, source="bench")
-    async with pool.seated([spec] * num_players) as bots:
-        inner: list[Player] = list(bots) if processes else \
+SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "bot.py"),
+                   folder=FIRST_BOT, games={}, source="bench")
+TRIVIAL_SPEC = BotSpec(name="trivial", version="1", command=("{python}", "-c", TRIVIAL_BOT),
+                       folder=None, games={}, source="bench")
+
+
+def _raw_round_trips(children: list[EchoChild], requests: list[Asked]) -> list[float]:
+    """Each request line echoed by the child of its seat (modulo the children)."""
+    lines = [(seat, encode(request)) for seat, request in requests]  # encoded beforehand
+    return [children[seat % len(children)].raw_round_trip(line) for seat, line in lines]
+
+
+async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec | None,
+                      requests: list[Asked] | None) -> list[float]:
+    """One game, every seat the bot ``spec`` (None: in-process players); the time of
+    each decision."""
+    async with pool.seated([] if spec is None else [spec] * num_players) as bots:
+        inner: list[Player] = list(bots) if spec is not None else \
             [first_player() for _ in range(num_players)]
         players = [TimedPlayer(p, requests) for p in inner]
         outcome = await play_game(builtin_game(GAME), players, seed, limits=pool.limits)
@@ -153,27 +186,34 @@ async def _timed_game(pool: BotPool, num_players: int, seed: int, processes: boo
 
 
 async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
-    samples: dict[str, list[float]] = {"stack": [], "raw": [], "json": [], "inproc": []}
+    samples: dict[str, list[float]] = {
+        "stack": [], "trivial": [], "raw": [], "rotating": [], "json": [], "inproc": []}
     sizes: list[int] = []
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
+    per_seat = [EchoChild(RAW_ECHO_CHILD) for _ in range(num_players)]
     games = 0
     try:
         async with open_bot_pool(Limits(move_seconds=10.0)) as pool:
-            await _timed_game(pool, num_players, seed, True, None)  # start the processes
+            for spec in (SDK_SPEC, TRIVIAL_SPEC):  # start the processes, not counted
+                await _timed_game(pool, num_players, seed, spec, None)
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
-                requests: list[dict[str, Any]] = []
-                samples["stack"] += await _timed_game(pool, num_players, seed + games,
-                                                      True, requests)
-                samples["raw"] += raw.raw_round_trips(requests)
+                this_seed = seed + games
+                requests: list[Asked] = []
+                samples["stack"] += await _timed_game(pool, num_players, this_seed, SDK_SPEC,
+                                                      requests)
+                samples["trivial"] += await _timed_game(pool, num_players, this_seed,
+                                                        TRIVIAL_SPEC, None)
+                samples["raw"] += _raw_round_trips([raw], requests)
+                samples["rotating"] += _raw_round_trips(per_seat, requests)
                 samples["json"] += json_echo.json_round_trips(requests)
-                samples["inproc"] += await _timed_game(pool, num_players, seed + games,
-                                                       False, None)
-                sizes += [len(encode(request)) for request in requests]
+                samples["inproc"] += await _timed_game(pool, num_players, this_seed, None,
+                                                       None)
+                sizes += [len(encode(request)) for _, request in requests]
                 games += 1
     finally:
-        raw.close()
-        json_echo.close()
+        for child in [raw, json_echo, *per_seat]:
+            child.close()
     return {"samples": samples, "sizes": sizes, "games": games}
 
 
@@ -199,22 +239,28 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     samples, sizes = measured["samples"], sorted(measured["sizes"])
     rows = [
         _row("raw pipe echo (2 Python processes)", samples["raw"]),
+        _row(f"raw pipe echo, one child per seat ({num_players})", samples["rotating"]),
         _row("JSON echo (same JSON work, no framework)", samples["json"]),
-        _row("full stack: referee + bot process (SDK)", samples["stack"]),
+        _row("full stack, trivial bot (no JSON parsing)", samples["trivial"]),
+        _row("full stack, SDK bot (first)", samples["stack"]),
         _row("referee + in-process player", samples["inproc"]),
     ]
-    raw_ratio = rows[2]["median µs"] / rows[0]["median µs"]
-    json_ratio = rows[2]["median µs"] / rows[1]["median µs"]
+    raw_ratio = rows[3]["median µs"] / rows[0]["median µs"]
+    rotating_ratio = rows[3]["median µs"] / rows[1]["median µs"]
+    json_ratio = rows[4]["median µs"] / rows[2]["median µs"]
     return {
         "title": f"Protocol round trip per decision: {game.title}, {num_players} players, "
                  f"{measured['games']} games",
         "benchmark": "protocol",
         "rows": rows,
-        "stack_vs_raw_echo": raw_ratio,
-        "stack_vs_json_echo": json_ratio,
+        "trivial_stack_vs_raw_echo": raw_ratio,
+        "trivial_stack_vs_rotating_echo": rotating_ratio,
+        "sdk_stack_vs_json_echo": json_ratio,
         "notes": [
-            f"full-stack median = {raw_ratio:.2f}x the raw echo (target: within 2x), "
-            f"{json_ratio:.2f}x the JSON echo",
+            f"full stack with the trivial bot: median {raw_ratio:.2f}x the raw echo "
+            f"(target: within 2x), {rotating_ratio:.2f}x the raw echo over one child per "
+            "seat",
+            f"full stack with the SDK bot: median {json_ratio:.2f}x the JSON echo",
             f"request lines: median {statistics.median(sizes):.0f} bytes, max {sizes[-1]}",
             "interleaved game by game; the processes' start-up game is not counted",
         ],

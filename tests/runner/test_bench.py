@@ -13,13 +13,15 @@ from arena.runner.bench import run_benchmark
 def test_the_protocol_benchmark_reports_all_rows() -> None:
     args = argparse.Namespace(seconds=0.2, players=[2], seed=1, json=True)
     result = run_benchmark(args)
-    assert [row["path"].split()[0] for row in result["rows"]] == ["raw", "JSON", "full",
-                                                                  "referee"]
+    assert [row["path"].split(",")[0] for row in result["rows"]] == [
+        "raw pipe echo (2 Python processes)", "raw pipe echo", "JSON echo (same JSON work",
+        "full stack",
+        "full stack", "referee + in-process player"]
     counts = {row["decisions"] for row in result["rows"]}
     assert len(counts) == 1 and counts.pop() > 0  # the same decisions for every row
     for row in result["rows"]:
         assert 0 < row["median µs"] <= row["p99 µs"]
-    assert result["stack_vs_raw_echo"] > 0 and "target" in result["notes"][0]
+    assert result["trivial_stack_vs_raw_echo"] > 0 and "target" in result["notes"][0]
 
 
 @pytest.mark.parametrize(("players", "seconds", "message"), [

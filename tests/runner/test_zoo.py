@@ -195,3 +195,13 @@ def test_a_bot_sees_every_action_in_order_before_its_next_request() -> None:
         for comment in comments:
             assert comment["comment"] == f"{comment['decision'] - 1} True"
     assert len(bot.pids) == 1
+
+
+def test_notifications_flushed_early_still_arrive_in_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.runner import bot_player
+
+    monkeypatch.setattr(bot_player, "MAX_PENDING_BYTES", 1)  # flush every notice at once
+    (record,), _ = play("follower", "none")
+    assert record["comments"] and all(
+        c["comment"] == f"{c['decision'] - 1} True" for c in record["comments"])
