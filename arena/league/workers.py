@@ -111,6 +111,8 @@ class _Worker:
         while (reply := await reader.next()) is not None:
             game_id, record, error = reply
             self.waiting.pop(game_id).send_nowait((record, error))
+        if not self.waiting:
+            return  # a normal end: stop() closed its input
         # The worker ended while games were waiting: they cannot finish.
         status = await self._exit_status()
         for channel in self.waiting.values():
