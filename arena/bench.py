@@ -32,7 +32,10 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--seconds", type=float, default=5.0, help="time to spend per measurement (default 5)"
     )
     parser.add_argument(
-        "--players", type=int, nargs="+", help="player counts (default: every count the game allows)"
+        "--players",
+        type=int,
+        nargs="+",
+        help="player counts (default: every count the game allows)",
     )
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
