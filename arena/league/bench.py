@@ -40,6 +40,17 @@ def _trivial_bots() -> list[BotSpec]:
     return [replace(first, name=f"first-{i}") for i in range(1, BOTS + 1)]
 
 
+def _machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine, all processes (Linux /proc/stat)."""
+    try:
+        first_line = Path("/proc/stat").read_text().splitlines()[0]
+        fields = [float(x) for x in first_line.split()[1:]]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -96,9 +107,12 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 time=TimeControl(per_decision=5.0),
             )
             cpu_before, start = _cpu_seconds(), time.perf_counter()
+            busy_before, total_before = _machine_busy()
             code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
             elapsed = time.perf_counter() - start
             cpu = _cpu_seconds() - cpu_before
+            busy_after, total_after = _machine_busy()
+            machine = (busy_after - busy_before) / max(total_after - total_before, 1.0)
             if code != 0:
                 raise ArenaError("the benchmark league was interrupted")
         games = rounds * tables * k
@@ -113,6 +127,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "games/s": rate,
                 "% of bound": 100 * rate / bound,
                 "CPU use %": 100 * cpu / (elapsed * cores),
+                "others' CPU %": max(0.0, 100 * machine - 100 * cpu / (elapsed * cores)),
             }
         )
     return {
@@ -124,6 +139,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "round trip: one game at a time through the whole stack, per decision",
             "bound = cores / (round trip x decisions per game); target: >= 70% of it",
             "CPU use: arena + bot processes, as a share of all cores over the league",
+            "others' CPU: the rest of the machine's CPU use meanwhile (a shared machine "
+            "slows the league down)",
         ],
     }
 
