@@ -17,6 +17,7 @@ from pathlib import Path
 
 import trio
 
+from arena.errors import ArenaError
 from arena.runner.bot_player import ProcessPlayer
 from arena.runner.botspec import BotSpec
 from arena.runner.limits import Limits
@@ -79,13 +80,24 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
         bwrap_path()  # fail now, with the install hint, rather than per bot
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
-        directory.mkdir(parents=True, exist_ok=True)
-        async with trio.open_nursery() as nursery:
-            pool = BotPool(nursery, limits, directory)
-            try:
-                yield pool
-            finally:
-                await pool.close()
-                # stderr drainers end when the processes die; a descendant that escaped
-                # the process group could keep a pipe open, so do not wait for it
-                nursery.cancel_scope.cancel()
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ArenaError(f"cannot create the bot log directory {directory}: {error}") \
+                from None
+        try:
+            async with trio.open_nursery() as nursery:
+                pool = BotPool(nursery, limits, directory)
+                try:
+                    yield pool
+                finally:
+                    await pool.close()
+                    # stderr drainers end when the processes die; a descendant that
+                    # escaped the process group could keep a pipe open: do not wait for it
+                    nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # the nursery only runs stderr drainers, which do not fail: an error here
+            # comes from the caller's block, so give it back as it was raised
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise

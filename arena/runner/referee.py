@@ -171,11 +171,16 @@ class Referee:
                 await seat.player.start_game(info)
             except BotFailure as failure:
                 await self._fail(seat, failure, "start", None)
+            except ArenaError as error:  # a configuration problem, e.g. an empty command
+                config_errors.append(error)
 
+        config_errors: list[ArenaError] = []
         # fresh processes start in parallel: a handshake costs an interpreter start-up
         async with trio.open_nursery() as nursery:
             for seat in self.seats:
                 nursery.start_soon(start, seat)
+        if config_errors:
+            raise config_errors[0]
         for seat in self.seats:
             for incident in seat.player.take_incidents():
                 self.incidents.append({"seat": seat.seat, **incident})

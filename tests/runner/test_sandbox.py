@@ -108,3 +108,37 @@ def test_a_bots_memory_request_is_capped_by_the_league() -> None:
     assert limits.for_bot({"memory_mb": 4096}, cap_memory_mb=8192).memory_mb == 4096
     with pytest.raises(ArenaError, match="resources.memory_mb"):
         limits.for_bot({"memory_mb": "lots"})  # type: ignore[dict-item]
+
+
+def test_errors_in_a_pool_block_come_out_unwrapped() -> None:
+    async def main() -> None:
+        async with open_bot_pool(FAST):
+            raise ArenaError("the league file is wrong")
+
+    with pytest.raises(ArenaError, match="the league file is wrong"):
+        trio.run(main)
+
+
+def test_a_bot_with_an_empty_command_is_a_user_error() -> None:
+    empty = dataclasses.replace(zoo_spec("snoop"), command=())
+
+    async def main() -> None:
+        async with open_bot_pool(FAST) as pool, pool.seated([empty]) as (bot,):
+            await play_game(NIM, [bot, first_player()], 1, limits=FAST)
+
+    with pytest.raises(ArenaError, match="empty command"):
+        trio.run(main)
+
+
+def test_a_bot_that_cannot_be_started_crashes_with_the_reason(tmp_path: Path) -> None:
+    missing = dataclasses.replace(zoo_spec("snoop"), command=("./no-such-program",),
+                                  folder=tmp_path)
+
+    async def main() -> dict[str, Any]:
+        async with open_bot_pool(FAST) as pool, pool.seated([missing]) as (bot,):
+            outcome = await play_game(NIM, [bot, first_player()], 1, limits=FAST)
+        return outcome.record
+
+    (failure,) = trio.run(main)["failures"]
+    assert failure["reason"] == "crash" and "could not start './no-such-program'" in \
+        failure["detail"]
