@@ -3,6 +3,8 @@
 Life of the process: started (hello -> ready within ``handshake_seconds``) when a game
 needs it; between games a ping must be answered with a pong within ``ping_seconds``.
 After any failure the whole process group is killed; the next game starts a fresh one.
+A process that has used half of its CPU-seconds limit (RLIMIT_CPU counts over the
+process's whole life) is retired between games and replaced, not counted as a failure.
 A failure found between games (no pong, process gone) is an *incident*: it goes into the
 next game's record, but the bot does not forfeit if the fresh process works.
 
@@ -26,7 +28,7 @@ import arena
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.process import BotProcess, StderrLog
+from arena.runner.process import BotProcess, StderrLog, group_cpu_seconds
 from arena.runner.protocol import (
     PROTOCOL,
     ActionNotice,
@@ -46,6 +48,8 @@ from arena.runner.sandbox import plan_launch
 JSON = Any
 # queued notifications are flushed on their own beyond this size (a very long game)
 MAX_PENDING_BYTES = 1 << 20
+# a process that has used this share of its CPU-seconds limit is replaced between games
+CPU_RECYCLE = 0.5
 _starts = itertools.count(1)
 
 
@@ -85,6 +89,9 @@ class ProcessPlayer:
     # ------------------------------------------------------------ Player interface
 
     async def start_game(self, info: GameInfo) -> None:
+        if self._process is not None and \
+                group_cpu_seconds(self._process.pid) > CPU_RECYCLE * self.limits.cpu_seconds:
+            await self.close()  # retire it before RLIMIT_CPU kills it in mid-game
         if self._process is not None:
             try:
                 await self._ping()

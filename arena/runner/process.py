@@ -59,6 +59,25 @@ class StderrLog:
             self._file = None
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """The most CPU time (user + system) used by one live process of group ``pgid``:
+    what RLIMIT_CPU, a per-process limit, is measured against.  0.0 if none is found."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    most = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()  # the name may hold spaces
+        if int(fields[2]) == pgid:
+            most = max(most, (int(fields[11]) + int(fields[12])) / ticks)
+    return most
+
+
 class BotProcess:
     def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog) -> None:
         """Start the process now.  Raises BotFailure("crash") if it cannot be started."""

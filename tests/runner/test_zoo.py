@@ -6,6 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +19,7 @@ from arena.runner.bot_player import ProcessPlayer
 from arena.runner.limits import Limits
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
+from arena.runner.process import group_cpu_seconds
 from arena.runner.referee import play_game
 
 from .helpers import (
@@ -205,3 +209,29 @@ def test_notifications_flushed_early_still_arrive_in_order(
     (record,), _ = play("follower", "none")
     assert record["comments"] and all(
         c["comment"] == f"{c['decision'] - 1} True" for c in record["comments"])
+
+
+def test_a_process_near_its_cpu_limit_is_replaced_between_games(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.runner import bot_player
+
+    used = iter([0.0, 1e9])  # before game 2: fine; before game 3: nearly spent
+    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: next(used))
+    records, bot = play("follower", "none", games=3)
+    assert len(bot.pids) == 2
+    assert all(r["failures"] == [] and r["incidents"] == [] for r in records)
+
+
+def test_group_cpu_seconds_sees_a_busy_process() -> None:
+    burn = ("import time\nend = time.process_time() + 0.3\n"
+            "while time.process_time() < end: pass\ntime.sleep(30)")
+    busy = subprocess.Popen([sys.executable, "-c", burn], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 5
+        while group_cpu_seconds(busy.pid) < 0.25 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert 0.25 <= group_cpu_seconds(busy.pid) < 5
+    finally:
+        busy.kill()
+        busy.wait()
+    assert group_cpu_seconds(busy.pid) == 0.0
