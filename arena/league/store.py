@@ -15,18 +15,21 @@ Ratings and reports read the games through :func:`open_store` and :meth:`Store.r
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 from arena.errors import ArenaError
 from arena.league.results import GameResult
 
 DB_NAME = "league.sqlite"
+LOCK_NAME = "league.lock"
 SCHEMA_VERSION = 1
 
 _SCHEMA = """
@@ -88,6 +91,7 @@ class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.connection = connection
         self.path = path
+        self.lock: IO[str] | None = None  # held while a league is being played
 
     # -- metadata -------------------------------------------------------------------
     def _meta(self, key: str) -> Any:
@@ -231,6 +235,9 @@ class Store:
 
     def close(self) -> None:
         self.connection.close()
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
 
 
 def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]:
@@ -276,13 +283,31 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def create_store(results_dir: Path) -> Store:
-    """Open the store in ``results_dir``, creating the folder and the file if needed."""
+    """Open the store in ``results_dir`` for playing, creating the folder and the file if
+    needed.  One league run at a time per store: a second one is refused (the lock is
+    the open file's, so it goes away with the process, even after ``kill -9``)."""
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
+        lock = (results_dir / LOCK_NAME).open("a+")
     except OSError as problem:
         raise ArenaError(f"cannot create the results folder {results_dir}: {problem}") from None
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise ArenaError(
+            f"{results_dir} is being played by {holder}; wait for it to finish or stop it"
+        ) from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"arena run (pid {os.getpid()})\n")
+    lock.flush()
     path = results_dir / DB_NAME
-    return Store(_connect(path), path)
+    store = Store(_connect(path), path)
+    store.lock = lock
+    return store
 
 
 def open_store(results_dir: Path) -> Store:

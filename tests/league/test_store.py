@@ -62,3 +62,13 @@ def test_open_store_needs_a_league(tmp_path: Path) -> None:
     (tmp_path / DB_NAME).write_text("this is not sqlite" * 100)
     with pytest.raises(ArenaError, match="not a usable league store"):
         open_store(tmp_path)
+
+
+def test_one_league_run_at_a_time(tmp_path: Path) -> None:
+    first = create_store(tmp_path / "res")
+    with pytest.raises(ArenaError, match=r"is being played by arena run \(pid \d+\)"):
+        create_store(tmp_path / "res")
+    reader = open_store(tmp_path / "res")  # reading (leaderboard, export) is fine
+    assert reader.count() == 0
+    first.close()
+    create_store(tmp_path / "res").close()  # free again
