@@ -105,17 +105,45 @@ def test_bad_bot_messages_fail_with_the_right_reason(line: bytes, reason: str) -
     assert caught.value.reason == reason
 
 
+# JSON values, often shaped like a bot message (a "type" among the real ones)
+_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                       lambda inner: st.lists(inner, max_size=4)
+                       | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                       max_leaves=12)
+_messages = st.fixed_dictionaries(
+    {"type": st.sampled_from(["ready", "reply", "pong", "request", "x"])},
+    optional={"id": _values, "index": _values, "comment": _values, "name": _values,
+              "version": _values, "protocol": _values})
+
+
+_names = st.text(min_size=1, max_size=100)
+_valid = st.one_of(
+    st.fixed_dictionaries({"type": st.just("reply"), "id": st.integers(),
+                           "index": st.integers(min_value=0)},
+                          optional={"comment": st.text(max_size=20), "extra": _values}),
+    st.fixed_dictionaries({"type": st.just("pong"), "id": st.integers()}),
+    st.fixed_dictionaries({"type": st.just("ready"), "name": _names, "version": _names,
+                           "protocol": st.just(PROTOCOL)}))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.binary(max_size=200),
-                 st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
-                              lambda inner: st.lists(inner) | st.dictionaries(st.text(),
-                                                                                 inner))
+                 st.one_of(_values, _messages, _valid)
                  .map(lambda value: json.dumps(value).encode())))
 def test_decoding_never_fails_with_anything_but_a_bot_failure(line: bytes) -> None:
     try:
-        decode_bot_message(line)
+        decoded = decode_bot_message(line)
     except BotFailure as failure:
         assert failure.reason in REASONS
+        decoded = None
+    # whatever the schema of a bot message accepts, the decoder accepts too
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return
+    if isinstance(message, dict) and message.get("type") in BOT_MESSAGES and \
+            jsonschema.Draft202012Validator(schema(message["type"])).is_valid(message):
+        assert type(decoded).__name__.lower() == message["type"]
 
 
 def test_bot_failure_only_takes_known_reasons() -> None:
