@@ -142,3 +142,19 @@ def test_gauntlet_sample_keeps_the_field_balanced() -> None:
 def test_too_few_bots() -> None:
     with pytest.raises(ArenaError, match="4-player games need 4 bots in the roster, but it has 3"):
         build_schedule("ra", names(3), [4], seed=1)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(5, 16), k=st.integers(2, 5), orbits=st.integers(1, 4),
+       seed=st.integers(0, 2**40))
+def test_any_balanced_sample_gives_equal_games_and_seats(
+    n: int, k: int, orbits: int, seed: int
+) -> None:
+    cap = orbits * n * k
+    if math.comb(n, k) * k <= cap:
+        return  # small enough to play completely
+    games, balance = build_schedule("ra", names(n), [k], seed=seed, max_games=cap)
+    assert balance[k].sampled and 0 < len(games) <= cap
+    counts = seat_counts(games)
+    assert len(counts) == n * k and len(set(counts.values())) == 1
+    assert len({g.game_id for g in games}) == len(games)
