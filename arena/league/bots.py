@@ -17,7 +17,10 @@ from arena.runner.botspec import BotSpec
 def _registry(config: LeagueConfig):  # type: ignore[no-untyped-def]
     from arena.plugins import discover
 
-    return discover(list(config.bot_paths) or None)
+    try:
+        return discover(list(config.bot_paths) or None)
+    except ArenaError as problem:  # a bot path that is not a folder
+        raise ArenaError(f"{config.path}: key 'bot_paths': {problem}") from None
 
 
 def find_game(config: LeagueConfig) -> Game:

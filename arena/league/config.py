@@ -224,6 +224,13 @@ def _paths(base: Path) -> Callable[[Any], tuple[Path, ...]]:
     return check
 
 
+def _results(base: Path) -> Callable[[Any], Path]:
+    def check(value: Any) -> Path:
+        return base / _string(value)
+
+    return check
+
+
 def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
@@ -257,7 +264,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     if players is None:
         raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
     roster = top.get("roster", _roster, None)
-    default_dir = f"results/{name}"
+    default = Path("results") / name
     league_format = top.get("format", _choice(FORMATS), "round-robin")
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
@@ -279,7 +286,8 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         max_games=top.get("max_games", _integer(1), None),
         concurrency=top.get("concurrency", _integer(1, 1024), os.cpu_count() or 1),
         workers=top.get("workers", _integer(1, 256), None),
-        results_dir=Path(os.path.normpath(base / top.get("results_dir", _string, default_dir))),
+        # An explicit folder is relative to the file; the default is in the current one.
+        results_dir=Path(os.path.normpath(top.get("results_dir", _results(base), default))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),
         time=_time_control(top.section("time")),

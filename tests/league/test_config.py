@@ -127,3 +127,9 @@ def test_game_settings_cover_what_changes_a_game(league_file) -> None:
     assert settings["time"]["per_decision"] == 2.0
     assert set(settings) == {"game", "options", "seed", "time", "limits"}
     assert config.snapshot()["name"] == "test"
+
+
+def test_default_results_folder_is_in_the_current_folder(tmp_path: Path) -> None:
+    config = parse_league('name = "spring"\ngame = "ra"\nplayers = 3\n',
+                          tmp_path / "configs" / "spring.toml")
+    assert config.results_dir == Path("results/spring")
