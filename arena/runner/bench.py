@@ -7,6 +7,8 @@ every row alike), on the same requests (those of real Ra games):
   -> pipe -> decoder -> referee, timed around each decision (request encoding included);
 * the same with a trivial bot that answers without parsing the request's JSON (it cuts
   the id out of the line): what the arena itself adds on top of the pipes;
+* the arena's pipe layer alone: one trivial bot process, the request lines already
+  encoded, sent and read back through the runner's process, line reader and decoder;
 * raw pipe echo: two Python processes, blocking I/O, the child echoes each request line:
   the floor of any design that talks to a process;
 * raw pipe echo over one child per seat, asked in the game's order: the same floor when,
@@ -185,9 +187,29 @@ async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec 
     return [s for p in players for s in p.samples]
 
 
+async def _pipe_layer(pool: BotPool, requests: list[Asked]) -> list[float]:
+    """Round trips of pre-encoded request lines through one trivial bot's process."""
+    player = pool.checkout(TRIVIAL_SPEC)
+    try:
+        if not player.alive:
+            await player.handshake()
+        process = player._running()
+        samples = []
+        for _, request in requests:
+            line = encode(request)
+            started = time.perf_counter()
+            await process.send_raw(line)
+            await process.receive()
+            samples.append(time.perf_counter() - started)
+        return samples
+    finally:
+        pool.checkin(player)
+
+
 async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
     samples: dict[str, list[float]] = {
-        "stack": [], "trivial": [], "raw": [], "rotating": [], "json": [], "inproc": []}
+        "stack": [], "trivial": [], "raw": [], "rotating": [], "json": [], "inproc": [],
+        "pipes": []}
     sizes: list[int] = []
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
     per_seat = [EchoChild(RAW_ECHO_CHILD) for _ in range(num_players)]
@@ -207,6 +229,7 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
                 samples["raw"] += _raw_round_trips([raw], requests)
                 samples["rotating"] += _raw_round_trips(per_seat, requests)
                 samples["json"] += json_echo.json_round_trips(requests)
+                samples["pipes"] += await _pipe_layer(pool, requests)
                 samples["inproc"] += await _timed_game(pool, num_players, this_seed, None,
                                                        None)
                 sizes += [len(encode(request)) for _, request in requests]
@@ -241,19 +264,22 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         _row("raw pipe echo (2 Python processes)", samples["raw"]),
         _row(f"raw pipe echo, one child per seat ({num_players})", samples["rotating"]),
         _row("JSON echo (same JSON work, no framework)", samples["json"]),
+        _row("arena pipe layer, one trivial bot, pre-encoded", samples["pipes"]),
         _row("full stack, trivial bot (no JSON parsing)", samples["trivial"]),
         _row("full stack, SDK bot (first)", samples["stack"]),
         _row("referee + in-process player", samples["inproc"]),
     ]
-    raw_ratio = rows[3]["median µs"] / rows[0]["median µs"]
-    rotating_ratio = rows[3]["median µs"] / rows[1]["median µs"]
-    json_ratio = rows[4]["median µs"] / rows[2]["median µs"]
+    pipes_ratio = rows[3]["median µs"] / rows[0]["median µs"]
+    raw_ratio = rows[4]["median µs"] / rows[0]["median µs"]
+    rotating_ratio = rows[4]["median µs"] / rows[1]["median µs"]
+    json_ratio = rows[5]["median µs"] / rows[2]["median µs"]
     return {
         "title": f"Protocol round trip per decision: {game.title}, {num_players} players, "
                  f"{measured['games']} games",
         "benchmark": "protocol",
         "rows": rows,
         "trivial_stack_vs_raw_echo": raw_ratio,
+        "pipe_layer_vs_raw_echo": pipes_ratio,
         "trivial_stack_vs_rotating_echo": rotating_ratio,
         "sdk_stack_vs_json_echo": json_ratio,
         "notes": [
@@ -261,6 +287,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             f"(target: within 2x), {rotating_ratio:.2f}x the raw echo over one child per "
             "seat",
             f"full stack with the SDK bot: median {json_ratio:.2f}x the JSON echo",
+            f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo",
             f"request lines: median {statistics.median(sizes):.0f} bytes, max {sizes[-1]}",
             "interleaved game by game; the processes' start-up game is not counted",
         ],
