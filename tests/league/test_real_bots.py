@@ -149,3 +149,33 @@ def test_a_dead_worker_stops_the_league_with_a_message(tmp_path: Path) -> None:
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 2
     assert b"ended unexpectedly (killed by signal 9)" in err and b"Traceback" not in err
+
+
+def test_play_one_game_is_a_plain_deterministic_function() -> None:
+    from arena.league.play import GameSettings, play_one_game_sync
+    from arena.plugins import discover
+
+    registry = discover()
+    seating = [registry.bot("random"), registry.bot("first"), registry.bot("random")]
+    settings = GameSettings("ra")
+    first = play_one_game_sync(settings, seating, 77)
+    again = play_one_game_sync(settings, seating, 77)
+    other = play_one_game_sync(settings, seating, 78)
+    assert first["engine"]["actions"] == again["engine"]["actions"]
+    assert first["scores"] == again["scores"] and first["failures"] == []
+    assert first["engine"]["actions"] != other["engine"]["actions"]
+
+
+def test_same_league_file_same_results(tmp_path: Path) -> None:
+    outcomes = []
+    for folder, concurrency in (("one", 1), ("two", 3)):
+        league = tmp_path / f"{folder}.toml"
+        league.write_text(
+            'name = "same"\ngame = "ra"\nplayers = 3\nroster = ["random", "first", "random-js"]\n'
+            f'rounds = 2\nresults_dir = "{folder}"\nconcurrency = {concurrency}\n'
+        )
+        assert main(["run", str(league), "--quiet"]) == 0
+        store = open_store(load_league(league).results_dir)
+        outcomes.append({r.game_id: (r.scores, r.placements) for r in store.results()})
+        store.close()
+    assert len(outcomes[0]) == 6 and outcomes[0] == outcomes[1]
