@@ -10,7 +10,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
-from arena.league.bots import find_bots
+from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
 from arena.league.plan import prepare
 from arena.league.progress import Progress
@@ -38,14 +38,12 @@ def run_league(
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
+    # the game first: player counts and options are checked before anything starts
+    game = find_game(config) if player is None else None
+    roster = list(bots) if bots is not None else find_bots(config)
     if player is None:
-        from arena.league.bots import find_game
-
-        game = find_game(config)  # player counts and options, before anything starts
-        roster = list(bots) if bots is not None else find_bots(config)
+        assert game is not None
         player = _bot_processes(config, roster, concurrency, game)
-    else:
-        roster = list(bots) if bots is not None else find_bots(config)
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store)
@@ -59,15 +57,11 @@ def run_league(
             )
         progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
         progress.seed_leaderboard(store.results())
+        summary = RunSummary(0, False, 0.0)
         try:
-            summary: RunSummary = trio.run(
-                play_games,
-                plan.to_play,
-                player,
-                store,
-                concurrency,
-                progress,
-            )
+            if plan.to_play:  # (no worker or bot process for a finished league)
+                summary = trio.run(play_games, plan.to_play, player, store, concurrency,
+                                   progress)
         except BaseExceptionGroup as group:
             raise _single(group) from None
         finally:
