@@ -155,6 +155,10 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+# built once: json.loads with options builds a new decoder on every call
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def decode_bot_message(line: bytes) -> BotMessage:
     """Turn one line from a bot (without its newline) into a message, or raise BotFailure."""
     try:
@@ -163,7 +167,7 @@ def decode_bot_message(line: bytes) -> BotMessage:
         raise BotFailure("malformed", f"not UTF-8 ({error.reason} at byte {error.start})") \
             from None
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = _DECODER.decode(text)
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
         raise BotFailure("malformed", f"not JSON: {_short(text)} ({error})") from None
     if not isinstance(data, dict):
