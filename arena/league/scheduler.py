@@ -1,6 +1,6 @@
 """Playing the missing games of a league concurrently (trio).
 
-One nursery owns everything: ``concurrency`` workers take games from a channel, play each
+One nursery owns everything: ``concurrency`` tasks take games from a channel, play each
 one through ``play`` (an async function of one scheduled game, see
 :mod:`arena.league.play`), and store it the moment it finishes.  Storing is synchronous
 SQLite with no checkpoint inside, so a cancellation can never leave half a game written.
@@ -66,7 +66,7 @@ async def play_games(
         send.send_nowait(game)
     send.close()
 
-    async def worker(play: PlayFunction) -> None:
+    async def take_games(play: PlayFunction) -> None:
         nonlocal played
         async with receive.clone() as games_left:
             async for game in games_left:
@@ -88,9 +88,9 @@ async def play_games(
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 nursery.start_soon(watch_signals, league_scope)
-            async with player(nursery) as play, trio.open_nursery() as workers:
+            async with player(nursery) as play, trio.open_nursery() as in_flight:
                 for _ in range(max(1, min(concurrency, len(games)))):
-                    workers.start_soon(worker, play)
+                    in_flight.start_soon(take_games, play)
             nursery.cancel_scope.cancel()  # all played: stop the signal watcher
     return RunSummary(played, interrupted, trio.current_time() - start)
 
