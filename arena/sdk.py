@@ -50,8 +50,10 @@ def run(
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
 
+    encoder = json.JSONEncoder(separators=(",", ":"))
+
     def send(message: dict[str, JSON]) -> None:
-        writer.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        writer.write(encoder.encode(message).encode() + b"\n")
         writer.flush()
 
     hooks = {"new_game": on_new_game, "action": on_action, "game_over": on_game_over}

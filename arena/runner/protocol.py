@@ -36,9 +36,12 @@ def schema(message_type: str) -> dict[str, JSON]:
     return loaded
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(message: dict[str, JSON]) -> bytes:
     """One message as one line of compact UTF-8 JSON."""
-    return (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+    return (_ENCODER.encode(message) + "\n").encode()
 
 
 # ---------------------------------------------------------------- arena -> bot
