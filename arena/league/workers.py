@@ -107,10 +107,16 @@ class _Worker:
         self.send_lock = trio.Lock()
 
     async def read_replies(self) -> None:
+        """Hand each reply to the game waiting for it (runs for the worker's life)."""
         reader = _FrameReader(self.stdout)
-        while (reply := await reader.next()) is not None:
-            game_id, record, error = reply
-            self.waiting.pop(game_id).send_nowait((record, error))
+        try:
+            while (reply := await reader.next()) is not None:
+                game_id, record, error = reply
+                waiting = self.waiting.pop(game_id, None)
+                if waiting is not None:  # else: abandoned by a cancellation meanwhile
+                    waiting.send_nowait((record, error))
+        finally:
+            await self.stdout.aclose()
         if not self.waiting:
             return  # a normal end: stop() closed its input
         # The worker ended while games were waiting: they cannot finish.
@@ -159,7 +165,6 @@ class _Worker:
             await trio.lowlevel.wait_readable(self.pidfd)
             self.popen.wait()
             os.close(self.pidfd)
-            await self.stdout.aclose()
 
 
 def worker_player(
