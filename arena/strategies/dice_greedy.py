@@ -41,6 +41,7 @@ MONUMENT_BONUS_PLANNING = (0.0, 0.5, 2.5, 5.0, 10.0, 15.0)  # by own markers in 
 ANKH_PAIR = 2.0
 THREE_SUNS = 3.0
 LEADER_WEIGHT, OTHER_WEIGHT = 1.0, 0.5
+IMMEDIATE_TIE_BREAK = 1e-3
 
 
 # ----------------------------------------------------------------------- the position
@@ -325,9 +326,12 @@ def _after_application(observation: JSON, action: JSON) -> JSON:
 
 
 def _application_value(observation: JSON, action: JSON) -> float:
+    """Its gain plus what the dice left free are still worth; among orders worth the same
+    (independent applications), the biggest immediate gain goes first."""
     after = _after_application(observation, action)
     rest = tuple(_free_counts(after))
-    return _application_gain(observation, action) + dice_value(rest, context(after), False)
+    gain = _application_gain(observation, action)
+    return gain + dice_value(rest, context(after), False) + IMMEDIATE_TIE_BREAK * gain
 
 
 # --------------------------------------------------------------------------- disasters
