@@ -48,6 +48,9 @@ def run_league(
     try:
         plan = prepare(config, roster, store)
         if not quiet:
+            names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
+            kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
+            print(f"{config.name}: {config.game}, {kind} {names}", file=err)
             for k, balance in sorted(plan.balances.items()):
                 print(f"{config.name}: {k} players: {balance.describe()}", file=err)
             print(
