@@ -17,6 +17,7 @@ before it must decide.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -177,7 +178,8 @@ class ProcessPlayer:
             prefix=f"arena-{_slug(self.name)}-", ignore_cleanup_errors=True)
         plan = plan_launch(self.spec, self.limits, Path(self._scratch.name))
         number = next(_starts)
-        log = StderrLog(self._log_dir / f"{_slug(self.name)}-{number}.stderr.log",
+        # the arena's pid keeps the logs of two runs into one directory apart
+        log = StderrLog(self._log_dir / f"{_slug(self.name)}-{os.getpid()}-{number}.stderr.log",
                         self.limits.stderr_log_bytes, self.limits.stderr_tail_bytes)
         try:
             process = BotProcess(plan, self.limits.max_line_bytes, log)

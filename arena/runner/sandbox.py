@@ -16,6 +16,10 @@ Two levels (``Limits.sandbox``):
     Works as root in a container without extra flags: ``--unshare-all`` only *tries* to
     unshare the user namespace.
 
+Bubblewrap's ``--new-session`` is not used, so that the bot stays in the process group the
+arena kills; the bot has no controlling terminal anyway (``start_new_session``), which is
+what ``--new-session`` protects against (TIOCSTI).
+
 Processes are started from the arena's main thread (see :mod:`arena.runner.process`):
 PR_SET_PDEATHSIG and bubblewrap's ``--die-with-parent`` fire when the *thread* that
 forked the bot exits, so starting bots from trio's worker threads would kill them after
