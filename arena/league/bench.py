@@ -117,6 +117,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 raise ArenaError("the benchmark league was interrupted")
         games = rounds * tables * k
         rate = games / elapsed
+        ours = cpu / (elapsed * cores)
+        others = max(0.0, machine - ours)
         rows.append(
             {
                 "players": k,
@@ -126,8 +128,9 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "bound games/s": bound,
                 "games/s": rate,
                 "% of bound": 100 * rate / bound,
-                "CPU use %": 100 * cpu / (elapsed * cores),
-                "others' CPU %": max(0.0, 100 * machine - 100 * cpu / (elapsed * cores)),
+                "CPU use %": 100 * ours,
+                "others' CPU %": 100 * others,
+                "% of bound, free CPU": 100 * rate / bound / max(1.0 - others, 0.05),
             }
         )
     return {
@@ -141,6 +144,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "CPU use: arena + bot processes, as a share of all cores over the league",
             "others' CPU: the rest of the machine's CPU use meanwhile (a shared machine "
             "slows the league down)",
+            "% of bound, free CPU: % of bound divided by the share of the machine other "
+            "processes left free (equal to % of bound on an idle machine)",
         ],
     }
 
