@@ -135,7 +135,7 @@ class Store:
             self._set_meta("schema_version", SCHEMA_VERSION)
             self._set_meta("league_name", league_name)
             self._set_meta("config", dict(config))
-            if self.game_settings is None:
+            if self.count() == 0:  # the settings the stored games were played under
                 self._set_meta("game_settings", dict(game_settings))
             now = time.time()
             for bot in bots:

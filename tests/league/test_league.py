@@ -112,3 +112,18 @@ def test_failures_are_stored_with_their_reason(league_file) -> None:
     for result in results:
         seat = result.bots.index("crashy")
         assert result.failures == {seat: "crash"} and result.placements[seat] == 3
+
+
+def test_a_change_before_any_game_was_stored_is_free(league_file) -> None:
+    path = league_file()
+    config = load_league(path)
+    from arena.league.plan import prepare
+    from arena.league.store import create_store
+
+    store = create_store(config.results_dir)  # a first run that stored nothing
+    prepare(config, bots(["a", "b", "c"]), store)
+    store.close()
+    path.write_text(path.read_text() + "[time]\nper_decision = 2\n")
+    assert run(path, ["a", "b", "c"])[0] == 0
+    code, text = run(path, ["a", "b", "c"])  # and resuming it later is not refused
+    assert code == 0 and "3 already played" in text
