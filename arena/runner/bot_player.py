@@ -134,6 +134,9 @@ class ProcessPlayer:
                                                             self.limits.quit_grace_seconds)
         await process.kill()
         self._cleanup_scratch()
+        # let the drainer read what the bot wrote last (often why it failed)
+        with trio.move_on_after(self.limits.quit_grace_seconds):
+            await process.stderr_done.wait()
         return process.stderr_log.tail()
 
     def take_incidents(self) -> list[dict[str, JSON]]:

@@ -105,6 +105,7 @@ class BotProcess:
         self._stderr = trio.lowlevel.FdStream(pipes[2][0])
         self._lines = LineReader(self._stdout, max_line)
         self.stderr_log = stderr_log
+        self.stderr_done = trio.Event()  # the drainer has read stderr to its end
         self.killed = False
 
     # ------------------------------------------------------------ talking
@@ -134,6 +135,7 @@ class BotProcess:
         finally:
             self._stderr.close()
             self.stderr_log.close()
+            self.stderr_done.set()
 
     # ------------------------------------------------------------ life and death
 

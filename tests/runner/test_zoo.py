@@ -93,6 +93,8 @@ def test_the_stderr_tail_goes_into_the_record(sandbox: str) -> None:
     assert "boom in the middle of the game" in the_failure(record)["stderr_tail"]
     (record,), _ = play("alloc_8gb", sandbox)
     assert "MemoryError" in the_failure(record)["stderr_tail"]
+    (record,), _ = play("garbage", sandbox)  # not a crash: the bot is killed at once
+    assert "my last words before the garbage" in the_failure(record)["stderr_tail"]
 
 
 def test_slow_handshake_is_a_timeout() -> None:
