@@ -52,7 +52,7 @@ def prepare(config: LeagueConfig, bots: Sequence[BotSpec], store: Store) -> Plan
     played = store.played_ids()
     if played:
         _check_settings(config, store.game_settings or {})
-        _check_bots(config, bots, store.bots())
+        _check_bots(config, bots, store.bots(), store.bots_with_games())
         _check_schedule(config, schedule, played, store)
     store.save_setup(
         config.name,
@@ -96,11 +96,14 @@ def _check_settings(config: LeagueConfig, stored: Mapping[str, Any]) -> None:
 
 
 def _check_bots(
-    config: LeagueConfig, bots: Sequence[BotSpec], stored: Mapping[str, StoredBot]
+    config: LeagueConfig,
+    bots: Sequence[BotSpec],
+    stored: Mapping[str, StoredBot],
+    with_games: set[str],
 ) -> None:
     for bot in bots:
         before = stored.get(bot.name)
-        if before is None:
+        if before is None or bot.name not in with_games:
             continue
         if before.version != bot.version or (
             before.content_hash and bot.content_hash and before.content_hash != bot.content_hash

@@ -150,6 +150,13 @@ class Store:
     def played_ids(self) -> set[str]:
         return {row[0] for row in self.connection.execute("SELECT game_id FROM games")}
 
+    def bots_with_games(self) -> set[str]:
+        """The bots that sat in at least one stored game."""
+        return {
+            bot for (seats,) in self.connection.execute("SELECT seats FROM games")
+            for bot in json.loads(seats)
+        }
+
     def count(self) -> int:
         row = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0])
