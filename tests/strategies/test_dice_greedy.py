@@ -57,6 +57,7 @@ def greedy_step(state: GameState) -> dict[str, Any]:
     seat = state.current_player()
     legal = state.legal_actions()
     index = choose(state.observation(seat), [state.action_to_json(a) for a in legal])
+    assert type(index) is int and 0 <= index < len(legal)
     chosen = state.action_to_json(legal[index])
     state.apply_action(legal[index])
     return chosen
@@ -206,7 +207,7 @@ def greedy_against_random(num_players: int, seed: int, greedy_seat: int) -> Game
     while not state.is_terminal():
         legal = state.legal_actions()
         if state.current_player() == greedy_seat:
-            greedy_step(state)  # checks the index is legal
+            greedy_step(state)  # checks that the index is in range
         else:
             state.apply_action(legal[rng.randrange(len(legal))])
     return state
@@ -225,6 +226,19 @@ def test_whole_games_legal_deterministic_and_stronger_than_random(num_players: i
             assert again.record() == state.record()
             GAME.replay(state.record())
     assert wins >= games - 1  # random wins 1 game in num_players
+
+
+def test_reads_the_board_options_from_the_observation() -> None:
+    # A short track, a short Sun track, one marker per Civilization space: the bot reads
+    # the board from the observation (not the defaults) and plays every seat to the end.
+    options = {"board": {"track_top": 5, "civilization_capacity": 1,
+                         "sun_track": {"last_space": 6, "start": {"2": 0, "3": 0, "4": 0}}}}
+    state = GAME.new_game(3, 5, options)
+    while not state.is_terminal():
+        greedy_step(state)
+        seen = state.observation(0)
+        assert max(seen["pharaoh"] + seen["nile"]) <= 5
+    assert sorted(state.placements()) == [1, 2, 3]
 
 
 def test_plays_every_seat_through_the_referee() -> None:
