@@ -29,7 +29,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import IO, Any
 
 import trio
@@ -53,7 +52,6 @@ from arena.runner.referee import play_game
 
 GAME = "ra"
 Asked = tuple[int, dict[str, Any]]  # (seat, request message)
-FIRST_BOT = Path(__file__).resolve().parents[2] / "bots" / "first"
 RAW_ECHO_CHILD = (
     "import sys\n"
     "read, write = sys.stdin.buffer.readline, sys.stdout.buffer\n"
@@ -161,8 +159,10 @@ class EchoChild:
         self.process.wait(timeout=10)
 
 
-SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "bot.py"),
-                   folder=FIRST_BOT, games={}, source="bench")
+# the bundled "first" bot, inline: bots/ is not part of an installed package
+SDK_BOT = "from arena.sdk import run\nrun(lambda observation, legal: 0, name='first')\n"
+SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "-c", SDK_BOT),
+                   folder=None, games={}, source="bench")
 TRIVIAL_SPEC = BotSpec(name="trivial", version="1", command=("{python}", "-c", TRIVIAL_BOT),
                        folder=None, games={}, source="bench")
 
