@@ -21,6 +21,11 @@ FORMATS = ("round-robin", "gauntlet")
 SANDBOX_LEVELS = ("none", "bwrap")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_SEED = 2**63 - 1
+TOP_KEYS = (
+    "name", "game", "players", "roster", "format", "challenger", "rounds", "seed",
+    "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
+    "limits", "rating",
+)
 
 
 @dataclass(frozen=True)
@@ -254,6 +259,9 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         raise ArenaError(f"{path}: not valid TOML: {problem}") from None
     base = path.parent
     top = _Section(path, data)
+    top.used.update(TOP_KEYS)
+    top.finish()  # a misspelt key first: "nmae" should not read as "name is required"
+    top.used.clear()
     name = top.get("name", _name)
     if name is None:
         raise top.error("name", "is required: a short name for the league")

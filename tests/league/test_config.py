@@ -16,6 +16,7 @@ def test_a_full_file_reads_every_key(league_file) -> None:
         "seed = 42",
         "max_games = 600",
         "concurrency = 4",
+        "workers = 2",
         'bot_paths = ["mybots"]',
         "[options]",
         "short = true",
@@ -37,6 +38,7 @@ def test_a_full_file_reads_every_key(league_file) -> None:
     assert config.players == (3, 4)
     assert config.roster == ("a", "b", "c")
     assert (config.rounds, config.seed, config.max_games, config.concurrency) == (3, 42, 600, 4)
+    assert config.workers == 2 and config.worker_count() == min(2, os.cpu_count() or 1)
     assert config.results_dir == path.parent / "out"
     assert config.bot_paths == (path.parent / "mybots",)
     assert config.options == {"short": True}
@@ -133,3 +135,8 @@ def test_default_results_folder_is_in_the_current_folder(tmp_path: Path) -> None
     config = parse_league('name = "spring"\ngame = "ra"\nplayers = 3\n',
                           tmp_path / "configs" / "spring.toml")
     assert config.results_dir == Path("results/spring")
+
+
+def test_a_misspelt_required_key_is_named_as_unknown(tmp_path: Path) -> None:
+    with pytest.raises(ArenaError, match="key 'nmae': unknown key; allowed here: .*name"):
+        parse_league('nmae = "x"\ngame = "ra"\nplayers = 3\n', tmp_path / "l.toml")
