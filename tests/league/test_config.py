@@ -38,7 +38,7 @@ def test_a_full_file_reads_every_key(league_file) -> None:
     assert config.players == (3, 4)
     assert config.roster == ("a", "b", "c")
     assert (config.rounds, config.seed, config.max_games, config.concurrency) == (3, 42, 600, 4)
-    assert config.workers == 2 and config.worker_count() == min(2, os.cpu_count() or 1)
+    assert config.workers == 2 and config.worker_count() == 2 and config.worker_count(1) == 1
     assert config.results_dir == path.parent / "out"
     assert config.bot_paths == (path.parent / "mybots",)
     assert config.options == {"short": True}
