@@ -25,6 +25,11 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the file, the bots and the stored games; say what would be played",
+    )
+    parser.add_argument(
         "--concurrency",
         type=int,
         help="games in flight at once (default: the file's, else the number of CPUs)",
@@ -37,7 +42,9 @@ def run_command(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
     config = load_league(args.league)
-    return run_league(config, quiet=args.quiet, concurrency=args.concurrency)
+    return run_league(
+        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run
+    )
 
 
 def _results_argument(parser: argparse.ArgumentParser, default: Path | None) -> None:

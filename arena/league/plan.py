@@ -46,20 +46,24 @@ def league_schedule(
     )
 
 
-def prepare(config: LeagueConfig, bots: Sequence[BotSpec], store: Store) -> Plan:
-    """Check the file against the store, record the setup, and list the missing games."""
+def prepare(
+    config: LeagueConfig, bots: Sequence[BotSpec], store: Store | None, *, save: bool = True
+) -> Plan:
+    """Check the file against the store (None: no games yet), record the setup (unless
+    ``save`` is false: a dry run), and list the missing games."""
     schedule, balances = league_schedule(config, bots)
-    played = store.played_ids()
-    if played:
+    played = store.played_ids() if store is not None else set()
+    if store is not None and played:
         _check_settings(config, store.game_settings or {})
         _check_bots(config, bots, store.bots(), store.bots_with_games())
         _check_schedule(config, schedule, played, store)
-    store.save_setup(
-        config.name,
-        config.snapshot(),
-        config.game_settings(),
-        [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
-    )
+    if store is not None and save:
+        store.save_setup(
+            config.name,
+            config.snapshot(),
+            config.game_settings(),
+            [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
+        )
     to_play = [game for game in schedule if game.game_id not in played]
     return Plan(schedule, to_play, balances)
 

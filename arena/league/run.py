@@ -12,11 +12,11 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
-from arena.league.plan import prepare
+from arena.league.plan import Plan, prepare
 from arena.league.progress import Progress
 from arena.league.results import GameResult
 from arena.league.scheduler import PlayerFactory, RunSummary, play_games
-from arena.league.store import Store, create_store
+from arena.league.store import Store, create_store, open_store
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
@@ -31,16 +31,24 @@ def run_league(
     concurrency: int | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    dry_run: bool = False,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
-    ``player`` defaults to real bot processes through the runner; ``bots`` to discovery."""
+    ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
+    ``dry_run``: check everything and say what would be played, then stop."""
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
     # the game first: player counts and options are checked before anything starts
     game = find_game(config) if player is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    if dry_run:
+        if player is None:
+            from arena.league.play import runner_limits
+
+            runner_limits(config)  # what the runner cannot do is refused here too
+        return _dry_run(config, roster, err)
     if player is None:
         assert game is not None
         player = _bot_processes(config, roster, concurrency, game)
@@ -48,16 +56,7 @@ def run_league(
     try:
         plan = prepare(config, roster, store)
         if not quiet:
-            names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
-            kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
-            print(f"{config.name}: {config.game}, {kind} {names}", file=err)
-            for k, balance in sorted(plan.balances.items()):
-                print(f"{config.name}: {k} players: {balance.describe()}", file=err)
-            print(
-                f"{config.name}: {len(plan.schedule)} games, {plan.done} already played, "
-                f"{len(plan.to_play)} to play, results in {config.results_dir}",
-                file=err,
-            )
+            _describe(config, roster, plan, err)
         progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
         progress.seed_leaderboard(store.results())
         summary = RunSummary(0, False, 0.0)
@@ -80,6 +79,34 @@ def run_league(
         return 0
     finally:
         store.close()
+
+
+def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: TextIO) -> None:
+    names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
+    kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
+    print(f"{config.name}: {config.game}, {kind} {names}", file=err)
+    for k, balance in sorted(plan.balances.items()):
+        print(f"{config.name}: {k} players: {balance.describe()}", file=err)
+    print(
+        f"{config.name}: {len(plan.schedule)} games, {plan.done} already played, "
+        f"{len(plan.to_play)} to play, results in {config.results_dir}",
+        file=err,
+    )
+
+
+def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> int:
+    """Everything a run checks (file, game, bots, changes against the store), no game."""
+    try:
+        store: Store | None = open_store(config.results_dir)
+    except ArenaError:
+        store = None  # a new league
+    try:
+        plan = prepare(config, roster, store, save=False)
+    finally:
+        if store is not None:
+            store.close()
+    _describe(config, roster, plan, err)
+    return 0
 
 
 def _bot_processes(

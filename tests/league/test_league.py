@@ -127,3 +127,18 @@ def test_a_change_before_any_game_was_stored_is_free(league_file) -> None:
     assert run(path, ["a", "b", "c"])[0] == 0
     code, text = run(path, ["a", "b", "c"])  # and resuming it later is not refused
     assert code == 0 and "3 already played" in text
+
+
+def test_dry_run_checks_everything_and_plays_nothing(league_file) -> None:
+    path = league_file()
+    config = load_league(path)
+    code, text = run(path, ["a", "b", "c"], dry_run=True)
+    assert code == 0 and "3 games, 0 already played, 3 to play" in text
+    assert not config.results_dir.exists()  # nothing written
+    run(path, ["a", "b", "c"])
+    code, text = run(path, ["a", "b", "c", "d"], dry_run=True)
+    assert code == 0 and "12 games, 3 already played, 9 to play" in text
+    assert open_store(config.results_dir).count() == 3
+    path.write_text(path.read_text() + "seed = 9\n")
+    with pytest.raises(ArenaError, match="seed was 1, now 9"):
+        run(path, ["a", "b", "c"], dry_run=True)
