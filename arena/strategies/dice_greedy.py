@@ -19,6 +19,7 @@ gets part of the next step's value.  Nothing is random.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -450,3 +451,55 @@ def dice_greedy_player(name: str = "dice-greedy") -> PythonPlayer:
     from arena.runner.players import PythonPlayer
 
     return PythonPlayer(name, choose, version=VERSION)
+
+
+# ------------------------------------------------------------------- strength check
+
+
+def against_random(num_players: int, games: int, seed: int = 20260) -> dict[str, float]:
+    """Play ``games`` in-process games, the greedy bot in a rotating seat and seeded random
+    players elsewhere; how often it wins and by how much."""
+    from arena.games import builtin_game
+
+    game = builtin_game("ra_dice")
+    wins, margins, own, others = 0, [], [], []
+    for number in range(games):
+        seat, rng = number % num_players, random.Random(seed + number)
+        state = game.new_game(num_players, seed + number)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            if state.current_player() == seat:
+                seen = [state.action_to_json(action) for action in legal]
+                index = choose(state.observation(seat), seen)
+            else:
+                index = rng.randrange(len(legal))
+            state.apply_action(legal[index])
+        scores = state.returns()
+        rest = [score for other, score in enumerate(scores) if other != seat]
+        wins += state.placements()[seat] == 1
+        margins.append(scores[seat] - max(rest))
+        own.append(scores[seat])
+        others.append(sum(rest) / len(rest))
+    return {"players": num_players, "games": games, "wins": wins,
+            "greedy_mean": sum(own) / games, "random_mean": sum(others) / games,
+            "mean_margin": sum(margins) / games, "worst_margin": min(margins)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The greedy dice bot against random bots.")
+    parser.add_argument("--games", type=int, default=100, help="games per player count")
+    parser.add_argument("--seed", type=int, default=20260, help="first game seed")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    for num_players in (2, 3, 4):
+        r = against_random(num_players, args.games, args.seed)
+        print(f"{num_players} players: greedy first in {r['wins']}/{r['games']}; mean score "
+              f"greedy {r['greedy_mean']:.1f}, random {r['random_mean']:.1f}; margin over the "
+              f"best random {r['mean_margin']:.1f} (worst {r['worst_margin']:.0f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,7 +21,7 @@ from arena.league.config import load_league
 from arena.league.store import open_store
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
-from arena.strategies.dice_greedy import choose, dice_greedy_player
+from arena.strategies.dice_greedy import against_random, choose, dice_greedy_player
 
 
 def _load_helpers() -> Any:
@@ -226,6 +226,13 @@ def test_whole_games_legal_deterministic_and_stronger_than_random(num_players: i
             assert again.record() == state.record()
             GAME.replay(state.record())
     assert wins >= games - 1  # random wins 1 game in num_players
+
+
+def test_strength_check_counts_wins_and_margins() -> None:
+    figures = against_random(3, games=3, seed=11)
+    assert figures["games"] == 3 and figures["wins"] >= 2
+    assert figures["greedy_mean"] > figures["random_mean"]
+    assert figures["worst_margin"] <= figures["mean_margin"]
 
 
 def test_reads_the_board_options_from_the_observation() -> None:
