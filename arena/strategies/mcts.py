@@ -1,0 +1,187 @@
+"""Information-set Monte Carlo tree search for Ra (single-observer ISMCTS).
+
+Ra hides only the bag's order, and the engine draws each tile at random from the bag when
+it is drawn, so a *determinization* is simply the public position with a fresh random
+stream for the draws (``arena.games.ra.determinize`` builds it from the observation).
+
+Each iteration: copy the root position with the search's own random stream (a new
+sample of the future draws), walk down one shared tree keyed by actions, choosing at
+every decision by UCB for the seat deciding there among the actions legal in this
+sample (counting each child's *availability*, as ISMCTS does), add one node, play on
+with the cheap rollout policy until the epoch ends, score every seat with the valuation
+(its estimated final score) and back up, for each seat, ``0.5 + 0.5 tanh(margin / 10)``
+where ``margin`` is its estimate minus the best other seat's.  The answer is the root's
+most visited action.
+
+The search stops on its own clock: it never thinks longer than its budget (see
+:func:`think_seconds`), checked after every iteration (an iteration is ~1 ms).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from arena.games.ra import RaState
+from arena.games.ra.tiles import OVER
+from arena.strategies.greedy import greedy_action, state_from_observation
+from arena.strategies.rollout import rollout_action
+from arena.strategies.valuation import seat_values
+
+JSON = Any
+
+EXPLORATION = 0.7  # UCB constant, for rewards in [0, 1]
+MARGIN_SCALE = 10.0  # points of margin that make a clear lead
+# Of the arena's time per decision, think this share, minus a fixed allowance for
+# reading the request, answering and the operating system's scheduling.
+TIME_SHARE = 0.7
+TIME_RESERVE = 0.06
+MIN_THINK = 0.005
+
+
+def think_seconds(move_ms: int | None, limit: float | None = None) -> float:
+    """How long to search for a decision when the arena allows ``move_ms`` milliseconds
+    (the bank is never touched), capped at ``limit`` seconds if given."""
+    budget = 1.0 if move_ms is None else TIME_SHARE * move_ms / 1000.0 - TIME_RESERVE
+    if limit is not None:
+        budget = min(budget, limit)
+    return max(MIN_THINK, budget)
+
+
+class Node:
+    __slots__ = ("children", "visits", "avail", "totals")
+
+    def __init__(self, num_players: int) -> None:
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.avail = 0
+        self.totals = [0.0] * num_players
+
+
+def rewards(state: RaState) -> list[float]:
+    """Per seat, in [0, 1]: how well it stands against its best rival."""
+    values = seat_values(state)
+    result = []
+    for seat, value in enumerate(values):
+        rival = max(v for s, v in enumerate(values) if s != seat)
+        result.append(0.5 + 0.5 * math.tanh((value - rival) / MARGIN_SCALE))
+    return result
+
+
+def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
+           iterations: int | None = None) -> tuple[int, Node]:
+    """The best action for the seat deciding in ``root``, by ISMCTS for ``seconds`` of
+    wall-clock time or ``iterations`` iterations (whichever ends first; at least one
+    must be given), and the search tree."""
+    if seconds is None and iterations is None:
+        raise ValueError("search needs a time or an iteration budget")
+    deadline = math.inf if seconds is None else time.perf_counter() + seconds
+    limit = math.inf if iterations is None else iterations
+    n = root.num_players
+    tree = Node(n)
+    done = 0
+    while done < limit and time.perf_counter() < deadline:
+        _iterate(root, tree, rng, n)
+        done += 1
+    legal = root.legal_actions()
+    best = max(legal, key=lambda a: _visits(tree, a))
+    return best, tree
+
+
+def _visits(tree: Node, action: int) -> int:
+    child = tree.children.get(action)
+    return -1 if child is None else child.visits
+
+
+def _iterate(root: RaState, tree: Node, rng: random.Random, n: int) -> None:
+    state = root.clone()
+    state.rng = rng  # a fresh sample of the bag's future
+    node = tree
+    path = [tree]
+    # selection and expansion
+    while state.phase != OVER:
+        legal = state.legal_actions()
+        player = state.cur
+        children = node.children
+        untried = [a for a in legal if a not in children]
+        if untried:
+            action = untried[rng.randrange(len(untried))]
+            child = Node(n)
+            children[action] = child
+            for a in legal:
+                sibling = children.get(a)
+                if sibling is not None:
+                    sibling.avail += 1
+            state.apply_action(action)
+            path.append(child)
+            break
+        log_term = 0.0
+        best_score, best_action = -1.0, legal[0]
+        for a in legal:
+            child = children[a]
+            child.avail += 1
+            log_term = math.log(child.avail)
+            score = child.totals[player] / child.visits + EXPLORATION * math.sqrt(
+                log_term / child.visits)
+            if score > best_score:
+                best_score, best_action = score, a
+        node = children[best_action]
+        state.apply_action(best_action)
+        path.append(node)
+    # rollout to the end of the epoch, then the valuation's estimate
+    epoch = state.epoch
+    while state.phase != OVER and state.epoch == epoch:
+        state.apply_action(rollout_action(state, rng))
+    result = rewards(state)
+    for visited in path:
+        visited.visits += 1
+        totals = visited.totals
+        for seat in range(n):
+            totals[seat] += result[seat]
+
+
+class MctsStrategy:
+    """``choose(observation, legal) -> index`` with ISMCTS.  ``new_game(message)`` takes
+    the bot seed and the arena's time per decision from a new_game message; ``seconds``
+    caps the thinking time (None: as much as the arena's time allows, safely);
+    ``iterations`` fixes the work instead, which makes the bot fully deterministic."""
+
+    name = "mcts"
+    version = "1.0.0"
+
+    def __init__(self, seconds: float | None = None, iterations: int | None = None,
+                 seed: int = 0) -> None:
+        self.seconds = seconds
+        self.iterations = iterations
+        self.move_ms: int | None = None
+        self.rng = random.Random(seed)
+        self.last_iterations = 0
+
+    def new_game(self, message: dict[str, JSON]) -> None:
+        self.rng.seed(message.get("seed", 0))
+        timing = message.get("time") or {}
+        move_ms = timing.get("move_ms")
+        self.move_ms = move_ms if isinstance(move_ms, int) and move_ms > 0 else None
+
+    def budget(self) -> float | None:
+        """Seconds to think (None when only an iteration count limits the search)."""
+        if self.iterations is not None and self.seconds is None and self.move_ms is None:
+            return None
+        return think_seconds(self.move_ms, self.seconds)
+
+    def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
+        started = time.perf_counter()
+        if len(legal) == 1:
+            return 0
+        state, actions = state_from_observation(observation, legal)
+        budget = self.budget()
+        seconds = None if budget is None else budget - (time.perf_counter() - started)
+        if seconds is not None:
+            seconds = max(seconds, 0.0)
+        action, tree = search(state, self.rng, seconds=seconds, iterations=self.iterations)
+        self.last_iterations = tree.visits
+        if not tree.visits:  # no time at all to search: the greedy choice is instant
+            action = greedy_action(state)
+        return actions.index(action)

@@ -1,0 +1,21 @@
+"""The bundled strategies as in-process players for the referee (tests, benchmarks)."""
+
+from __future__ import annotations
+
+from arena.runner.players import PythonPlayer
+from arena.strategies.greedy import GreedyStrategy
+from arena.strategies.mcts import MctsStrategy
+
+
+def greedy_player(name: str = "greedy") -> PythonPlayer:
+    strategy = GreedyStrategy()
+    return PythonPlayer(name, strategy.choose, version=strategy.version)
+
+
+def mcts_player(name: str = "mcts", *, seconds: float | None = None,
+                iterations: int | None = None) -> PythonPlayer:
+    """ISMCTS thinking within the game's time per decision (capped at ``seconds``), or
+    for a fixed number of ``iterations`` (deterministic)."""
+    strategy = MctsStrategy(seconds=seconds, iterations=iterations)
+    return PythonPlayer(name, strategy.choose, version=strategy.version,
+                        on_new_game=strategy.new_game)

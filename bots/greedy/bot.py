@@ -1,0 +1,8 @@
+"""greedy: one-step look-ahead on a hand-made valuation of Ra positions (see bots/README.md)."""
+
+from arena.sdk import run
+from arena.strategies.greedy import GreedyStrategy
+
+if __name__ == "__main__":
+    strategy = GreedyStrategy()
+    run(strategy.choose, name=strategy.name, version=strategy.version)
