@@ -3,6 +3,7 @@ the current top of the leaderboard (sequential Elo, updated game by game)."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections import Counter
@@ -75,8 +76,9 @@ class Progress:
         if not force and now - self.last_draw < interval:
             return
         self.last_draw = now
-        if self.live:
-            self.stream.write("\r\x1b[2K" + self.line())
+        if self.live:  # one line, rewritten: cut to the terminal's width so it never wraps
+            width = shutil.get_terminal_size().columns - 1
+            self.stream.write("\r\x1b[2K" + self.line()[:width])
         else:
             self.stream.write(self.line() + "\n")
         self.stream.flush()
