@@ -1,24 +1,32 @@
 """``arena bench protocol``: the cost of one decision through the whole bot stack.
 
-Measured in the same run, interleaved game by game (so that load on a shared machine hits
-every row alike), on the same requests (those of real Ra games):
+A decision is timed in the referee from the moment it asks the seat to move until the
+others have been told what was chosen: building the request (observation and legal list),
+encoding it, the pipe both ways, the bot, reading, decoding and checking the reply,
+applying it to the engine and queueing the notifications.  Every row is measured in the
+same run, interleaved game by game (so that load on a shared machine hits every row
+alike), on the same games (those of real Ra games, every seat the same bot):
 
-* full stack: referee -> process player -> pipe -> the bundled ``first`` bot (arena.sdk)
-  -> pipe -> decoder -> referee, timed around each decision (request encoding included);
-* the same with a trivial bot that answers without parsing the request's JSON (it cuts
-  the id out of the line): what the arena itself adds on top of the pipes;
-* the arena's pipe layer alone: one trivial bot process, the request lines already
-  encoded, sent and read back through the runner's process, line reader and decoder;
-* raw pipe echo: two Python processes, blocking I/O, the child echoes each request line:
-  the floor of any design that talks to a process;
-* raw pipe echo over one child per seat, asked in the game's order: the same floor when,
-  as in a real game, every decision wakes a different process;
-* JSON echo: the same, but both sides do the protocol's JSON work (the parent encodes the
-  request and decodes the reply, the child decodes the request and encodes a reply):
-  the floor of any JSON-lines design;
+* raw pipe echo: two Python processes, blocking I/O; the parent writes exactly the bytes
+  the arena wrote to the trivial bot for each decision (request plus queued
+  notifications), the child answers each line with a reply-sized line: the floor of any
+  design that talks to a process with these messages;
+* the same over one child per seat, asked in the game's order (as in a real game, every
+  decision wakes a different process);
+* JSON echo: the parent encodes the request and decodes the reply, the child decodes the
+  request and encodes a reply: the floor of any JSON-lines design;
+* the arena's pipe layer alone: the request lines already encoded, sent and read back
+  through the runner's process, line reader and decoder, one trivial bot;
+* full stack with a trivial bot (it cuts the id out of the line, no JSON parsing): what
+  the arena adds on top of the pipes;
+* full stack with the SDK bot ``first`` (arena.sdk, parses every line);
 * referee + in-process player: the referee's own share, no process at all.
 
-The target is a full-stack median within 2x of the raw echo.
+Beside wall-clock percentiles each row has the arena process's CPU time per decision
+(``time.process_time`` over that row's games, so it includes starting and ending games).
+
+The target is a full-stack median (trivial bot) within 2x of the raw echo carrying the
+same bytes.
 """
 
 from __future__ import annotations
@@ -29,12 +37,15 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games import builtin_game
+from arena.games.base import GameState
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
@@ -48,15 +59,16 @@ from arena.runner.protocol import (
     Reply,
     encode,
 )
-from arena.runner.referee import play_game
+from arena.runner.referee import Referee
 
 GAME = "ra"
-Asked = tuple[int, dict[str, Any]]  # (seat, request message)
+REPLY_LINE = b'{"type":"reply","id":100,"index":0}\n'  # the size of a trivial bot's reply
 RAW_ECHO_CHILD = (
     "import sys\n"
     "read, write = sys.stdin.buffer.readline, sys.stdout.buffer\n"
+    f"reply = {REPLY_LINE!r}\n"
     "for line in iter(read, b''):\n"
-    "    write.write(line)\n"
+    "    write.write(reply)\n"
     "    write.flush()\n"
 )
 TRIVIAL_BOT = (
@@ -88,28 +100,33 @@ JSON_ECHO_CHILD = (
     "    write.flush()\n"
 )
 
+# the bundled "first" bot, inline: bots/ is not part of an installed package
+SDK_BOT = "from arena.sdk import run\nrun(lambda observation, legal: 0, name='first')\n"
+SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "-c", SDK_BOT),
+                   folder=None, games={}, source="bench")
+TRIVIAL_SPEC = BotSpec(name="trivial", version="1", command=("{python}", "-c", TRIVIAL_BOT),
+                       folder=None, games={}, source="bench")
 
-class TimedPlayer:
-    """Wraps a player; remembers how long each ``choose`` took and what it was asked."""
 
-    def __init__(self, inner: Player, requests: list[Asked] | None) -> None:
+class RecordingPlayer:
+    """Wraps a player; remembers what it was sent, to replay the same bytes elsewhere.
+    Only appends to a list on the timed path; encoding happens after the game."""
+
+    def __init__(self, inner: Player, seat: int, log: list[tuple[int, Any]]) -> None:
         self.inner = inner
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
-        self.samples: list[float] = []
-        self.requests = requests
+        self.seat = seat
+        self.log = log
 
     async def start_game(self, info: GameInfo) -> None:
         await self.inner.start_game(info)
 
     async def choose(self, request: DecisionRequest) -> Reply:
-        started = time.perf_counter()
-        reply = await self.inner.choose(request)
-        self.samples.append(time.perf_counter() - started)
-        if self.requests is not None:
-            self.requests.append((request.seat, request.to_json()))
-        return reply
+        self.log.append((self.seat, request))
+        return await self.inner.choose(request)
 
     async def notify(self, notice: ActionNotice) -> None:
+        self.log.append((self.seat, notice))
         await self.inner.notify(notice)
 
     async def game_over(self, result: GameOverInfo) -> None:
@@ -122,6 +139,37 @@ class TimedPlayer:
         return self.inner.take_incidents()
 
 
+def sent_lines(log: Sequence[tuple[int, Any]]) -> list[tuple[int, bytes]]:
+    """The bytes written per decision, as the process player writes them: the queued
+    notifications, then the request, in one write."""
+    pending: dict[int, list[bytes]] = {}
+    lines = []
+    for seat, message in log:
+        if isinstance(message, ActionNotice):
+            pending.setdefault(seat, []).append(encode(message.to_json()))
+        else:
+            data = b"".join(pending.pop(seat, [])) + encode(message.to_json())
+            lines.append((seat, data))
+    return lines
+
+
+class TimedReferee(Referee):
+    """The referee, timing each whole decision (see the module docstring)."""
+
+    samples: list[float]
+
+    async def _play_decision(self, state: GameState, decision: int) -> None:
+        started = time.perf_counter()
+        await super()._play_decision(state, decision)
+        self.samples.append(time.perf_counter() - started)
+
+
+@dataclass
+class Row:
+    samples: list[float] = field(default_factory=list)
+    cpu: float = 0.0  # arena process CPU seconds over this row's work
+
+
 class EchoChild:
     """A Python child process answering one line per line, driven with blocking I/O."""
 
@@ -132,25 +180,25 @@ class EchoChild:
         self.writer: IO[bytes] = self.process.stdin
         self.reader: IO[bytes] = self.process.stdout
 
-    def raw_round_trip(self, line: bytes) -> float:
+    def raw_round_trip(self, data: bytes) -> float:
         started = time.perf_counter()
-        self.writer.write(line)
+        self.writer.write(data)
         self.writer.flush()
         answer = self.reader.readline()
         elapsed = time.perf_counter() - started
-        if answer != line:
+        if answer != REPLY_LINE:
             raise ArenaError("the echo child answered something else")
         return elapsed
 
-    def json_round_trips(self, requests: list[Asked]) -> list[float]:
+    def json_round_trips(self, requests: list[tuple[int, DecisionRequest]]) -> list[float]:
         samples = []
         for _, request in requests:
             started = time.perf_counter()
-            self.writer.write(encode(request))
+            self.writer.write(encode(request.to_json()))
             self.writer.flush()
             reply = json.loads(self.reader.readline())
             samples.append(time.perf_counter() - started)
-            if reply["id"] != request["id"]:
+            if reply["id"] != request.id:
                 raise ArenaError("the JSON echo child answered something else")
         return samples
 
@@ -159,57 +207,63 @@ class EchoChild:
         self.process.wait(timeout=10)
 
 
-# the bundled "first" bot, inline: bots/ is not part of an installed package
-SDK_BOT = "from arena.sdk import run\nrun(lambda observation, legal: 0, name='first')\n"
-SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "-c", SDK_BOT),
-                   folder=None, games={}, source="bench")
-TRIVIAL_SPEC = BotSpec(name="trivial", version="1", command=("{python}", "-c", TRIVIAL_BOT),
-                       folder=None, games={}, source="bench")
+def _raw_round_trips(children: list[EchoChild], lines: list[tuple[int, bytes]],
+                     row: Row) -> None:
+    """Each decision's bytes, to the child of its seat (modulo the children)."""
+    cpu = time.process_time()
+    row.samples += [children[seat % len(children)].raw_round_trip(data)
+                    for seat, data in lines]
+    row.cpu += time.process_time() - cpu
 
 
-def _raw_round_trips(children: list[EchoChild], requests: list[Asked]) -> list[float]:
-    """Each request line echoed by the child of its seat (modulo the children)."""
-    lines = [(seat, encode(request)) for seat, request in requests]  # encoded beforehand
-    return [children[seat % len(children)].raw_round_trip(line) for seat, line in lines]
+def _raw_lines(lines: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    """The raw echo answers every line: send the queued notifications and the request
+    as one line each write, so one reply comes back per decision, of the same size."""
+    return [(seat, data.replace(b"\n", b" ")[:-1] + b"\n") for seat, data in lines]
 
 
 async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec | None,
-                      requests: list[Asked] | None) -> list[float]:
-    """One game, every seat the bot ``spec`` (None: in-process players); the time of
-    each decision."""
+                      row: Row | None, log: list[tuple[int, Any]] | None = None) -> None:
+    """One game, every seat the bot ``spec`` (None: in-process players)."""
+    cpu = time.process_time()
     async with pool.seated([] if spec is None else [spec] * num_players) as bots:
-        inner: list[Player] = list(bots) if spec is not None else \
+        players: list[Player] = list(bots) if spec is not None else \
             [first_player() for _ in range(num_players)]
-        players = [TimedPlayer(p, requests) for p in inner]
-        outcome = await play_game(builtin_game(GAME), players, seed, limits=pool.limits)
+        if log is not None:
+            players = [RecordingPlayer(p, seat, log) for seat, p in enumerate(players)]
+        referee = TimedReferee(builtin_game(GAME), players, seed, None, pool.limits, "")
+        referee.samples = []
+        outcome = await referee.play()
     if outcome.record["failures"]:
         raise ArenaError(f"the benchmark bot failed: {outcome.record['failures']}")
-    return [s for p in players for s in p.samples]
+    if row is not None:
+        row.cpu += time.process_time() - cpu
+        row.samples += referee.samples
 
 
-async def _pipe_layer(pool: BotPool, requests: list[Asked]) -> list[float]:
+async def _pipe_layer(pool: BotPool, lines: list[tuple[int, bytes]], row: Row) -> None:
     """Round trips of pre-encoded request lines through one trivial bot's process."""
     player = pool.checkout(TRIVIAL_SPEC)
+    cpu = time.process_time()
     try:
         if not player.alive:
             await player.handshake()
         process = player._running()
-        samples = []
-        for _, request in requests:
-            line = encode(request)
+        for _, data in lines:
             started = time.perf_counter()
-            await process.send_raw(line)
+            await process.send_raw(data)
             await process.receive()
-            samples.append(time.perf_counter() - started)
-        return samples
+            row.samples.append(time.perf_counter() - started)
     finally:
         pool.checkin(player)
+    row.cpu += time.process_time() - cpu
+
+
+ROWS = ("raw", "rotating", "json", "pipes", "trivial", "sdk", "inproc")
 
 
 async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
-    samples: dict[str, list[float]] = {
-        "stack": [], "trivial": [], "raw": [], "rotating": [], "json": [], "inproc": [],
-        "pipes": []}
+    rows = {name: Row() for name in ROWS}
     sizes: list[int] = []
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
     per_seat = [EchoChild(RAW_ECHO_CHILD) for _ in range(num_players)]
@@ -221,32 +275,35 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
                 this_seed = seed + games
-                requests: list[Asked] = []
-                samples["stack"] += await _timed_game(pool, num_players, this_seed, SDK_SPEC,
-                                                      requests)
-                samples["trivial"] += await _timed_game(pool, num_players, this_seed,
-                                                        TRIVIAL_SPEC, None)
-                samples["raw"] += _raw_round_trips([raw], requests)
-                samples["rotating"] += _raw_round_trips(per_seat, requests)
-                samples["json"] += json_echo.json_round_trips(requests)
-                samples["pipes"] += await _pipe_layer(pool, requests)
-                samples["inproc"] += await _timed_game(pool, num_players, this_seed, None,
-                                                       None)
-                sizes += [len(encode(request)) for _, request in requests]
+                log: list[tuple[int, Any]] = []
+                await _timed_game(pool, num_players, this_seed, TRIVIAL_SPEC,
+                                  rows["trivial"], log)
+                await _timed_game(pool, num_players, this_seed, SDK_SPEC, rows["sdk"])
+                lines = sent_lines(log)
+                requests = [(s, m) for s, m in log if isinstance(m, DecisionRequest)]
+                _raw_round_trips([raw], _raw_lines(lines), rows["raw"])
+                _raw_round_trips(per_seat, _raw_lines(lines), rows["rotating"])
+                cpu = time.process_time()
+                rows["json"].samples += json_echo.json_round_trips(requests)
+                rows["json"].cpu += time.process_time() - cpu
+                await _pipe_layer(pool, lines, rows["pipes"])
+                await _timed_game(pool, num_players, this_seed, None, rows["inproc"])
+                sizes += [len(data) for _, data in lines]
                 games += 1
     finally:
         for child in [raw, json_echo, *per_seat]:
             child.close()
-    return {"samples": samples, "sizes": sizes, "games": games}
+    return {"rows": rows, "sizes": sizes, "games": games}
 
 
-def _row(path: str, samples: list[float]) -> dict[str, Any]:
-    ordered = sorted(samples)
+def _row(path: str, row: Row) -> dict[str, Any]:
+    ordered = sorted(row.samples)
     return {
         "path": path,
         "decisions": len(ordered),
         "median µs": 1e6 * statistics.median(ordered),
         "p99 µs": 1e6 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
+        "arena CPU µs/decision": 1e6 * row.cpu / len(ordered),
     }
 
 
@@ -259,36 +316,43 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     if args.seconds <= 0:
         raise ArenaError("--seconds must be positive")
     measured = trio.run(_measure, num_players, args.seconds, args.seed)
-    samples, sizes = measured["samples"], sorted(measured["sizes"])
-    rows = [
-        _row("raw pipe echo (2 Python processes)", samples["raw"]),
-        _row(f"raw pipe echo, one child per seat ({num_players})", samples["rotating"]),
-        _row("JSON echo (same JSON work, no framework)", samples["json"]),
-        _row("arena pipe layer, one trivial bot, pre-encoded", samples["pipes"]),
-        _row("full stack, trivial bot (no JSON parsing)", samples["trivial"]),
-        _row("full stack, SDK bot (first)", samples["stack"]),
-        _row("referee + in-process player", samples["inproc"]),
+    rows, sizes = measured["rows"], sorted(measured["sizes"])
+    table = [
+        _row("raw pipe echo (2 Python processes)", rows["raw"]),
+        _row(f"raw pipe echo, one child per seat ({num_players})", rows["rotating"]),
+        _row("JSON echo (same JSON work, no framework)", rows["json"]),
+        _row("arena pipe layer, one trivial bot, pre-encoded", rows["pipes"]),
+        _row("full stack, trivial bot (no JSON parsing)", rows["trivial"]),
+        _row("full stack, SDK bot (first)", rows["sdk"]),
+        _row("referee + in-process player", rows["inproc"]),
     ]
-    pipes_ratio = rows[3]["median µs"] / rows[0]["median µs"]
-    raw_ratio = rows[4]["median µs"] / rows[0]["median µs"]
-    rotating_ratio = rows[4]["median µs"] / rows[1]["median µs"]
-    json_ratio = rows[5]["median µs"] / rows[2]["median µs"]
+    median = {name: statistics.median(rows[name].samples) for name in ROWS}
+    ratio = median["trivial"] / median["raw"]
+    rotating_ratio = median["trivial"] / median["rotating"]
+    json_ratio = median["sdk"] / median["json"]
+    pipes_ratio = median["pipes"] / median["raw"]
+    verdict = "met" if ratio <= 2.0 else "MISSED"
     return {
         "title": f"Protocol round trip per decision: {game.title}, {num_players} players, "
                  f"{measured['games']} games",
         "benchmark": "protocol",
-        "rows": rows,
-        "trivial_stack_vs_raw_echo": raw_ratio,
+        "rows": table,
+        "trivial_stack_vs_raw_echo": ratio,
+        "target_met": ratio <= 2.0,
         "pipe_layer_vs_raw_echo": pipes_ratio,
         "trivial_stack_vs_rotating_echo": rotating_ratio,
         "sdk_stack_vs_json_echo": json_ratio,
         "notes": [
-            f"full stack with the trivial bot: median {raw_ratio:.2f}x the raw echo "
-            f"(target: within 2x), {rotating_ratio:.2f}x the raw echo over one child per "
-            "seat",
+            f"target: full stack (trivial bot) median within 2x of the raw echo: "
+            f"{ratio:.2f}x, {verdict}; {rotating_ratio:.2f}x the raw echo over one child "
+            "per seat",
+            f"the raw echo carries the arena's bytes of each decision (request and queued "
+            f"notifications: median {statistics.median(sizes):.0f} bytes, max {sizes[-1]}), "
+            f"answered by {len(REPLY_LINE)} bytes",
             f"full stack with the SDK bot: median {json_ratio:.2f}x the JSON echo",
             f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo",
-            f"request lines: median {statistics.median(sizes):.0f} bytes, max {sizes[-1]}",
-            "interleaved game by game; the processes' start-up game is not counted",
+            "a decision is timed in the referee: request building, both pipes, the bot, "
+            "checking, the engine and notifications; interleaved game by game; the "
+            "processes' start-up game is not counted",
         ],
     }

@@ -149,13 +149,17 @@ class Referee:
         decision = 0
         while not state.is_terminal():
             decision += 1
-            seat = self.seats[state.current_player()]
-            legal = state.legal_actions()
-            index = await self._decide(seat, state, legal, decision)
-            action_json = state.action_to_json(legal[index])
-            state.apply_action(legal[index])
-            await self._notify_all(ActionNotice(decision, seat.seat, action_json), decision)
+            await self._play_decision(state, decision)
         return await self._finish(state, time.perf_counter() - started)
+
+    async def _play_decision(self, state: GameState, decision: int) -> None:
+        """One decision: ask the seat to move, apply its choice, tell the others."""
+        seat = self.seats[state.current_player()]
+        legal = state.legal_actions()
+        index = await self._decide(seat, state, legal, decision)
+        action_json = state.action_to_json(legal[index])
+        state.apply_action(legal[index])
+        await self._notify_all(ActionNotice(decision, seat.seat, action_json), decision)
 
     async def _start_all(self) -> None:
         names = [s.player.name for s in self.seats]
