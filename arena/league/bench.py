@@ -128,6 +128,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "bound games/s": bound,
                 "games/s": rate,
                 "% of bound": 100 * rate / bound,
+                "CPU ms/game": 1000 * cpu / games,
                 "CPU use %": 100 * ours,
                 "others' CPU %": 100 * others,
                 "% of bound, free CPU": 100 * rate / bound / max(1.0 - others, 0.05),
@@ -141,7 +142,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "notes": [
             "round trip: one game at a time through the whole stack, per decision",
             "bound = cores / (round trip x decisions per game); target: >= 70% of it",
-            "CPU use: arena + bot processes, as a share of all cores over the league",
+            "CPU use: arena + bot processes, as a share of all cores over the league; "
+            "CPU ms/game: the same per game (cores x 1000 / it = games/s with every core)",
             "others' CPU: the rest of the machine's CPU use meanwhile (a shared machine "
             "slows the league down)",
             "% of bound, free CPU: % of bound divided by the share of the machine other "
