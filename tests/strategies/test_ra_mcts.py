@@ -1,0 +1,126 @@
+"""The MCTS Ra strategy: its time budget, legal answers, determinism with a fixed
+iteration count, an obvious choice, and whole games through the referee."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games.ra import GAME, RaState
+from arena.games.ra.scenario import build_state
+from arena.games.ra.tiles import BID_BASE, PASS
+from arena.runner.limits import Limits
+from arena.runner.players import random_player
+from arena.runner.referee import play_game
+from arena.strategies.greedy import greedy_action
+from arena.strategies.mcts import MIN_THINK, MctsStrategy, search, think_seconds
+from arena.strategies.players import greedy_player, mcts_player
+
+
+def request(state: RaState) -> tuple[dict[str, object], list[dict[str, object]]]:
+    legal = [state.action_to_json(a) for a in state.legal_actions()]
+    return state.observation(state.current_player()), legal
+
+
+def played(players: int, seed: int, moves: int) -> RaState:
+    """A position reached by ``moves`` greedy decisions (fewer if the game ends)."""
+    state = GAME.new_game(players, seed)
+    for _ in range(moves):
+        if state.is_terminal():
+            break
+        state.apply_action(greedy_action(state))
+    return state
+
+
+def test_think_time_leaves_a_safety_margin_of_the_arena_time() -> None:
+    assert think_seconds(500) == pytest.approx(0.29)
+    assert think_seconds(1000) == pytest.approx(0.64)
+    assert think_seconds(1000, limit=0.1) == pytest.approx(0.1)
+    assert think_seconds(50) == MIN_THINK  # too little time: think the minimum
+    for move_ms in (100, 200, 500, 1000, 5000):
+        assert think_seconds(move_ms) < 0.8 * move_ms / 1000
+
+
+def test_answers_within_the_arena_time_per_decision() -> None:
+    strategy = MctsStrategy()
+    strategy.new_game({"type": "new_game", "seed": 3, "time": {"move_ms": 200, "bank_ms": None}})
+    state = build_state(3, track=["gold", "pharaoh", "nile", "flood", "art"], current=0)
+    observation, legal = request(state)
+    started = time.perf_counter()
+    index = strategy.choose(observation, legal)
+    elapsed = time.perf_counter() - started
+    assert 0 <= index < len(legal)
+    assert strategy.last_iterations > 0
+    assert elapsed < 0.2  # it plans for 0.08 s of the 0.2 s
+
+
+def test_a_single_legal_action_is_answered_without_searching() -> None:
+    strategy = MctsStrategy(seconds=5.0)
+    state = build_state(3, track=["nile"] * 8, current=0)  # full track: only invoke Ra
+    observation, legal = request(state)
+    assert len(legal) == 1
+    started = time.perf_counter()
+    assert strategy.choose(observation, legal) == 0
+    assert time.perf_counter() - started < 1.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10**6), moves=st.integers(0, 150))
+def test_always_returns_a_legal_index(players: int, seed: int, moves: int) -> None:
+    state = played(players, seed, moves)
+    if state.is_terminal():
+        return
+    observation, legal = request(state)
+    index = MctsStrategy(iterations=15, seed=seed).choose(observation, legal)
+    assert 0 <= index < len(legal)
+
+
+def test_a_fixed_iteration_count_makes_it_deterministic() -> None:
+    for seed in (1, 2, 3):
+        state = played(4, seed, 25)
+        observation, legal = request(state)
+        first = MctsStrategy(iterations=60, seed=seed).choose(observation, legal)
+        again = MctsStrategy(iterations=60, seed=seed).choose(observation, legal)
+        assert first == again
+
+
+def test_bids_last_for_a_rich_lot_nobody_else_wanted() -> None:
+    # Seat 0 draws Ra on a rich track; seats 1 and 2 pass; seat 0 bids last.
+    state = build_state(3, track=["gold", "gold", "gold", "pharaoh", "god"], current=0,
+                        draws=["ra"])
+    state.apply_action(0)  # draw: the Ra tile starts an auction
+    while state.cur != 0:
+        state.apply_action(PASS)
+    action, tree = search(state, random.Random(5), iterations=300)
+    assert BID_BASE < action < PASS
+    assert tree.visits == 300
+
+
+def test_search_needs_a_budget() -> None:
+    with pytest.raises(ValueError):
+        search(build_state(3), random.Random(0))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_whole_games_in_process_through_the_referee(players: int) -> None:
+    seats = [mcts_player(iterations=4), greedy_player(), random_player(), greedy_player("g2"),
+             random_player("r2")][:players]
+    outcome = trio.run(play_game, GAME, seats, 100 + players, None,
+                       Limits(move_seconds=30.0))
+    assert outcome.failures == {}
+    assert sorted(outcome.placements) == list(range(1, players + 1))
+    assert outcome.record["engine"]["final"] is not None
+
+
+def test_a_time_limited_game_in_process_has_no_timeout() -> None:
+    # The arena allows 0.1 s per decision; mcts plans for 0.01 s of it.
+    seats = [mcts_player(), greedy_player()]
+    outcome = trio.run(play_game, GAME, seats, 7, None, Limits(move_seconds=0.1))
+    assert outcome.failures == {}
+    slowest = outcome.record["timings"]["seats"][0]["max_seconds"]
+    assert slowest < 0.1
