@@ -39,6 +39,7 @@ MARGIN_SCALE = 10.0  # points of margin that make a clear lead
 TIME_SHARE = 0.7
 TIME_RESERVE = 0.06
 MIN_THINK = 0.005
+CHECK_EVERY = 16  # iterations between checks whether the answer is already decided
 
 
 def think_seconds(move_ms: int | None, limit: float | None = None) -> float:
@@ -77,17 +78,36 @@ def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
     must be given), and the search tree."""
     if seconds is None and iterations is None:
         raise ValueError("search needs a time or an iteration budget")
-    deadline = math.inf if seconds is None else time.perf_counter() + seconds
+    started = time.perf_counter()
+    deadline = math.inf if seconds is None else started + seconds
     limit = math.inf if iterations is None else iterations
     n = root.num_players
     tree = Node(n)
+    legal = root.legal_actions()
     done = 0
-    while done < limit and time.perf_counter() < deadline:
+    while done < limit:
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+        if done % CHECK_EVERY == 0 and done and _decided(tree, legal, done, now - started,
+                                                         deadline - now, limit - done):
+            break
         _iterate(root, tree, rng, n)
         done += 1
-    legal = root.legal_actions()
     best = max(legal, key=lambda a: _visits(tree, a))
     return best, tree
+
+
+def _decided(tree: Node, legal: list[int], done: int, spent: float, left: float,
+             iterations_left: float) -> bool:
+    """True when the most visited action can no longer be overtaken: its lead is more
+    than the iterations still possible (at the rate so far).  Saves time on easy
+    decisions without changing the answer."""
+    if len(legal) < 2:
+        return True
+    possible = min(iterations_left, done / spent * left if spent > 0 else math.inf)
+    visits = sorted((_visits(tree, a) for a in legal), reverse=True)
+    return visits[0] - visits[1] > possible
 
 
 def _visits(tree: Node, action: int) -> int:

@@ -98,7 +98,20 @@ def test_bids_last_for_a_rich_lot_nobody_else_wanted() -> None:
         state.apply_action(PASS)
     action, tree = search(state, random.Random(5), iterations=300)
     assert BID_BASE < action < PASS
-    assert tree.visits == 300
+    assert 0 < tree.visits <= 300  # it may stop once the answer cannot change
+
+
+def test_stops_early_only_when_the_answer_cannot_change() -> None:
+    state = played(3, 9, 12)
+    full_action, full_tree = search(state, random.Random(2), iterations=400)
+    legal = state.legal_actions()
+    visits = sorted((full_tree.children[a].visits for a in legal if a in full_tree.children),
+                    reverse=True)
+    if full_tree.visits < 400:  # stopped early: the leader could not have been caught
+        runner_up = visits[1] if len(visits) > 1 else 0
+        assert visits[0] - runner_up > 400 - full_tree.visits
+    again, _ = search(state, random.Random(2), iterations=400)
+    assert again == full_action
 
 
 def test_search_needs_a_budget() -> None:
