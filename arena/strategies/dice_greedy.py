@@ -85,16 +85,23 @@ def _race(pharaoh: list[int], seat: int) -> float:
     return PHARAOH_WORST if pharaoh[seat] == worst else 0.0
 
 
+def _race_lead(pharaoh: list[int], seat: int) -> float:
+    """``seat``'s Pharaoh points now less the others' on average: passing a player who
+    shares the lead is worth something even though the leader scores 5 either way."""
+    others = [_race(pharaoh, other) for other in range(len(pharaoh)) if other != seat]
+    return _race(pharaoh, seat) - sum(others) / len(others)
+
+
 def _pharaoh_gain(observation: JSON, seat: int, spaces: int) -> float:
     """The change in ``seat``'s Pharaoh value if his marker moves by ``spaces`` (±)."""
     pharaoh = list(observation["pharaoh"])
     top = observation["board"]["track_top"]
-    before = _race(pharaoh, seat)
+    before = _race_lead(pharaoh, seat)
     moved = min(top, max(0, pharaoh[seat] + spaces)) - pharaoh[seat]
     pharaoh[seat] += moved
     # A lead counts more the nearer the epoch's end is.
     certainty = 0.5 + 0.5 * _progress(observation)
-    return certainty * (_race(pharaoh, seat) - before) + PHARAOH_SPACE * moved
+    return certainty * (_race_lead(pharaoh, seat) - before) + PHARAOH_SPACE * moved
 
 
 def _epoch_ends_now(observation: JSON) -> bool:
@@ -443,7 +450,7 @@ def choose(observation: JSON, legal: list[JSON]) -> int:
     return best
 
 
-VERSION = "1.0.0"  # bump with any change of play: leagues tell versions apart by it
+VERSION = "1.1.0"  # bump with any change of play: leagues tell versions apart by it
 
 
 def dice_greedy_player(name: str = "dice-greedy") -> PythonPlayer:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from arena.league.config import load_league
 from arena.league.store import open_store
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
-from arena.strategies.dice_greedy import against_random, choose, dice_greedy_player
+from arena.strategies.dice_greedy import VERSION, against_random, choose, dice_greedy_player
 
 
 def _load_helpers() -> Any:
@@ -98,6 +99,21 @@ def test_rerolls_the_odd_die_and_keeps_the_set() -> None:
     # Four Civilization dice place two markers; the lone Pharaoh die goes alone.
     state = make_state(3, "CCCCP", setup=setup(pharaoh=[12, 0, 0]))
     assert greedy_move(state) == {"type": "reroll", "dice": ["purple"]}
+
+
+def test_keeps_one_pharaoh_die_to_break_a_shared_lead() -> None:
+    # Seats 0 and 2 share the Pharaoh lead (both would score 5): one more space makes
+    # seat 0 the only leader and costs seat 2 five points; more spaces add little.
+    def arrange(state: RaDiceState) -> None:
+        state.pharaoh[:] = [4, 3, 4]
+        state.ra = 11  # late in the epoch
+
+    state = make_state(3, "PPSCP", setup=arrange)
+    chosen = greedy_move(state)
+    assert chosen["type"] == "reroll"
+    kept = [die["face"] for die in state.observation(0)["dice"]
+            if die["colour"] not in chosen["dice"]]
+    assert sorted(kept) == ["pharaoh", "sun"]
 
 
 # -------------------------------------------------------------------------- applying
@@ -293,3 +309,10 @@ def test_a_small_dice_league_runs_end_to_end(tmp_path: Path, capsys) -> None:
     assert main(["leaderboard", str(league)]) == 0
     assert "dice-greedy" in capsys.readouterr().out
 
+
+
+def test_the_bot_folder_announces_the_strategy_version() -> None:
+    # Leagues refuse a bot whose version changed; the strategy lives outside the bot
+    # folder, so its VERSION and the manifest must move together.
+    manifest = Path(__file__).parents[2] / "bots" / "dice-greedy" / "bot.toml"
+    assert tomllib.loads(manifest.read_text())["version"] == VERSION
