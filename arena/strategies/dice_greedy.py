@@ -50,7 +50,7 @@ IMMEDIATE_TIE_BREAK = 1e-3
 
 @dataclass(frozen=True)
 class Context:
-    """What one more die of each kind is worth to the player now (hashable, for caching)."""
+    """What each kind of application is worth to the player now (hashable, for caching)."""
 
     pharaoh: tuple[float, ...]  # pharaoh[k]: advancing k spaces
     nile_dry: tuple[float, ...]  # nile[k]: advancing k spaces without a flood marker
@@ -156,20 +156,19 @@ def _monument_value(observation: JSON, seat: int, column: int) -> float:
     return gain
 
 
-def _empty_columns_by_colour(observation: JSON) -> list[tuple[int, str]]:
-    """Every empty Monument space as (column, colour)."""
-    colours = observation["board"]["monument_columns"]
-    return [(column, colours[column][row])
-            for column, owners in enumerate(observation["monuments"])
-            for row, owner in enumerate(owners) if owner is None]
+def _columns_with_room(observation: JSON) -> list[int]:
+    """The Monument columns with at least one empty space."""
+    return [column for column, owners in enumerate(observation["monuments"])
+            if None in owners]
 
 
 def context(observation: JSON) -> Context:
+    """The value tables for the player to move (colours are ignored: an estimate)."""
     me = _me(observation)
-    empty = _empty_columns_by_colour(observation)
+    room_in = _columns_with_room(observation)
     own = _own_per_column(observation, me)
-    first = max((_monument_value(observation, me, column) for column, _ in empty), default=0.0)
-    new = [_monument_value(observation, me, column) for column, _ in empty if not own[column]]
+    first = max((_monument_value(observation, me, column) for column in room_in), default=0.0)
+    new = [_monument_value(observation, me, column) for column in room_in if not own[column]]
     open_colours = _open_civilization_colours(observation, me)
     room = 5 - _civilization_markers(observation, me)
     civilization = tuple(
