@@ -12,6 +12,11 @@ arena's hello, requests and pings, and calls your optional hooks for the other m
 ``choose`` may also return ``(index, comment)``: the comment (a short string) goes into
 the game record.  Print your debugging to stderr, never to stdout.
 
+Lean requests: ``run(choose, observation=False)`` asks the arena not to send the
+observation (``choose`` then gets None for it), which saves both sides the JSON work
+when the legal list is all the bot looks at.  Without an ``on_action`` hook the bot asks
+not to be sent the other players' actions at all.
+
 An exception in ``choose`` or a hook ends the bot (the arena records a crash and plays the
 seat out for you); that is on purpose, so mistakes are seen.
 """
@@ -27,7 +32,7 @@ PROTOCOL = "ra-arena/1"
 
 JSON = Any
 Choice = int | tuple[int, str]
-ChooseFunction = Callable[[dict[str, JSON], list[dict[str, JSON]]], Choice]
+ChooseFunction = Callable[[dict[str, JSON] | None, list[dict[str, JSON]]], Choice]
 Hook = Callable[[dict[str, JSON]], None]
 
 
@@ -41,12 +46,14 @@ def run(
     on_game_over: Hook | None = None,
     stdin: IO[bytes] | None = None,
     stdout: IO[bytes] | None = None,
+    observation: bool = True,
 ) -> None:
     """Serve the arena until it says quit or closes the input.
 
     ``on_new_game(message)`` gets the new_game message (``seed`` is for your own
     randomness, ``seat`` is you); ``on_action(message)`` each decision made by anyone;
-    ``on_game_over(message)`` the final scores and placements."""
+    ``on_game_over(message)`` the final scores and placements.  ``observation=False``:
+    lean requests (see the module docstring)."""
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
 
@@ -57,13 +64,18 @@ def run(
         writer.flush()
 
     hooks = {"new_game": on_new_game, "action": on_action, "game_over": on_game_over}
+    ready: dict[str, JSON] = {"type": "ready", "name": name, "version": version,
+                              "protocol": PROTOCOL}
+    wants = {"observation": observation, "notifications": on_action is not None}
+    if not all(wants.values()):  # an arena ignores what it does not know: say it only then
+        ready["wants"] = wants
     for line in reader:
         if not line.strip():
             continue
         message = json.loads(line)
         kind = message.get("type")
         if kind == "request":
-            choice = choose(message["observation"], message["legal"])
+            choice = choose(message.get("observation"), message["legal"])
             reply: dict[str, JSON] = {"type": "reply", "id": message["id"]}
             if isinstance(choice, tuple):
                 reply["index"], reply["comment"] = choice
@@ -73,7 +85,7 @@ def run(
         elif kind == "ping":
             send({"type": "pong", "id": message["id"]})
         elif kind == "hello":
-            send({"type": "ready", "name": name, "version": version, "protocol": PROTOCOL})
+            send(ready)
         elif kind == "quit":
             return
         else:

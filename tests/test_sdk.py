@@ -40,8 +40,9 @@ REQUEST = {"type": "request", "id": 7, "observation": {"x": 1},
 def test_the_sdk_answers_hello_requests_and_pings() -> None:
     out = converse([{"type": "hello", "protocol": PROTOCOL, "arena": "0.1", "limits": {}},
                     REQUEST, {"type": "ping", "id": 3}])
-    assert out == [
-        {"type": "ready", "name": "t", "version": "2", "protocol": PROTOCOL},
+    assert out == [  # no on_action hook: it asks not to be told the others' actions
+        {"type": "ready", "name": "t", "version": "2", "protocol": PROTOCOL,
+         "wants": {"observation": True, "notifications": False}},
         {"type": "reply", "id": 7, "index": 2},
         {"type": "pong", "id": 3},
     ]
@@ -98,3 +99,25 @@ def test_the_sdk_is_standard_library_only() -> None:
     imports = {line.split()[1].split(".")[0] for line in source.splitlines()
                if line.startswith(("import ", "from "))}
     assert imports <= {"__future__", "json", "sys", "collections", "typing"}
+
+
+HELLO = {"type": "hello", "protocol": PROTOCOL, "arena": "0.1", "limits": {}}
+LEAN_REQUEST = {k: v for k, v in REQUEST.items() if k != "observation"}
+
+
+def test_a_bot_following_the_game_with_observations_asks_for_everything() -> None:
+    out = converse([HELLO], on_action=lambda message: None)
+    assert out == [{"type": "ready", "name": "t", "version": "2", "protocol": PROTOCOL}]
+
+
+def test_observation_false_asks_for_lean_requests_and_choose_gets_none() -> None:
+    seen: list[JSON] = []
+
+    def choose(observation: JSON, legal: JSON) -> int:
+        seen.append((observation, legal))
+        return 0
+
+    out = converse([HELLO, LEAN_REQUEST], choose, observation=False)
+    assert out[0]["wants"] == {"observation": False, "notifications": False}
+    assert out[1] == {"type": "reply", "id": 7, "index": 0}
+    assert seen == [(None, REQUEST["legal"])]

@@ -20,6 +20,8 @@ import itertools
 import os
 import re
 import tempfile
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
 from arena.runner.process import BotProcess, StderrLog, group_cpu_seconds
 from arena.runner.protocol import (
+    EVERYTHING,
     PROTOCOL,
     ActionNotice,
     DecisionRequest,
@@ -39,6 +42,7 @@ from arena.runner.protocol import (
     Pong,
     Ready,
     Reply,
+    Wants,
     encode,
     hello,
     ping,
@@ -52,6 +56,7 @@ MAX_PENDING_BYTES = 1 << 20
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
 _starts = itertools.count(1)
+_CORES = os.cpu_count() or 1
 
 
 class ProcessPlayer:
@@ -73,6 +78,8 @@ class ProcessPlayer:
         self.pids: list[int] = []  # every process started so far, oldest first
         self._pending: list[bytes] = []  # encoded notifications not yet written
         self._pending_bytes = 0
+        # CPU seconds the process had used at the last look (see _cpu_nearly_spent)
+        self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
 
     @property
     def alive(self) -> bool:
@@ -90,8 +97,7 @@ class ProcessPlayer:
     # ------------------------------------------------------------ Player interface
 
     async def start_game(self, info: GameInfo) -> None:
-        if self._process is not None and \
-                group_cpu_seconds(self._process.pid) > CPU_RECYCLE * self.limits.cpu_seconds:
+        if self._process is not None and self._cpu_nearly_spent():
             await self.close()  # retire it before RLIMIT_CPU kills it in mid-game
         if self._process is not None:
             try:
@@ -105,8 +111,15 @@ class ProcessPlayer:
             await self._start()
         await self._send_bounded(encode(info.to_json()))
 
+    @property
+    def wants(self) -> Wants:
+        """What the running process asked for in its ready message."""
+        return EVERYTHING if self.ready is None else self.ready.wants
+
     async def choose(self, request: DecisionRequest) -> Reply:
         process = self._running()
+        if request.observation is not None and not self.wants.observation:
+            request = replace(request, observation=None)  # a caller that did not ask
         await process.send_raw(self._take_pending() + encode(request.to_json()))
         message = await process.receive()
         if not isinstance(message, Reply):
@@ -115,7 +128,9 @@ class ProcessPlayer:
         return message
 
     async def notify(self, notice: ActionNotice) -> None:
-        line = encode(notice.to_json())
+        if not self.wants.notifications:
+            return
+        line = notice.line
         self._pending.append(line)
         self._pending_bytes += len(line)
         if self._pending_bytes > MAX_PENDING_BYTES:
@@ -191,6 +206,7 @@ class ProcessPlayer:
             self._cleanup_scratch()
             raise
         self._process = process
+        self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
         self.pids.append(process.pid)
         self._nursery.start_soon(process.drain_stderr)
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
@@ -227,6 +243,18 @@ class ProcessPlayer:
             await process.send_raw(self._take_pending() + data)
         if scope.cancelled_caught:
             raise BotFailure("stall", "stopped reading its input")
+
+    def _cpu_nearly_spent(self) -> bool:
+        """Has the process used CPU_RECYCLE of its CPU-seconds limit?  Scanning /proc
+        costs milliseconds, so it is skipped while even every core busy since the last
+        scan could not have reached the threshold."""
+        threshold = CPU_RECYCLE * self.limits.cpu_seconds
+        now = time.monotonic()
+        most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
+        if most <= threshold or self._process is None:
+            return False
+        self._cpu_used, self._cpu_checked_at = group_cpu_seconds(self._process.pid), now
+        return self._cpu_used > threshold
 
     def _take_pending(self) -> bytes:
         pending = b"".join(self._pending)

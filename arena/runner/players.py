@@ -15,21 +15,25 @@ from typing import Any, Protocol
 
 from arena.runner.failures import BotFailure
 from arena.runner.protocol import (
+    EVERYTHING,
     ActionNotice,
     DecisionRequest,
     GameInfo,
     GameOverInfo,
     Reply,
+    Wants,
 )
 
 JSON = Any
-ChooseFunction = Callable[[dict[str, JSON], list[dict[str, JSON]]], int]
+ChooseFunction = Callable[[dict[str, JSON] | None, list[dict[str, JSON]]], int]
 
 
 class Player(Protocol):
     name: str
     version: str
     kind: str  # "process" or "python"
+    # Optional: ``wants`` (a Wants), read by the referee once start_game has returned:
+    # what the player asked to be sent (see wants_of).
 
     async def start_game(self, info: GameInfo) -> None:
         """Get ready for a new game (start or check the process, send new_game)."""
@@ -50,10 +54,21 @@ class Player(Protocol):
         """Failures that happened outside a game (e.g. no pong), since the last call."""
 
 
+def wants_of(player: Player) -> Wants:
+    """What the player asked for; everything for a player without a ``wants``
+    attribute (e.g. a wrapper written before protocol features existed)."""
+    wants = getattr(player, "wants", EVERYTHING)
+    return wants if isinstance(wants, Wants) else EVERYTHING
+
+
 class PythonPlayer:
     """A player that is a Python function ``choose(observation, legal) -> index``, with
     the same optional hooks as the SDK (``on_new_game(info_json)``, ``on_action(notice)``,
-    ``on_game_over(result)``).  An exception in it counts as a crash."""
+    ``on_game_over(result)``).  An exception in it counts as a crash.
+
+    ``observation=False`` works like a lean process bot: ``choose`` gets None for the
+    observation and the referee does not build it; without ``on_action`` the referee
+    does not build notifications for this player."""
 
     kind = "python"
 
@@ -65,8 +80,10 @@ class PythonPlayer:
         on_new_game: Callable[[dict[str, JSON]], None] | None = None,
         on_action: Callable[[dict[str, JSON]], None] | None = None,
         on_game_over: Callable[[dict[str, JSON]], None] | None = None,
+        observation: bool = True,
     ) -> None:
         self.name = name
+        self.wants = Wants(observation=observation, notifications=on_action is not None)
         self.version = version
         self._choose = choose
         self._on_new_game = on_new_game

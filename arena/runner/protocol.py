@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from typing import Any
 
@@ -23,6 +24,7 @@ PROTOCOL = "ra-arena/1"
 ARENA_MESSAGES = ("hello", "new_game", "request", "action", "game_over", "ping", "quit")
 BOT_MESSAGES = ("ready", "reply", "pong")
 MAX_NAME_CHARS = 100
+WANTS_KEYS = ("observation", "notifications")
 
 JSON = Any
 
@@ -89,19 +91,18 @@ class GameInfo:
 class DecisionRequest:
     id: int
     seat: int
-    observation: dict[str, JSON]
+    observation: dict[str, JSON] | None  # None: the bot asked not to get it (Wants)
     legal: list[dict[str, JSON]]
     move_ms: int  # the time for this decision before the bank is touched
     bank_ms: int | None  # what is left of the seat's overage bank, None = no bank
 
     def to_json(self) -> dict[str, JSON]:
-        return {
-            "type": "request",
-            "id": self.id,
-            "observation": self.observation,
-            "legal": self.legal,
-            "time": {"move_ms": self.move_ms, "bank_ms": self.bank_ms},
-        }
+        message: dict[str, JSON] = {"type": "request", "id": self.id}
+        if self.observation is not None:
+            message["observation"] = self.observation
+        message["legal"] = self.legal
+        message["time"] = {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
+        return message
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,11 @@ class ActionNotice:
     def to_json(self) -> dict[str, JSON]:
         return {"type": "action", "decision": self.decision, "seat": self.seat,
                 "action": self.action}
+
+    @cached_property
+    def line(self) -> bytes:
+        """The encoded message, built once however many bots are told."""
+        return encode(self.to_json())
 
 
 @dataclass(frozen=True)
@@ -133,10 +139,24 @@ class GameOverInfo:
 
 
 @dataclass(frozen=True)
+class Wants:
+    """What parts of the conversation a bot asked for in ``ready`` (default: all).
+    Without the observation a request carries only id, legal list and time; without
+    notifications no ``action`` message is sent."""
+
+    observation: bool = True
+    notifications: bool = True
+
+
+EVERYTHING = Wants()
+
+
+@dataclass(frozen=True)
 class Ready:
     name: str
     version: str
     protocol: str
+    wants: Wants = EVERYTHING
 
 
 @dataclass(frozen=True)
@@ -201,10 +221,32 @@ def decode_bot_message(line: bytes) -> BotMessage:
                     f"{_short(text)}",
                 )
             values[key] = value
-        return Ready(**values)
+        wants = _decode_wants(data["wants"]) if "wants" in data else EVERYTHING
+        return Ready(**values, wants=wants)
     if isinstance(kind, str):
         raise BotFailure("protocol", f"a bot may send ready, reply or pong, not {kind!r}")
     raise BotFailure("malformed", f"message without a string 'type': {_short(text)}")
+
+
+def _decode_wants(wants: JSON) -> Wants:
+    """The ``wants`` of a ready message, checked strictly: a bot that misspells a key
+    would otherwise silently get what it did not ask for."""
+    if not isinstance(wants, dict):
+        raise BotFailure("protocol", f"ready 'wants' must be an object, not {_kind(wants)}")
+    unknown = sorted(set(wants) - set(WANTS_KEYS))
+    if unknown:
+        raise BotFailure("protocol", f"ready 'wants' has unknown key(s) "
+                                     f"{', '.join(map(repr, unknown))}; known: "
+                                     f"{', '.join(WANTS_KEYS)}")
+    for key, value in wants.items():
+        if not isinstance(value, bool):
+            raise BotFailure("protocol", f"ready 'wants' {key!r} must be true or false, "
+                                         f"not {_kind(value)}")
+    return Wants(**wants)
+
+
+def _kind(value: JSON) -> str:
+    return "null" if value is None else json.dumps(value)[:40]
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -54,13 +54,14 @@ from arena.errors import ArenaError
 from arena.games.base import Game, GameState
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player
+from arena.runner.players import Player, wants_of
 from arena.runner.protocol import (
     ActionNotice,
     DecisionRequest,
     GameInfo,
     GameOverInfo,
     Reply,
+    Wants,
 )
 
 JSON = Any
@@ -116,6 +117,7 @@ class _Seat:
         self.failed = False
         self.bank_left = limits.bank_seconds
         self.fallback = random.Random(fallback_seed)
+        self.wants = Wants()  # what the player asked for, known once the game started
         self.decisions = 0
         self.seconds = 0.0
         self.max_seconds = 0.0
@@ -157,9 +159,13 @@ class Referee:
         seat = self.seats[state.current_player()]
         legal = state.legal_actions()
         index = await self._decide(seat, state, legal, decision)
-        action_json = state.action_to_json(legal[index])
+        listeners = [s for s in self.seats if not s.failed and s.wants.notifications]
+        # the notice is built only if someone wants it (lean bots: nobody)
+        notice = ActionNotice(decision, seat.seat, state.action_to_json(legal[index])) \
+            if listeners else None
         state.apply_action(legal[index])
-        await self._notify_all(ActionNotice(decision, seat.seat, action_json), decision)
+        if notice is not None:
+            await self._notify_all(listeners, notice, decision)
 
     async def _start_all(self) -> None:
         names = [s.player.name for s in self.seats]
@@ -186,6 +192,7 @@ class Referee:
         if config_errors:
             raise config_errors[0]
         for seat in self.seats:
+            seat.wants = wants_of(seat.player)
             for incident in seat.player.take_incidents():
                 self.incidents.append({"seat": seat.seat, **incident})
 
@@ -202,7 +209,8 @@ class Referee:
                    decision: int) -> int:
         """The player's choice, checked; raises BotFailure."""
         request = DecisionRequest(
-            id=decision, seat=seat.seat, observation=state.observation(seat.seat),
+            id=decision, seat=seat.seat,
+            observation=state.observation(seat.seat) if seat.wants.observation else None,
             legal=[state.action_to_json(a) for a in legal],
             move_ms=round(self.limits.move_seconds * 1000),
             bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
@@ -231,8 +239,9 @@ class Referee:
                                   "comment": reply.comment[: self.limits.max_comment_chars]})
         return reply.index
 
-    async def _notify_all(self, notice: ActionNotice, decision: int) -> None:
-        for seat in self.seats:
+    async def _notify_all(self, listeners: list[_Seat], notice: ActionNotice,
+                          decision: int) -> None:
+        for seat in listeners:
             if not seat.failed:
                 try:
                     await seat.player.notify(notice)

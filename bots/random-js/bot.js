@@ -26,7 +26,9 @@ input.on("line", (line) => {
   const message = JSON.parse(line);
   switch (message.type) {
     case "hello":
-      send({ type: "ready", name: "random-js", version: "1.0.0", protocol: "ra-arena/1" });
+      // it looks only at the legal list: no observation, no notifications (lean requests)
+      send({ type: "ready", name: "random-js", version: "1.0.0", protocol: "ra-arena/1",
+             wants: { observation: false, notifications: false } });
       break;
     case "new_game":
       seed(message.seed);

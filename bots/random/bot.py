@@ -11,9 +11,9 @@ def new_game(message: dict) -> None:
     rng.seed(message["seed"])  # same game seed, same choices
 
 
-def choose(observation: dict, legal: list) -> int:
+def choose(observation: dict | None, legal: list) -> int:
     return rng.randrange(len(legal))
 
 
 if __name__ == "__main__":
-    run(choose, name="random", version="1.0.0", on_new_game=new_game)
+    run(choose, name="random", version="1.0.0", on_new_game=new_game, observation=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema
@@ -193,3 +194,35 @@ def test_line_reader_fails_an_endless_line_without_buffering_it() -> None:
     lines, reason, peak = trio.run(_lines_from, chunks, 200_000)
     assert (lines, reason) == ([], "oversize")
     assert peak <= 200_000 + CHUNK
+
+
+def test_ready_may_say_what_the_bot_wants_and_it_is_checked_strictly() -> None:
+    from arena.runner.protocol import EVERYTHING, Wants
+
+    base = '{"type":"ready","name":"b","version":"1","protocol":"ra-arena/1"'
+    assert decode_bot_message((base + "}").encode()) == Ready("b", "1", PROTOCOL, EVERYTHING)
+    lean = base + ',"wants":{"observation":false,"notifications":false}}'
+    assert decode_bot_message(lean.encode()) == Ready("b", "1", PROTOCOL, Wants(False, False))
+    validate(json.loads(lean))
+    partial = base + ',"wants":{"notifications":false}}'
+    assert decode_bot_message(partial.encode()) == Ready("b", "1", PROTOCOL,
+                                                         Wants(True, False))
+    for wants, phrase in [('[]', "must be an object"), ('null', "must be an object"),
+                          ('{"observations":false}', "unknown key(s) 'observations'"),
+                          ('{"observation":0}', "must be true or false, not 0"),
+                          ('{"notifications":null}', "must be true or false, not null")]:
+        line = f'{base},"wants":{wants}}}'.encode()
+        with pytest.raises(BotFailure, match=re.escape(phrase)) as caught:
+            decode_bot_message(line)
+        assert caught.value.reason == "protocol"
+        with pytest.raises(jsonschema.ValidationError):
+            validate(json.loads(line))
+
+
+def test_a_lean_request_has_no_observation_and_matches_the_schema() -> None:
+    from arena.runner.protocol import DecisionRequest
+
+    request = DecisionRequest(3, 0, None, [{"type": "pass"}], 1000, None).to_json()
+    assert request == {"type": "request", "id": 3, "legal": [{"type": "pass"}],
+                       "time": {"move_ms": 1000, "bank_ms": None}}
+    validate(request)

@@ -255,3 +255,50 @@ def test_adjusted_placements_put_forfeits_last_and_keep_the_order(
                 assert places[a] < places[b]
             if engine[a] == engine[b]:
                 assert places[a] == places[b]
+
+
+def test_a_lean_seat_gets_no_observation_and_its_observation_is_never_built(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[int] = []
+    state_class = type(NIM.new_game(2, 1))
+    original = state_class.observation
+
+    def counting(self: Any, seat: int) -> dict[str, JSON]:
+        built.append(seat)
+        return original(self, seat)
+
+    monkeypatch.setattr(state_class, "observation", counting)
+    seen: dict[int, list[JSON]] = {0: [], 1: []}
+
+    def choose(seat: int) -> Any:
+        def remember(observation: JSON, legal: JSON) -> int:
+            seen[seat].append(observation)
+            return 0
+        return remember
+
+    lean = PythonPlayer("lean", choose(0), observation=False)
+    full = PythonPlayer("full", choose(1))
+    run([lean, full], seed=4)
+    assert seen[0] and all(observation is None for observation in seen[0])
+    assert seen[1] and all(isinstance(observation, dict) for observation in seen[1])
+    assert built and set(built) == {1}  # never for the lean seat
+
+
+def test_notices_are_built_only_for_players_that_follow_the_game(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.runner import referee
+
+    made: list[Any] = []
+
+    class CountedNotice(referee.ActionNotice):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self)
+
+    monkeypatch.setattr(referee, "ActionNotice", CountedNotice)
+    outcome = run([first_player(), random_player()], seed=2)  # no on_action hooks
+    assert made == [] and outcome.record["failures"] == []
+    followed: list[JSON] = []
+    outcome = run([first_player(), PythonPlayer("f", lambda o, legal: 0,
+                                                on_action=followed.append)], seed=2)
+    assert len(made) == len(followed) == len(outcome.record["engine"]["actions"])

@@ -68,6 +68,7 @@ FAILURES = {
     "close_stdout": ("crash", "decision", "closed its output; still running"),
     "alloc_8gb": ("crash", "decision", "exited with code 1"),
     "wrong_protocol": ("protocol", "start", "ra-arena/99"),
+    "bad_wants": ("protocol", "start", "unknown key(s) 'observations'"),
 }
 
 
@@ -219,9 +220,21 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_games(
 
     used = iter([0.0, 1e9])  # before game 2: fine; before game 3: nearly spent
     monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: next(used))
+    monkeypatch.setattr(bot_player, "_CORES", 10**12)  # so it could have: look each time
     records, bot = play("follower", "none", games=3)
     assert len(bot.pids) == 2
     assert all(r["failures"] == [] and r["incidents"] == [] for r in records)
+
+
+def test_cpu_use_is_not_scanned_while_the_limit_is_out_of_reach(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.runner import bot_player
+
+    scans: list[int] = []
+    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: scans.append(pgid))
+    records, bot = play("follower", "none", games=3)
+    assert scans == [] and len(bot.pids) == 1  # seconds of games cannot use 1800 s of CPU
+    assert all(r["failures"] == [] for r in records)
 
 
 def test_group_cpu_seconds_sees_a_busy_process() -> None:
@@ -237,3 +250,40 @@ def test_group_cpu_seconds_sees_a_busy_process() -> None:
         busy.kill()
         busy.wait()
     assert group_cpu_seconds(busy.pid) == 0.0
+
+
+LEAN_COMMENT = "id,legal,time,type actions=0"  # the lean zoo bot: keys of each request
+
+
+def test_a_lean_bot_gets_requests_without_observation_and_no_notices() -> None:
+    records, bot = play("lean", "none", games=2)
+    for record in records:
+        assert record["failures"] == [] and record["incidents"] == []
+        assert record["comments"]
+        assert {c["comment"] for c in record["comments"]} == {LEAN_COMMENT}
+    assert bot.wants.observation is False and bot.wants.notifications is False
+
+
+class Transparent:
+    """A wrapper that knows nothing of ``wants`` (like wrappers written before it)."""
+
+    def __init__(self, inner: ProcessPlayer) -> None:
+        self.inner = inner
+        self.name, self.version, self.kind = inner.name, inner.version, inner.kind
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "wants":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def test_a_lean_bot_behind_an_unaware_wrapper_still_gets_what_it_asked_for() -> None:
+    async def main() -> dict[str, Any]:
+        async with open_bot_pool(FAST) as pool, pool.seated([zoo_spec("lean")]) as (bot,):
+            outcome = await play_game(NIM, [Transparent(bot), random_player()], seed=1,
+                                      limits=FAST)
+        return outcome.record
+
+    record = trio.run(main)
+    assert record["failures"] == [] and record["comments"]
+    assert {c["comment"] for c in record["comments"]} == {LEAN_COMMENT}

@@ -13,8 +13,9 @@ def reply(request, index):
     send({"type": "reply", "id": request["id"], "index": index})
 
 
-def serve(on_request, on_ping=None, on_game_over=None, ready=None):
-    """Answer hello and ping normally unless told otherwise; on_request decides."""
+def serve(on_request, on_ping=None, on_game_over=None, ready=None, on_other=None):
+    """Answer hello and ping normally unless told otherwise; on_request decides;
+    on_other gets every other message (new_game, action, ...)."""
     for line in sys.stdin:
         message = json.loads(line)
         kind = message["type"]
@@ -32,3 +33,5 @@ def serve(on_request, on_ping=None, on_game_over=None, ready=None):
             on_game_over(message)
         elif kind == "quit":
             return
+        elif on_other is not None:
+            on_other(message)
