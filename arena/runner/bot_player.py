@@ -121,7 +121,7 @@ class ProcessPlayer:
         if request.observation is not None and not self.wants.observation:
             request = replace(request, observation=None)  # a caller that did not ask
         await process.send_raw(self._take_pending() + encode(request.to_json()))
-        message = await process.receive()
+        message = await process.receive(answer_to_fresh_message=True)
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
                                          f"while a reply to request {request.id} was due")

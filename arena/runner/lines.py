@@ -52,5 +52,10 @@ class LineReader:
                 raise BotFailure("crash", "closed its output")
             self._buffer += chunk
 
+    @property
+    def buffered(self) -> int:
+        """Bytes read but not yet returned as lines."""
+        return len(self._buffer)
+
     def _oversize_detail(self) -> str:
         return f"a line longer than {self._max_line} bytes"

@@ -51,6 +51,12 @@ class PipeEnd:
             await trio.lowlevel.checkpoint_if_cancelled()
             return data
 
+    async def wait_readable(self) -> None:
+        """Wait until there is something to read (or the writer is gone)."""
+        if self.fd < 0:
+            raise trio.ClosedResourceError("pipe closed")
+        await trio.lowlevel.wait_readable(self.fd)
+
     def close(self) -> None:
         if self.fd >= 0:
             fd, self.fd = self.fd, -1
