@@ -14,7 +14,9 @@ where ``margin`` is its estimate minus the best other seat's.  The answer is the
 most visited action.
 
 The search stops on its own clock: it never thinks longer than its budget (see
-:func:`think_seconds`), checked after every iteration (an iteration is ~1 ms).
+:func:`think_seconds`), checked after every iteration (an iteration is ~1 ms); it stops
+sooner when the answer can no longer change, and when the machine is so loaded that it
+gets only part of a core (then replies are slow too, so it keeps a wider margin).
 """
 
 from __future__ import annotations
@@ -36,8 +38,13 @@ EXPLORATION = 0.7  # UCB constant, for rewards in [0, 1]
 MARGIN_SCALE = 10.0  # points of margin that make a clear lead
 # Of the arena's time per decision, think this share, minus a fixed allowance for
 # reading the request, answering and the operating system's scheduling.
-TIME_SHARE = 0.7
-TIME_RESERVE = 0.06
+TIME_SHARE = 0.6
+TIME_RESERVE = 0.08
+# Starvation guard: after STARVED_AFTER seconds of search, a process that got less than
+# STARVED_SHARE of a core cuts its budget to that share (at least MIN_SHARE).
+STARVED_AFTER = 0.02
+STARVED_SHARE = 0.7
+MIN_SHARE = 0.25
 MIN_THINK = 0.005
 CHECK_EVERY = 16  # iterations between checks whether the answer is already decided
 
@@ -79,6 +86,7 @@ def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
     if seconds is None and iterations is None:
         raise ValueError("search needs a time or an iteration budget")
     started = time.perf_counter()
+    cpu_started = time.process_time()
     deadline = math.inf if seconds is None else started + seconds
     limit = math.inf if iterations is None else iterations
     n = root.num_players
@@ -89,13 +97,26 @@ def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
         now = time.perf_counter()
         if now >= deadline:
             break
-        if done % CHECK_EVERY == 0 and done and _decided(tree, legal, done, now - started,
-                                                         deadline - now, limit - done):
-            break
+        if done % CHECK_EVERY == 0 and done:
+            spent = now - started
+            if _decided(tree, legal, done, spent, deadline - now, limit - done):
+                break
+            if seconds is not None and spent > STARVED_AFTER:
+                deadline = min(deadline, _starved_deadline(
+                    started, seconds, spent, time.process_time() - cpu_started))
         _iterate(root, tree, rng, n)
         done += 1
     best = max(legal, key=lambda a: _visits(tree, a))
     return best, tree
+
+
+def _starved_deadline(started: float, seconds: float, spent: float, cpu: float) -> float:
+    """When the machine is overloaded (this process got only a share of a core), the
+    arena's side and the reply are slow too: think only that share of the budget."""
+    share = cpu / spent
+    if share >= STARVED_SHARE:
+        return math.inf
+    return started + seconds * max(MIN_SHARE, share)
 
 
 def _decided(tree: Node, legal: list[int], done: int, spent: float, left: float,

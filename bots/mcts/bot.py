@@ -1,6 +1,6 @@
 """mcts: information-set Monte Carlo tree search (see bots/README.md).
 
-It thinks for 70% of the arena's time per decision minus 60 ms (never the overage bank);
+It thinks for 60% of the arena's time per decision minus 80 ms (never the overage bank);
 ``--seconds S`` caps that lower."""
 
 import argparse
