@@ -180,10 +180,11 @@ def tell(data: dict) -> list[str]:
 def _with_names(line: str, seats: list[str]) -> str:
     """The engine says "seat 2"; a reader wants the bot's name.  Rows of the engine's
     score tables keep "seat N" so their columns stay aligned (the header maps them)."""
-    if re.match(r"^\s+seat \d+\s{2,}", line):
+    if re.match(r"^\s+seat \d+\s{2,}", line, re.IGNORECASE):
         return line
     return re.sub(
         r"\bseat (\d+)\b",
         lambda m: seats[int(m[1])] if int(m[1]) < len(seats) else m[0],
         line,
+        flags=re.IGNORECASE,
     )

@@ -68,3 +68,16 @@ def test_gauntlet_league(league_file) -> None:
     assert run_league(load_league(path), quiet=True, player=simple_player(play),
                       bots=bots(["hero", "a", "b", "c", "d"])) == 0
     assert len(play.started) == 4 * 2 + 6 * 3
+
+
+def test_replay_story_names_the_bots_wherever_the_engine_says_seat() -> None:
+    from arena.league.commands import _with_names
+
+    seats = ["alpha", "beta"]
+    assert _with_names("Seat 1 holds the highest sun and starts.", seats) == (
+        "beta holds the highest sun and starts."
+    )
+    assert _with_names("    seat 0 bids 9, Seat 1 passes", seats) == "    alpha bids 9, beta passes"
+    # score-table rows keep their seat labels so the columns stay aligned
+    row = "    Seat 0       2           5"
+    assert _with_names(row, seats) == row
