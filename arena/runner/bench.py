@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -49,7 +50,7 @@ from arena.games.base import GameState
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player, first_player, wants_of
+from arena.runner.players import Player, PythonPlayer, wants_of
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
     ActionNotice,
@@ -237,6 +238,42 @@ def _raw_round_trips(children: list[EchoChild], lines: list[tuple[int, bytes]],
     row.cpu += time.process_time() - cpu
 
 
+async def _cancel_scopes(count: int, row: Row) -> None:
+    """What the referee's per-decision time limit costs: entering and leaving one trio
+    cancel scope with a deadline (no I/O), once per decision of the game."""
+    cpu = time.process_time()
+    for _ in range(count):
+        started = time.perf_counter()
+        with trio.move_on_after(10.0):
+            pass
+        row.samples.append(time.perf_counter() - started)
+    row.cpu += time.process_time() - cpu
+
+
+async def _trio_round_trips(children: list[EchoChild], lines: list[tuple[int, bytes]],
+                            row: Row) -> None:
+    """The raw echo driven from trio the way the runner waits (write, wait until
+    readable, read), with none of the arena's code: what the event loop costs."""
+    fds = [(child.writer.fileno(), child.reader.fileno()) for child in children]
+    for _, read_fd in fds:
+        os.set_blocking(read_fd, False)
+    cpu = time.process_time()
+    try:
+        for seat, data in lines:
+            write_fd, read_fd = fds[seat % len(fds)]
+            started = time.perf_counter()
+            os.write(write_fd, data)  # a pipe takes a short line whole
+            await trio.lowlevel.wait_readable(read_fd)
+            answer = os.read(read_fd, 4096)
+            row.samples.append(time.perf_counter() - started)
+            if answer != REPLY_LINE:
+                raise ArenaError("the echo child answered something else")
+    finally:
+        row.cpu += time.process_time() - cpu
+        for _, read_fd in fds:
+            os.set_blocking(read_fd, True)
+
+
 def _raw_lines(lines: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
     """The raw echo answers every line: send the queued notifications and the request
     as one line each write, so one reply comes back per decision, of the same size."""
@@ -244,12 +281,15 @@ def _raw_lines(lines: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
 
 
 async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec | None,
-                      row: Row | None, log: list[tuple[int, Any]] | None = None) -> None:
-    """One game, every seat the bot ``spec`` (None: in-process players)."""
+                      row: Row | None, log: list[tuple[int, Any]] | None = None,
+                      lean: bool = False) -> None:
+    """One game, every seat the bot ``spec`` (None: in-process players, ``lean``: that
+    ask for no observation)."""
     cpu = time.process_time()
     async with pool.seated([] if spec is None else [spec] * num_players) as bots:
         players: list[Player] = list(bots) if spec is not None else \
-            [first_player() for _ in range(num_players)]
+            [PythonPlayer("first", lambda _observation, _legal: 0, observation=not lean)
+             for _ in range(num_players)]
         if log is not None:
             players = [RecordingPlayer(p, seat, log) for seat, p in enumerate(players)]
         referee = TimedReferee(builtin_game(GAME), players, seed, None, pool.limits, "")
@@ -262,22 +302,23 @@ async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec 
         row.samples += referee.samples
 
 
-async def _pipe_layer(pool: BotPool, lines: list[tuple[int, bytes]], row: Row) -> None:
-    """Round trips of pre-encoded request lines through one trivial bot's process."""
-    player = pool.checkout(TRIVIAL_SPEC)
-    cpu = time.process_time()
-    try:
-        if not player.alive:
-            await player.handshake()
-        process = player._running()
-        for _, data in lines:
+async def _pipe_layer(pool: BotPool, num_players: int, lines: list[tuple[int, bytes]],
+                      row: Row) -> None:
+    """Round trips of pre-encoded request lines through the runner's process, line reader
+    and decoder, each to the trivial bot process of its seat (as in the game)."""
+    async with pool.seated([TRIVIAL_LEAN_SPEC] * num_players) as players:
+        cpu = time.process_time()
+        for player in players:
+            if not player.alive:
+                await player.handshake()
+        processes = [player._running() for player in players]
+        for seat, data in lines:
+            process = processes[seat]
             started = time.perf_counter()
             await process.send_raw(data)
-            await process.receive()
+            await process.receive(answer_to_fresh_message=True)
             row.samples.append(time.perf_counter() - started)
-    finally:
-        pool.checkin(player)
-    row.cpu += time.process_time() - cpu
+        row.cpu += time.process_time() - cpu
 
 
 # row key -> (label, bot spec for stack rows)
@@ -287,7 +328,8 @@ STACKS: dict[str, tuple[str, BotSpec]] = {
     "sdk_lean": ("full stack, SDK bot first (lean requests)", SDK_SPEC),
     "sdk": ("full stack, SDK bot reading the observation", SDK_FULL_SPEC),
 }
-ECHOES = ("raw", "raw_lean", "rotating", "json", "pipes", "inproc")
+ECHOES = ("raw", "raw_lean", "rotating", "rotating_lean", "trio_lean", "json", "pipes",
+          "inproc", "inproc_lean", "scope")
 
 
 async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
@@ -314,11 +356,16 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
                 _raw_round_trips([raw], _raw_lines(lines), rows["raw"])
                 _raw_round_trips([raw], _raw_lines(lean_lines), rows["raw_lean"])
                 _raw_round_trips(per_seat, _raw_lines(lines), rows["rotating"])
+                _raw_round_trips(per_seat, _raw_lines(lean_lines), rows["rotating_lean"])
+                await _trio_round_trips(per_seat, _raw_lines(lean_lines), rows["trio_lean"])
                 cpu = time.process_time()
                 rows["json"].samples += json_echo.json_round_trips(requests)
                 rows["json"].cpu += time.process_time() - cpu
-                await _pipe_layer(pool, lines, rows["pipes"])
+                await _pipe_layer(pool, num_players, lean_lines, rows["pipes"])
                 await _timed_game(pool, num_players, this_seed, None, rows["inproc"])
+                await _timed_game(pool, num_players, this_seed, None, rows["inproc_lean"],
+                                  lean=True)
+                await _cancel_scopes(len(lean_lines), rows["scope"])
                 sizes["full"] += [len(data) for _, data in lines]
                 sizes["lean"] += [len(data) for _, data in lean_lines]
                 games += 1
@@ -356,18 +403,27 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     table = [
         _row("raw pipe echo (2 Python processes)", rows["raw"]),
         _row("raw pipe echo, lean requests' bytes", rows["raw_lean"]),
+        _row(f"raw pipe echo, lean, one child per seat ({num_players})",
+             rows["rotating_lean"]),
+        _row("raw pipe echo, lean, per seat, driven from trio (wait_readable)",
+             rows["trio_lean"]),
         _row(f"raw pipe echo, one child per seat ({num_players})", rows["rotating"]),
         _row("JSON echo (same JSON work, no framework)", rows["json"]),
-        _row("arena pipe layer, one trivial bot, pre-encoded", rows["pipes"]),
+        _row("arena pipe layer, lean lines pre-encoded, bot per seat", rows["pipes"]),
         *[_row(label, rows[key]) for key, (label, _) in STACKS.items()],
         _row("referee + in-process player (observation built)", rows["inproc"]),
+        _row("referee + in-process player, lean", rows["inproc_lean"]),
+        _row("trio: one cancel scope with a deadline (per decision)", rows["scope"]),
     ]
     median = {name: statistics.median(row.samples) for name, row in rows.items()}
     ratio = median["trivial"] / median["raw"]
     lean_ratio = median["trivial_lean"] / median["raw_lean"]
     rotating_ratio = median["trivial"] / median["rotating"]
     json_ratio = median["sdk"] / median["json"]
-    pipes_ratio = median["pipes"] / median["raw"]
+    pipes_ratio = median["pipes"] / median["raw_lean"]
+    stages = {key: 1e6 * median[key] for key in ("inproc_lean", "scope", "pipes",
+                                                 "trivial_lean", "rotating_lean",
+                                                 "trio_lean")}
 
     def verdict(value: float) -> str:
         return f"{value:.2f}x, " + ("met" if value <= 2.0 else "MISSED")
@@ -392,6 +448,13 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             f"answered by {len(REPLY_LINE)} bytes",
             f"SDK bot reading the observation: median {json_ratio:.2f}x the JSON echo",
             f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo",
+            "lean decision by stage (medians, µs): referee and engine "
+            f"{stages['inproc_lean']:.1f} (of which the time-limit scope "
+            f"{stages['scope']:.1f}) + pipe layer and bot {stages['pipes']:.1f} (raw echo, "
+            f"one child per seat: {stages['rotating_lean']:.1f}, driven from trio: "
+            f"{stages['trio_lean']:.1f}) = "
+            f"{stages['inproc_lean'] + stages['pipes']:.1f}; measured whole: "
+            f"{stages['trivial_lean']:.1f}",
             "a decision is timed in the referee: request building, both pipes, the bot, "
             "checking, the engine and notifications; interleaved game by game; the "
             "processes' start-up game is not counted",

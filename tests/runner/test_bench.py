@@ -17,8 +17,10 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
     result = run_benchmark(args)
     assert [row["path"].split(",")[0] for row in result["rows"]] == [
         "raw pipe echo (2 Python processes)", "raw pipe echo", "raw pipe echo",
+        "raw pipe echo", "raw pipe echo",
         "JSON echo (same JSON work", "arena pipe layer", "full stack", "full stack",
-        "full stack", "full stack", "referee + in-process player (observation built)"]
+        "full stack", "full stack", "referee + in-process player (observation built)",
+        "referee + in-process player", "trio: one cancel scope with a deadline (per decision)"]
     counts = {row["decisions"] for row in result["rows"]}
     assert len(counts) == 1 and counts.pop() > 0  # the same decisions for every row
     for row in result["rows"]:
