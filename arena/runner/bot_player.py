@@ -120,7 +120,8 @@ class ProcessPlayer:
         process = self._running()
         if request.observation is not None and not self.wants.observation:
             request = replace(request, observation=None)  # a caller that did not ask
-        await process.send_raw(self._take_pending() + encode(request.to_json()))
+        line = encode(request.to_json())
+        await process.send_raw(self._take_pending() + line if self._pending else line)
         message = await process.receive(answer_to_fresh_message=True)
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "

@@ -17,6 +17,11 @@ This is the only place where a bot's reply becomes an engine action.  When a pla
 killed), its seat is played out by a fallback policy (uniform random, seeded from the game
 seed and the seat), and it forfeits.
 
+What each seat is sent follows what its player asked for (``wants``, read once the game
+has started; see :func:`arena.runner.players.wants_of`): a seat that wants no observation
+gets requests without one, and the observation is not even built; notices are built
+only while some seat wants them.
+
 Forfeits and placements: the seats that did not forfeit keep the engine's order among
 themselves (place = 1 + number of non-forfeiting seats placed strictly better by the
 engine); every forfeiting seat shares the place after them (number of non-forfeiting
@@ -131,6 +136,7 @@ class Referee:
         self.limits = limits
         self.secret = secret
         self.options = dict(game.default_options() if options is None else options)
+        self.move_ms = round(limits.move_seconds * 1000)
         self.seats = [
             _Seat(i, p, limits, derived_seed(seed, i, "fallback", secret))
             for i, p in enumerate(players)
@@ -138,6 +144,7 @@ class Referee:
         self.failures: list[dict[str, JSON]] = []
         self.incidents: list[dict[str, JSON]] = []
         self.comments: list[dict[str, JSON]] = []
+        self.listeners: list[_Seat] = []  # seats that want notifications, set at the start
 
     # ------------------------------------------------------------ the game
 
@@ -159,17 +166,16 @@ class Referee:
         seat = self.seats[state.current_player()]
         legal = state.legal_actions()
         index = await self._decide(seat, state, legal, decision)
-        listeners = [s for s in self.seats if not s.failed and s.wants.notifications]
         # the notice is built only if someone wants it (lean bots: nobody)
         notice = ActionNotice(decision, seat.seat, state.action_to_json(legal[index])) \
-            if listeners else None
+            if self.listeners else None
         state.apply_action(legal[index])
         if notice is not None:
-            await self._notify_all(listeners, notice, decision)
+            await self._notify_all(notice, decision)
 
     async def _start_all(self) -> None:
         names = [s.player.name for s in self.seats]
-        move_ms = round(self.limits.move_seconds * 1000)
+        move_ms = self.move_ms
         bank_ms = None if self.limits.bank_seconds is None \
             else round(self.limits.bank_seconds * 1000)
 
@@ -193,6 +199,8 @@ class Referee:
             raise config_errors[0]
         for seat in self.seats:
             seat.wants = wants_of(seat.player)
+            if seat.wants.notifications:
+                self.listeners.append(seat)
             for incident in seat.player.take_incidents():
                 self.incidents.append({"seat": seat.seat, **incident})
 
@@ -212,7 +220,7 @@ class Referee:
             id=decision, seat=seat.seat,
             observation=state.observation(seat.seat) if seat.wants.observation else None,
             legal=[state.action_to_json(a) for a in legal],
-            move_ms=round(self.limits.move_seconds * 1000),
+            move_ms=self.move_ms,
             bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
         )
         allowed = self.limits.move_seconds + (seat.bank_left or 0.0)
@@ -239,9 +247,8 @@ class Referee:
                                   "comment": reply.comment[: self.limits.max_comment_chars]})
         return reply.index
 
-    async def _notify_all(self, listeners: list[_Seat], notice: ActionNotice,
-                          decision: int) -> None:
-        for seat in listeners:
+    async def _notify_all(self, notice: ActionNotice, decision: int) -> None:
+        for seat in self.listeners:
             if not seat.failed:
                 try:
                     await seat.player.notify(notice)
