@@ -32,7 +32,8 @@ PROTOCOL = "ra-arena/1"
 
 JSON = Any
 Choice = int | tuple[int, str]
-ChooseFunction = Callable[[dict[str, JSON] | None, list[dict[str, JSON]]], Choice]
+# the observation: a dict, or None with run(..., observation=False)
+ChooseFunction = Callable[[Any, list[dict[str, JSON]]], Choice]
 Hook = Callable[[dict[str, JSON]], None]
 
 

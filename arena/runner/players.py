@@ -25,7 +25,9 @@ from arena.runner.protocol import (
 )
 
 JSON = Any
-ChooseFunction = Callable[[dict[str, JSON] | None, list[dict[str, JSON]]], int]
+# the observation: a dict, or None for a player made with observation=False (Any so
+# that functions typed for a dict fit)
+ChooseFunction = Callable[[Any, list[dict[str, JSON]]], int]
 
 
 class Player(Protocol):
@@ -124,16 +126,17 @@ class PythonPlayer:
 
 
 def random_player(name: str = "random") -> PythonPlayer:
-    """Uniform among the legal choices, seeded by the new game's bot seed."""
+    """Uniform among the legal choices, seeded by the new game's bot seed (it needs no
+    observation, so none is built for it)."""
     rng = random.Random(0)
 
     def new_game(info: dict[str, JSON]) -> None:
         rng.seed(info["seed"])
 
     return PythonPlayer(name, lambda _obs, legal: rng.randrange(len(legal)),
-                        on_new_game=new_game)
+                        on_new_game=new_game, observation=False)
 
 
 def first_player(name: str = "first") -> PythonPlayer:
-    """Always the first legal choice."""
-    return PythonPlayer(name, lambda _obs, _legal: 0)
+    """Always the first legal choice (no observation built for it)."""
+    return PythonPlayer(name, lambda _obs, _legal: 0, observation=False)
