@@ -9,24 +9,29 @@ alike), on the same games (those of real Ra games, every seat the same bot):
 
 * raw pipe echo: two Python processes, blocking I/O; the parent writes exactly the bytes
   the arena wrote to the trivial bot for each decision (request plus queued
-  notifications), the child answers each line with a reply-sized line: the floor of any
-  design that talks to a process with these messages;
+  notifications, as one line), the child answers each line with a reply-sized line: the
+  floor of any design that talks to a process with these messages; for full requests
+  and for lean ones (protocol feature ``wants``);
 * the same over one child per seat, asked in the game's order (as in a real game, every
-  decision wakes a different process);
+  decision wakes a different process), and driven from trio (write, ``wait_readable``,
+  read: what the event loop alone adds);
 * JSON echo: the parent encodes the request and decodes the reply, the child decodes the
   request and encodes a reply: the floor of any JSON-lines design;
-* the arena's pipe layer alone: the request lines already encoded, sent and read back
-  through the runner's process, line reader and decoder, one trivial bot;
-* full stack with a trivial bot (it cuts the id out of the line, no JSON parsing): what
-  the arena adds on top of the pipes;
-* full stack with the SDK bot ``first`` (arena.sdk, parses every line);
-* referee + in-process player: the referee's own share, no process at all.
+* the arena's pipe layer alone: the lean request lines already encoded, sent and read
+  back through the runner's process, line reader and decoder, to a trivial bot per seat;
+* full stack with a trivial bot (it cuts the id out of the line, no JSON parsing), with
+  full and with lean requests: what the arena adds on top of the pipes;
+* full stack with the SDK bot ``first`` (arena.sdk, lean requests, as bots/first) and with
+  an SDK bot that asks for the observation;
+* referee + in-process player, with and without the observation: the referee's own share,
+  no process at all; and one trio cancel scope with a deadline, which the referee enters
+  per decision for the time limit.
 
 Beside wall-clock percentiles each row has the arena process's CPU time per decision
 (``time.process_time`` over that row's games, so it includes starting and ending games).
 
 The target is a full-stack median (trivial bot) within 2x of the raw echo carrying the
-same bytes.
+same bytes; the notes give it against both echoes, and the lean decision stage by stage.
 """
 
 from __future__ import annotations
@@ -419,14 +424,15 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     ratio = median["trivial"] / median["raw"]
     lean_ratio = median["trivial_lean"] / median["raw_lean"]
     rotating_ratio = median["trivial"] / median["rotating"]
+    lean_rotating_ratio = median["trivial_lean"] / median["rotating_lean"]
     json_ratio = median["sdk"] / median["json"]
-    pipes_ratio = median["pipes"] / median["raw_lean"]
+    pipes_ratio = median["pipes"] / median["rotating_lean"]
     stages = {key: 1e6 * median[key] for key in ("inproc_lean", "scope", "pipes",
                                                  "trivial_lean", "rotating_lean",
                                                  "trio_lean")}
 
     def verdict(value: float) -> str:
-        return f"{value:.2f}x, " + ("met" if value <= 2.0 else "MISSED")
+        return f"{value:.2f}x " + ("(met)" if value <= 2.0 else "(MISSED)")
 
     return {
         "title": f"Protocol round trip per decision: {game.title}, {num_players} players, "
@@ -435,19 +441,24 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "rows": table,
         "trivial_stack_vs_raw_echo": ratio,
         "lean_trivial_stack_vs_lean_raw_echo": lean_ratio,
-        "target_met": lean_ratio <= 2.0,
-        "pipe_layer_vs_raw_echo": pipes_ratio,
+        "lean_trivial_stack_vs_lean_rotating_echo": lean_rotating_ratio,
+        "target_met": max(lean_ratio, lean_rotating_ratio) <= 2.0,
+        "pipe_layer_vs_rotating_echo": pipes_ratio,
         "trivial_stack_vs_rotating_echo": rotating_ratio,
         "sdk_stack_vs_json_echo": json_ratio,
         "notes": [
             "target: full stack (trivial bot) median within 2x of the raw echo of the same "
-            f"bytes: lean requests {verdict(lean_ratio)}; full requests {verdict(ratio)} "
-            f"({rotating_ratio:.2f}x the raw echo over one child per seat)",
+            f"bytes: lean requests {verdict(lean_ratio)}, {verdict(lean_rotating_ratio)} "
+            f"against one child per seat; full requests {verdict(ratio)}, "
+            f"{verdict(rotating_ratio)} against one child per seat",
             f"the raw echo carries the arena's bytes of each decision (request and queued "
             f"notifications; full: {_sizes(sizes['full'])}; lean: {_sizes(sizes['lean'])}), "
-            f"answered by {len(REPLY_LINE)} bytes",
+            f"answered by {len(REPLY_LINE)} bytes; one echo child can be bimodal on a shared "
+            "machine (by where the scheduler puts the two processes); one child per seat "
+            "is the steadier floor and matches a game (each decision wakes another "
+            "process)",
             f"SDK bot reading the observation: median {json_ratio:.2f}x the JSON echo",
-            f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo",
+            f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo per seat",
             "lean decision by stage (medians, µs): referee and engine "
             f"{stages['inproc_lean']:.1f} (of which the time-limit scope "
             f"{stages['scope']:.1f}) + pipe layer and bot {stages['pipes']:.1f} (raw echo, "
