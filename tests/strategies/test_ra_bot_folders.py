@@ -1,0 +1,54 @@
+"""bots/greedy and bots/mcts as processes: they speak the protocol and answer legally."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games.ra.scenario import build_state
+from arena.strategies.greedy import GreedyStrategy
+
+BOTS = Path(__file__).resolve().parents[2] / "bots"
+
+
+def conversation(bot: str, *args: str) -> list[dict[str, object]]:
+    state = build_state(3, track=["gold", "pharaoh", "flood", "nile"], current=0)
+    legal = [state.action_to_json(a) for a in state.legal_actions()]
+    messages = [
+        {"type": "hello", "protocol": "ra-arena/1", "arena": "test", "limits": {}},
+        {"type": "new_game", "game": "ra", "options": {}, "num_players": 3, "seat": 0,
+         "seed": 4, "players": ["a", "b", "c"], "time": {"move_ms": 300, "bank_ms": None}},
+        {"type": "request", "id": 1, "observation": state.observation(0), "legal": legal,
+         "time": {"move_ms": 300, "bank_ms": None}},
+        {"type": "quit"},
+    ]
+    text = "".join(json.dumps(m) + "\n" for m in messages)
+    done = subprocess.run([sys.executable, "bot.py", *args], cwd=BOTS / bot, input=text,
+                          capture_output=True, text=True, timeout=60, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("bot", ["greedy", "mcts"])
+def test_the_bot_process_says_ready_and_answers_a_legal_index(bot: str) -> None:
+    ready, reply = conversation(bot)
+    assert (ready["type"], ready["name"], ready["protocol"]) == ("ready", bot, "ra-arena/1")
+    assert reply["type"] == "reply" and reply["id"] == 1
+    assert reply["index"] in (0, 1)  # draw or invoke Ra
+
+
+def test_the_greedy_process_answers_like_the_strategy() -> None:
+    state = build_state(3, track=["gold", "pharaoh", "flood", "nile"], current=0)
+    legal = [state.action_to_json(a) for a in state.legal_actions()]
+    expected = GreedyStrategy().choose(state.observation(0), legal)
+    assert conversation("greedy")[1]["index"] == expected
+
+
+def test_mcts_refuses_a_thinking_time_that_is_not_positive() -> None:
+    done = subprocess.run([sys.executable, "bot.py", "--seconds", "0"], cwd=BOTS / "mcts",
+                          input="", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--seconds must be more than 0" in done.stderr
