@@ -152,3 +152,18 @@ def test_a_time_limited_game_in_process_has_no_timeout() -> None:
     assert outcome.failures == {}
     slowest = outcome.record["timings"]["seats"][0]["max_seconds"]
     assert slowest < 0.15
+
+
+def test_the_speed_benchmark_reports_both_strategies() -> None:
+    import argparse
+
+    from arena.errors import ArenaError
+    from arena.strategies.bench import run_benchmark
+
+    result = run_benchmark(argparse.Namespace(seconds=0.2, players=[3], seed=1, json=False))
+    greedy_row, mcts_row = result["rows"]
+    assert greedy_row["bot"] == "greedy" and greedy_row["decisions"] > 20
+    assert greedy_row["max ms"] >= greedy_row["mean ms"] > 0
+    assert mcts_row["bot"] == "mcts" and mcts_row["iterations/s"] > 0
+    with pytest.raises(ArenaError, match="2-5 players"):
+        run_benchmark(argparse.Namespace(seconds=0.2, players=[6], seed=1, json=False))

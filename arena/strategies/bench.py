@@ -1,0 +1,99 @@
+"""``arena bench ra-bots``: how fast the bundled Ra strategies think, in-process, one core.
+
+* greedy: every decision of greedy-only games, through the observation path a bot uses
+  (observation -> determinized state -> choice): ms per decision (mean, 99th percentile,
+  max).  Target: < 5 ms.
+* mcts: search iterations per second from positions of those games (the figure that
+  decides its strength at a given time per decision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.games.ra import GAME, RaState
+from arena.strategies.greedy import GreedyStrategy, greedy_action
+from arena.strategies.mcts import search
+
+MCTS_SLICE = 0.05  # seconds of search per sampled position
+
+
+def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    counts = args.players or [2, 3, 4, 5]
+    for count in counts:
+        if not 2 <= count <= 5:
+            raise ArenaError(f"Ra is for 2-5 players, not {count}")
+    rows = []
+    for count in counts:
+        rows.append(_greedy_row(count, args.seconds / 2, args.seed))
+        rows.append(_mcts_row(count, args.seconds / 2, args.seed))
+    return {
+        "title": "Ra strategies, in-process on one core",
+        "rows": rows,
+        "notes": [
+            "greedy: every decision of greedy-only games via the observation a bot gets; "
+            "target < 5 ms per decision",
+            f"mcts: iterations per second, searching {MCTS_SLICE} s from positions of "
+            "greedy games",
+        ],
+    }
+
+
+def _greedy_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
+    strategy = GreedyStrategy()
+    times: list[float] = []
+    games = 0
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or not games:
+        state = GAME.new_game(players, seed + games)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            observation = state.observation(state.current_player())
+            legal_json = [state.action_to_json(a) for a in legal]
+            started = time.perf_counter()
+            index = strategy.choose(observation, legal_json)
+            times.append(time.perf_counter() - started)
+            state.apply_action(legal[index])
+        games += 1
+    times.sort()
+    return {
+        "bot": "greedy", "players": players, "games": games, "decisions": len(times),
+        "mean ms": 1000 * sum(times) / len(times),
+        "p99 ms": 1000 * times[int(0.99 * (len(times) - 1))],
+        "max ms": 1000 * times[-1],
+    }
+
+
+def _positions(players: int, seed: int, count: int) -> list[RaState]:
+    """Positions spread over greedy games (every 7th decision with a real choice)."""
+    positions: list[RaState] = []
+    game = 0
+    while len(positions) < count:
+        state = GAME.new_game(players, seed + game)
+        step = 0
+        while not state.is_terminal() and len(positions) < count:
+            if len(state.legal_actions()) > 1:
+                step += 1
+                if step % 7 == 0:
+                    positions.append(state.clone())
+            state.apply_action(greedy_action(state))
+        game += 1
+    return positions
+
+
+def _mcts_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
+    positions = _positions(players, seed, max(1, int(seconds / MCTS_SLICE)))
+    rng = random.Random(seed)
+    iterations = 0
+    spent = 0.0
+    for position in positions:
+        started = time.perf_counter()
+        _, tree = search(position, rng, seconds=MCTS_SLICE)
+        spent += time.perf_counter() - started
+        iterations += tree.visits
+    return {"bot": "mcts", "players": players, "positions": len(positions),
+            "iterations/s": iterations / spent}
