@@ -78,3 +78,15 @@ def test_bundled_bots_play_cleanly_and_deterministically(sandbox: str, bots: lis
     assert set(choices(first, bots.index("first"))) == {1}  # always the first legal choice
     random_seat = bots.index("random")
     assert len(set(choices(first, random_seat)) | set(choices(other, random_seat))) > 1
+
+
+@pytest.mark.parametrize("folder", [
+    "first", "random", pytest.param("random-js", marks=needs_node)])
+def test_bundled_bots_that_ignore_the_observation_ask_for_lean_requests(folder: str) -> None:
+    async def main() -> Any:
+        async with open_bot_pool(FAST) as pool, pool.seated([spec(folder)]) as (bot,):
+            await bot.handshake()
+            return bot.wants
+
+    wants = trio.run(main)
+    assert (wants.observation, wants.notifications) == (False, False)
