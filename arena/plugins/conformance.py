@@ -28,9 +28,16 @@ from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player, first_player, random_player
+from arena.runner.players import Player, first_player, random_player, wants_of
 from arena.runner.pool import BotPool, open_bot_pool
-from arena.runner.protocol import ActionNotice, DecisionRequest, GameInfo, GameOverInfo, Reply
+from arena.runner.protocol import (
+    ActionNotice,
+    DecisionRequest,
+    GameInfo,
+    GameOverInfo,
+    Reply,
+    Wants,
+)
 from arena.runner.referee import play_game
 
 JSON = Any
@@ -131,6 +138,11 @@ class TimedPlayer:
         self.inner = inner
         self.latencies = latencies
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
+
+    @property
+    def wants(self) -> Wants:
+        # the referee reads this after start_game: a lean bot stays lean under validate
+        return wants_of(self.inner)
 
     async def start_game(self, info: GameInfo) -> None:
         await self.inner.start_game(info)
