@@ -34,6 +34,10 @@ class Limits:
     # Optional per-game overage bank: time a seat may spend beyond move_seconds, summed
     # over the whole game.  None = no bank, every decision must fit in move_seconds.
     bank_seconds: float | None = None
+    # Optional whole-game clock per seat (chess-style): the total thinking time a seat may
+    # use in one game.  None = no clock.  A decision may take at most
+    # min(move_seconds + bank left, clock left); see docs/protocol.md.
+    game_seconds: float | None = None
     ping_seconds: float = 2.0  # ping -> pong between games; also bounds a blocked write
     quit_grace_seconds: float = 0.5  # after "quit", before the process group is killed
 
@@ -74,6 +78,11 @@ class Limits:
                 raise ArenaError(f"limit {name} must be a positive number, not {value!r}")
         if self.bank_seconds is not None and not self.bank_seconds >= 0:
             raise ArenaError(f"limit bank_seconds must be >= 0, not {self.bank_seconds!r}")
+        clock = self.game_seconds
+        if clock is not None and (isinstance(clock, bool)
+                                  or not isinstance(clock, int | float) or not clock > 0):
+            raise ArenaError(f"limit game_seconds must be a positive number or None (no "
+                             f"game clock), not {self.game_seconds!r}")
         for name in ("quit_grace_seconds", "max_comment_chars", "stderr_log_bytes",
                      "stderr_tail_bytes"):
             if not getattr(self, name) >= 0:
@@ -97,7 +106,13 @@ class Limits:
         return {
             "move_ms": round(self.move_seconds * 1000),
             "bank_ms": None if self.bank_seconds is None else round(self.bank_seconds * 1000),
+            "game_ms": self.game_ms,
             "handshake_ms": round(self.handshake_seconds * 1000),
             "max_line_bytes": self.max_line_bytes,
             "memory_mb": self.memory_mb,
         }
+
+    @property
+    def game_ms(self) -> int | None:
+        """The whole-game clock in milliseconds as bots are told it (None: no clock)."""
+        return None if self.game_seconds is None else round(self.game_seconds * 1000)

@@ -73,6 +73,7 @@ class GameInfo:
     players: list[str]  # name per seat
     move_ms: int
     bank_ms: int | None
+    game_ms: int | None = None  # the seat's whole-game clock, None = no clock
 
     def to_json(self) -> dict[str, JSON]:
         return {
@@ -83,7 +84,8 @@ class GameInfo:
             "seat": self.seat,
             "seed": self.seed,
             "players": self.players,
-            "time": {"move_ms": self.move_ms, "bank_ms": self.bank_ms},
+            "time": {"move_ms": self.move_ms, "bank_ms": self.bank_ms,
+                     "game_ms": self.game_ms},
         }
 
 
@@ -95,13 +97,19 @@ class DecisionRequest:
     legal: list[dict[str, JSON]]
     move_ms: int  # the time for this decision before the bank is touched
     bank_ms: int | None  # what is left of the seat's overage bank, None = no bank
+    # what is left on the seat's whole-game clock, None = no clock (then the key is left
+    # out of the message: requests stay as small as before for games without a clock)
+    game_ms_left: int | None = None
 
     def to_json(self) -> dict[str, JSON]:
         message: dict[str, JSON] = {"type": "request", "id": self.id}
         if self.observation is not None:
             message["observation"] = self.observation
         message["legal"] = self.legal
-        message["time"] = {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
+        time: dict[str, JSON] = {"move_ms": self.move_ms, "bank_ms": self.bank_ms}
+        if self.game_ms_left is not None:
+            time["game_ms_left"] = self.game_ms_left
+        message["time"] = time
         return message
 
 

@@ -37,7 +37,13 @@ The record::
      "comments":  [{"decision", "seat", "comment"}],
      "engine": <the engine's own record: Game.replay(record["engine"]) rebuilds the game>,
      "timings": {"seconds", "seats": [{"decisions", "seconds", "max_seconds",
-                                       "bank_left"}]}}
+                                       "bank_left", "clock_left"}]}}
+
+Time: a decision may take at most ``min(move_seconds + bank left, clock left)`` (the bank
+and the whole-game clock count only when the limits set them).  Its elapsed time is
+charged to the clock, and what it took beyond ``move_seconds`` to the bank.  A seat that
+goes over fails with "timeout" and a detail naming the limit it broke.  ``bank_left`` and
+``clock_left`` are None when the limits have no bank or no clock.
 
 ``phase`` is "start", "decision", "notify" for forfeits; incidents (failures that cost
 no game: between games, or after the game ended) have "between games" or "game_over".
@@ -121,11 +127,41 @@ class _Seat:
         self.player = player
         self.failed = False
         self.bank_left = limits.bank_seconds
+        self.clock_left = limits.game_seconds  # whole-game clock, None = no clock
         self.fallback = random.Random(fallback_seed)
         self.wants = Wants()  # what the player asked for, known once the game started
         self.decisions = 0
         self.seconds = 0.0
         self.max_seconds = 0.0
+
+    def time_allowed(self, limits: Limits) -> tuple[float, str]:
+        """The longest the next decision may take, and which limit that is (for the
+        failure's detail)."""
+        move = limits.move_seconds
+        if self.bank_left is None:
+            allowed, limit = move, f"the decision limit ({move:g} s)"
+        elif self.bank_left > 0:
+            allowed = move + self.bank_left
+            limit = (f"the decision limit ({move:g} s) plus the {self.bank_left:.3f} s "
+                     "left in its overage bank")
+        else:
+            allowed = move
+            limit = f"the decision limit ({move:g} s), its overage bank being used up"
+        if self.clock_left is not None and self.clock_left <= allowed:
+            allowed = self.clock_left
+            limit = (f"the {self.clock_left:.3f} s left on its game clock "
+                     f"({limits.game_seconds:g} s per game)")
+        return allowed, limit
+
+    def charge(self, elapsed: float, limits: Limits) -> None:
+        """Book one decision's time: all of it on the clock, the overage on the bank."""
+        self.decisions += 1
+        self.seconds += elapsed
+        self.max_seconds = max(self.max_seconds, elapsed)
+        if self.clock_left is not None:
+            self.clock_left = max(0.0, self.clock_left - elapsed)
+        if self.bank_left is not None and elapsed > limits.move_seconds:
+            self.bank_left = max(0.0, self.bank_left - (elapsed - limits.move_seconds))
 
 
 class Referee:
@@ -182,7 +218,7 @@ class Referee:
         async def start(seat: _Seat) -> None:
             info = GameInfo(self.game.name, self.options, len(self.seats), seat.seat,
                             derived_seed(self.seed, seat.seat, "bot", self.secret), names,
-                            move_ms, bank_ms)
+                            move_ms, bank_ms, self.limits.game_ms)
             try:
                 await seat.player.start_game(info)
             except BotFailure as failure:
@@ -222,21 +258,19 @@ class Referee:
             legal=[state.action_to_json(a) for a in legal],
             move_ms=self.move_ms,
             bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
+            game_ms_left=None if seat.clock_left is None else round(seat.clock_left * 1000),
         )
-        allowed = self.limits.move_seconds + (seat.bank_left or 0.0)
+        allowed, limit = seat.time_allowed(self.limits)
         started = time.perf_counter()
         reply: Reply | None = None
+        # cancels a player that never answers (a process bot) right at the limit
         with trio.move_on_after(allowed):
             reply = await seat.player.choose(request)
         elapsed = time.perf_counter() - started
-        seat.decisions += 1
-        seat.seconds += elapsed
-        seat.max_seconds = max(seat.max_seconds, elapsed)
+        seat.charge(elapsed, self.limits)  # before failing: the record shows what was spent
         if reply is None or elapsed > allowed:  # a Python player cannot be interrupted
             raise BotFailure("timeout", f"no reply to request {decision} within "
-                                        f"{allowed:.3f} s")
-        if seat.bank_left is not None and elapsed > self.limits.move_seconds:
-            seat.bank_left = max(0.0, seat.bank_left - (elapsed - self.limits.move_seconds))
+                                        f"{allowed:.3f} s, {limit}")
         if reply.id != decision or isinstance(reply.id, bool):
             raise BotFailure("protocol", f"reply id {reply.id!r} to request {decision}")
         if not 0 <= reply.index < len(legal):
@@ -300,7 +334,9 @@ class Referee:
                 "seats": [{"decisions": s.decisions, "seconds": round(s.seconds, 6),
                            "max_seconds": round(s.max_seconds, 6),
                            "bank_left": None if s.bank_left is None
-                           else round(s.bank_left, 6)} for s in self.seats],
+                           else round(s.bank_left, 6),
+                           "clock_left": None if s.clock_left is None
+                           else round(s.clock_left, 6)} for s in self.seats],
             },
         }
         return GameOutcome(record)
