@@ -20,7 +20,6 @@ from typing import Any
 
 import trio
 
-from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.league.config import LeagueConfig
 from arena.league.schedule import ScheduledGame
@@ -42,16 +41,12 @@ class GameSettings:
 
 def runner_limits(config: LeagueConfig) -> Limits:
     """The league file's time control and resource limits as the runner's Limits."""
-    if config.time.per_game is not None:
-        raise ArenaError(
-            f"{config.path}: key 'time.per_game': a whole-game clock is not supported by "
-            "the bot runner yet; use time.overage (a bank of extra seconds) instead"
-        )
     limits = config.limits
     return Limits(
         handshake_seconds=config.time.handshake,
         move_seconds=config.time.per_decision,
         bank_seconds=config.time.overage or None,
+        game_seconds=config.time.per_game,
         max_line_bytes=limits.max_message_kb * 1024,
         memory_mb=limits.memory_mb,
         cpu_seconds=limits.cpu_seconds,

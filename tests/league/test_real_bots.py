@@ -184,7 +184,6 @@ def test_same_league_file_same_results(tmp_path: Path) -> None:
 def test_unsupported_and_bad_settings_stop_before_any_game(tmp_path: Path, capsys) -> None:
     base = 'name = "x"\ngame = "ra"\nroster = ["random", "first", "random-js"]\n'
     cases = {
-        "players = 3\n[time]\nper_game = 60\n": "key 'time.per_game': a whole-game clock",
         "players = 3\n[options]\nbogus = 1\n": "key 'options':",
         "players = 6\n": "key 'players': Ra is for 2-5 players, not 6",
         'players = 3\nbot_paths = ["nowhere"]\n': "key 'bot_paths':",
