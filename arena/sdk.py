@@ -17,6 +17,10 @@ observation (``choose`` then gets None for it), which saves both sides the JSON 
 when the legal list is all the bot looks at.  Without an ``on_action`` hook the bot asks
 not to be sent the other players' actions at all.
 
+Time: ``on_request(message)``, if given, gets each request just before ``choose`` is
+called; :func:`seconds_for` turns its ``time`` into the longest this decision may take
+(per-decision limit, overage bank and the optional whole-game clock together).
+
 An exception in ``choose`` or a hook ends the bot (the arena records a crash and plays the
 seat out for you); that is on purpose, so mistakes are seen.
 """
@@ -45,6 +49,7 @@ def run(
     on_new_game: Hook | None = None,
     on_action: Hook | None = None,
     on_game_over: Hook | None = None,
+    on_request: Hook | None = None,
     stdin: IO[bytes] | None = None,
     stdout: IO[bytes] | None = None,
     observation: bool = True,
@@ -53,8 +58,10 @@ def run(
 
     ``on_new_game(message)`` gets the new_game message (``seed`` is for your own
     randomness, ``seat`` is you); ``on_action(message)`` each decision made by anyone;
-    ``on_game_over(message)`` the final scores and placements.  ``observation=False``:
-    lean requests (see the module docstring)."""
+    ``on_game_over(message)`` the final scores and placements; ``on_request(message)``
+    each request before ``choose`` sees it (e.g. for its ``time``, see
+    :func:`seconds_for`).  ``observation=False``: lean requests (see the module
+    docstring)."""
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
 
@@ -76,6 +83,8 @@ def run(
         message = json.loads(line)
         kind = message.get("type")
         if kind == "request":
+            if on_request is not None:
+                on_request(message)
             choice = choose(message.get("observation"), message["legal"])
             reply: dict[str, JSON] = {"type": "reply", "id": message["id"]}
             if isinstance(choice, tuple):
@@ -94,3 +103,26 @@ def run(
             if hook is not None:
                 hook(message)
             # anything else (a later protocol version's news) is ignored on purpose
+
+
+def seconds_for(request: dict[str, JSON]) -> float | None:
+    """The longest the arena lets this request's decision take, in seconds:
+    min(move_ms + bank_ms, game_ms_left), leaving out the bank when it is null and the
+    game clock when it is absent (docs/protocol.md, time control).  None when the
+    request says nothing usable about time.  The arena measures from its side of the
+    pipe: keep a margin."""
+    timing = request.get("time")
+    if not isinstance(timing, dict):
+        return None
+    move, bank, left = (_number(timing.get(k)) for k in ("move_ms", "bank_ms", "game_ms_left"))
+    if move is None:
+        return None
+    allowed = move + (bank or 0.0)
+    if left is not None:
+        allowed = min(allowed, left)
+    return max(0.0, allowed / 1000.0)
+
+
+def _number(value: JSON) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None

@@ -260,3 +260,50 @@ def test_a_process_bot_is_told_its_clock_through_the_pipes(tmp_path: Path) -> No
     assert reports[0]["new_game"] == {"move_ms": 2000, "bank_ms": None, "game_ms": 20_000}
     left = [r["request"]["game_ms_left"] for r in reports]
     assert left[0] == 20_000 and left == sorted(left, reverse=True) and left[-1] > 15_000
+
+
+# ---------------------------------------------------------------- the SDK's view
+
+
+@pytest.mark.parametrize(("timing", "seconds"), [
+    ({"move_ms": 1000, "bank_ms": None}, 1.0),
+    ({"move_ms": 1000, "bank_ms": 500}, 1.5),
+    ({"move_ms": 1000, "bank_ms": 500, "game_ms_left": 1200}, 1.2),
+    ({"move_ms": 1000, "bank_ms": None, "game_ms_left": 2000}, 1.0),
+    ({"move_ms": 1000, "bank_ms": 0, "game_ms_left": 0}, 0.0),
+    ({"bank_ms": 500}, None),
+    (None, None),
+])
+def test_the_sdk_computes_the_time_a_decision_may_take(timing: Any, seconds: float | None
+                                                       ) -> None:
+    from arena.sdk import seconds_for
+
+    request = {"type": "request", "id": 1, "legal": [{}]}
+    if timing is not None:
+        request["time"] = timing
+    assert seconds_for(request) == seconds
+
+
+def test_the_sdk_shows_each_request_to_on_request_before_choose() -> None:
+    import io
+
+    from arena.sdk import run as run_bot
+    from arena.sdk import seconds_for
+
+    request: dict[str, JSON] = {
+        "type": "request", "id": 1, "legal": [{}, {}],
+        "time": {"move_ms": 1000, "bank_ms": None, "game_ms_left": 250}}
+    events: list[Any] = []
+
+    def choose(observation: Any, legal: list[Any]) -> int:
+        events.append("choose")
+        return 1
+
+    hello_message = {"type": "hello", "protocol": "ra-arena/1", "arena": "0.1", "limits": {}}
+    lines: list[dict[str, JSON]] = [hello_message, request, {"type": "quit"}]
+    out = io.BytesIO()
+    run_bot(choose, stdin=io.BytesIO(b"".join(encode(m) for m in lines)), stdout=out,
+            on_request=lambda message: events.append(seconds_for(message)))
+    assert events == [0.25, "choose"]
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[-1] == {"type": "reply", "id": 1, "index": 1}
