@@ -134,24 +134,29 @@ class _Seat:
         self.seconds = 0.0
         self.max_seconds = 0.0
 
-    def time_allowed(self, limits: Limits) -> tuple[float, str]:
-        """The longest the next decision may take, and which limit that is (for the
-        failure's detail)."""
+    def _without_clock(self, limits: Limits) -> float:
+        return limits.move_seconds + (self.bank_left or 0.0)
+
+    def time_allowed(self, limits: Limits) -> float:
+        """The longest the next decision may take: min(move + bank left, clock left)."""
+        allowed = self._without_clock(limits)
+        if self.clock_left is not None and self.clock_left < allowed:
+            return self.clock_left
+        return allowed
+
+    def binding_limit(self, limits: Limits) -> str:
+        """Which limit :meth:`time_allowed` is, in words (for a timeout's detail; built
+        only then, so the decision path formats nothing)."""
         move = limits.move_seconds
+        if self.clock_left is not None and self.clock_left < self._without_clock(limits):
+            return (f"the {self.clock_left:.3f} s left on its game clock "
+                    f"({limits.game_seconds:g} s per game)")
         if self.bank_left is None:
-            allowed, limit = move, f"the decision limit ({move:g} s)"
-        elif self.bank_left > 0:
-            allowed = move + self.bank_left
-            limit = (f"the decision limit ({move:g} s) plus the {self.bank_left:.3f} s "
-                     "left in its overage bank")
-        else:
-            allowed = move
-            limit = f"the decision limit ({move:g} s), its overage bank being used up"
-        if self.clock_left is not None and self.clock_left <= allowed:
-            allowed = self.clock_left
-            limit = (f"the {self.clock_left:.3f} s left on its game clock "
-                     f"({limits.game_seconds:g} s per game)")
-        return allowed, limit
+            return f"the decision limit ({move:g} s)"
+        if self.bank_left > 0:
+            return (f"the decision limit ({move:g} s) plus the {self.bank_left:.3f} s left "
+                    "in its overage bank")
+        return f"the decision limit ({move:g} s), its overage bank being used up"
 
     def charge(self, elapsed: float, limits: Limits) -> None:
         """Book one decision's time: all of it on the clock, the overage on the bank."""
@@ -260,17 +265,20 @@ class Referee:
             bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
             game_ms_left=None if seat.clock_left is None else round(seat.clock_left * 1000),
         )
-        allowed, limit = seat.time_allowed(self.limits)
+        allowed = seat.time_allowed(self.limits)
         started = time.perf_counter()
         reply: Reply | None = None
         # cancels a player that never answers (a process bot) right at the limit
         with trio.move_on_after(allowed):
             reply = await seat.player.choose(request)
         elapsed = time.perf_counter() - started
+        # a Python player cannot be interrupted: it may come back late with a reply
+        timed_out = reply is None or elapsed > allowed
+        broken = seat.binding_limit(self.limits) if timed_out else ""
         seat.charge(elapsed, self.limits)  # before failing: the record shows what was spent
-        if reply is None or elapsed > allowed:  # a Python player cannot be interrupted
+        if reply is None or timed_out:
             raise BotFailure("timeout", f"no reply to request {decision} within "
-                                        f"{allowed:.3f} s, {limit}")
+                                        f"{allowed:.3f} s, {broken}")
         if reply.id != decision or isinstance(reply.id, bool):
             raise BotFailure("protocol", f"reply id {reply.id!r} to request {decision}")
         if not 0 <= reply.index < len(legal):
