@@ -146,12 +146,12 @@ def test_whole_games_in_process_through_the_referee(players: int) -> None:
 
 
 def test_a_time_limited_game_in_process_has_no_timeout() -> None:
-    # The arena allows 0.15 s per decision; mcts plans for 0.01 s of it.
+    # The arena allows 0.15 s per decision; mcts plans for 0.01 s of it (60% - 80 ms).
     seats = [mcts_player(), greedy_player()]
     outcome = trio.run(play_game, GAME, seats, 7, None, Limits(move_seconds=0.15))
     assert outcome.failures == {}
-    slowest = outcome.record["timings"]["seats"][0]["max_seconds"]
-    assert slowest < 0.15
+    timing = outcome.record["timings"]["seats"][0]
+    assert timing["decisions"] > 20 and timing["max_seconds"] < 0.15
 
 
 def test_the_speed_benchmark_reports_both_strategies() -> None:
