@@ -46,16 +46,37 @@ STARVED_AFTER = 0.02
 STARVED_SHARE = 0.7
 MIN_SHARE = 0.25
 MIN_THINK = 0.005
+# With a whole-game clock: a seat makes about this many decisions per epoch (measured:
+# 80 per game at 3-4 players), and the clock is never spread over fewer than this.
+DECISIONS_PER_EPOCH = 30
+MIN_DECISIONS_LEFT = 5
 CHECK_EVERY = 16  # iterations between checks whether the answer is already decided
 
 
-def think_seconds(move_ms: int | None, limit: float | None = None) -> float:
+def think_seconds(move_ms: float | None, limit: float | None = None,
+                  game_ms_left: float | None = None, epochs_left: float = 3.0) -> float:
     """How long to search for a decision when the arena allows ``move_ms`` milliseconds
-    (the bank is never touched), capped at ``limit`` seconds if given."""
+    (the overage bank is never counted on), capped at ``limit`` seconds if given.  With a
+    whole-game clock (``game_ms_left``), the clock is shared over the decisions still to
+    come (about ``DECISIONS_PER_EPOCH`` per epoch left); 0 means answer at once."""
     budget = 1.0 if move_ms is None else TIME_SHARE * move_ms / 1000.0 - TIME_RESERVE
     if limit is not None:
         budget = min(budget, limit)
-    return max(MIN_THINK, budget)
+    budget = max(MIN_THINK, budget)
+    if game_ms_left is not None:
+        decisions_left = max(MIN_DECISIONS_LEFT, DECISIONS_PER_EPOCH * epochs_left)
+        share = TIME_SHARE * game_ms_left / 1000.0 / decisions_left - TIME_RESERVE
+        budget = max(0.0, min(budget, share))
+    return budget
+
+
+def epochs_left(observation: dict[str, JSON]) -> float:
+    """Epochs still to play, counting the current one's unfilled part of the Ra track."""
+    try:
+        done = observation["ra_track"] / observation["ra_track_length"]
+        return max(0.0, 3 - observation["epoch"] + 1.0 - done)
+    except (KeyError, TypeError, ZeroDivisionError):
+        return 3.0
 
 
 class Node:
@@ -184,10 +205,14 @@ def _iterate(root: RaState, tree: Node, rng: random.Random, n: int) -> None:
 
 
 class MctsStrategy:
-    """``choose(observation, legal) -> index`` with ISMCTS.  ``new_game(message)`` takes
-    the bot seed and the arena's time per decision from a new_game message; ``seconds``
-    caps the thinking time (None: as much as the arena's time allows, safely);
-    ``iterations`` fixes the work instead, which makes the bot fully deterministic."""
+    """``choose(observation, legal) -> index`` with ISMCTS.
+
+    ``new_game(message)`` takes the bot seed and the arena's time control from a new_game
+    message and ``on_request(message)`` (optional: the SDK's hook) the time left on the
+    game clock from each request; without it, the strategy counts its own thinking time
+    against the clock.  ``seconds`` caps the thinking time (None: as much as the arena's
+    time allows, safely); ``iterations`` fixes the work instead, which makes the bot fully
+    deterministic."""
 
     name = "mcts"
     version = "1.0.0"
@@ -196,28 +221,53 @@ class MctsStrategy:
                  seed: int = 0) -> None:
         self.seconds = seconds
         self.iterations = iterations
-        self.move_ms: int | None = None
+        self.move_ms: float | None = None
+        self.game_ms: float | None = None  # the whole-game clock, None: no clock
+        self.clock_used = 0.0  # seconds of this game's clock used, by our own count
+        self.game_ms_left: float | None = None  # from the current request, if any
         self.rng = random.Random(seed)
         self.last_iterations = 0
 
     def new_game(self, message: dict[str, JSON]) -> None:
         self.rng.seed(message.get("seed", 0))
         timing = message.get("time") or {}
-        move_ms = timing.get("move_ms")
-        self.move_ms = move_ms if isinstance(move_ms, int) and move_ms > 0 else None
+        self.move_ms = _positive(timing.get("move_ms"))
+        self.game_ms = _positive(timing.get("game_ms"))
+        self.clock_used = 0.0
+        self.game_ms_left = None
 
-    def budget(self) -> float | None:
+    def on_request(self, message: dict[str, JSON]) -> None:
+        timing = message.get("time") or {}
+        move_ms = _positive(timing.get("move_ms"))
+        if move_ms is not None:
+            self.move_ms = move_ms
+        left = timing.get("game_ms_left")
+        self.game_ms_left = float(left) if isinstance(left, int | float) else None
+
+    def budget(self, observation: dict[str, JSON]) -> float | None:
         """Seconds to think (None when only an iteration count limits the search)."""
-        if self.iterations is not None and self.seconds is None and self.move_ms is None:
+        left = self.game_ms_left
+        if left is None and self.game_ms is not None:
+            left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
+        if self.iterations is not None and self.seconds is None and self.move_ms is None \
+                and left is None:
             return None
-        return think_seconds(self.move_ms, self.seconds)
+        return think_seconds(self.move_ms, self.seconds, left, epochs_left(observation))
 
     def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
         started = time.perf_counter()
+        try:
+            return self._choose(observation, legal, started)
+        finally:
+            self.clock_used += time.perf_counter() - started
+            self.game_ms_left = None  # used up: the next request brings its own
+
+    def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
+                started: float) -> int:
         if len(legal) == 1:
             return 0
         state, actions = state_from_observation(observation, legal)
-        budget = self.budget()
+        budget = self.budget(observation)
         seconds = None if budget is None else budget - (time.perf_counter() - started)
         if seconds is not None:
             seconds = max(seconds, 0.0)
@@ -226,3 +276,9 @@ class MctsStrategy:
         if not tree.visits:  # no time at all to search: the greedy choice is instant
             action = greedy_action(state)
         return actions.index(action)
+
+
+def _positive(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None

@@ -1,7 +1,7 @@
 """mcts: information-set Monte Carlo tree search (see bots/README.md).
 
-It thinks for 60% of the arena's time per decision minus 80 ms (never the overage bank);
-``--seconds S`` caps that lower."""
+It thinks for 60% of the arena's time per decision minus 80 ms (never the overage bank),
+less when a whole-game clock runs short; ``--seconds S`` caps that lower."""
 
 import argparse
 
@@ -17,4 +17,4 @@ if __name__ == "__main__":
         parser.error("--seconds must be more than 0")
     strategy = MctsStrategy(seconds=options.seconds)
     run(strategy.choose, name=strategy.name, version=strategy.version,
-        on_new_game=strategy.new_game)
+        on_new_game=strategy.new_game, on_request=strategy.on_request)

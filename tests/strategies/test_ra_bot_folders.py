@@ -15,15 +15,19 @@ from arena.strategies.greedy import GreedyStrategy
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 
 
-def conversation(bot: str, *args: str) -> list[dict[str, object]]:
+def conversation(bot: str, *args: str, clock_left_ms: int | None = None
+                 ) -> list[dict[str, object]]:
     state = build_state(3, track=["gold", "pharaoh", "flood", "nile"], current=0)
+    timing: dict[str, object] = {"move_ms": 300, "bank_ms": None}
+    if clock_left_ms is not None:
+        timing["game_ms_left"] = clock_left_ms
     legal = [state.action_to_json(a) for a in state.legal_actions()]
     messages = [
         {"type": "hello", "protocol": "ra-arena/1", "arena": "test", "limits": {}},
         {"type": "new_game", "game": "ra", "options": {}, "num_players": 3, "seat": 0,
          "seed": 4, "players": ["a", "b", "c"], "time": {"move_ms": 300, "bank_ms": None}},
         {"type": "request", "id": 1, "observation": state.observation(0), "legal": legal,
-         "time": {"move_ms": 300, "bank_ms": None}},
+         "time": timing},
         {"type": "quit"},
     ]
     text = "".join(json.dumps(m) + "\n" for m in messages)
@@ -45,6 +49,14 @@ def test_the_greedy_process_answers_like_the_strategy() -> None:
     legal = [state.action_to_json(a) for a in state.legal_actions()]
     expected = GreedyStrategy().choose(state.observation(0), legal)
     assert conversation("greedy")[1]["index"] == expected
+
+
+def test_the_mcts_process_reads_the_game_clock_from_the_request() -> None:
+    # 40 ms left on the clock: no time to search, it answers the greedy choice at once.
+    state = build_state(3, track=["gold", "pharaoh", "flood", "nile"], current=0)
+    legal = [state.action_to_json(a) for a in state.legal_actions()]
+    expected = GreedyStrategy().choose(state.observation(0), legal)
+    assert conversation("mcts", clock_left_ms=40)[1]["index"] == expected
 
 
 def test_mcts_refuses_a_thinking_time_that_is_not_positive() -> None:

@@ -24,6 +24,7 @@ from arena.strategies.mcts import (
     MIN_THINK,
     MctsStrategy,
     _starved_deadline,
+    epochs_left,
     search,
     think_seconds,
 )
@@ -167,3 +168,47 @@ def test_the_speed_benchmark_reports_both_strategies() -> None:
     assert mcts_row["bot"] == "mcts" and mcts_row["iterations/s"] > 0
     with pytest.raises(ArenaError, match="2-5 players"):
         run_benchmark(argparse.Namespace(seconds=0.2, players=[6], seed=1, json=False))
+
+
+def test_a_game_clock_is_shared_over_the_decisions_left() -> None:
+    # 30 s for about 90 decisions: 60% of a third of a second, minus the reserve.
+    assert think_seconds(1000, game_ms_left=30000, epochs_left=3.0) == pytest.approx(0.12)
+    # a clock longer than the game needs changes nothing
+    assert think_seconds(1000, game_ms_left=10**7, epochs_left=3.0) == pytest.approx(0.52)
+    # nearly out of time: answer at once
+    assert think_seconds(1000, game_ms_left=100, epochs_left=0.5) == 0.0
+    observation = build_state(4, epoch=2, ra_track=3).observation(0)
+    assert epochs_left(observation) == pytest.approx(2 - 3 / 9)
+
+
+def test_a_request_with_the_clock_nearly_out_is_answered_greedily_at_once() -> None:
+    strategy = MctsStrategy()
+    strategy.new_game({"type": "new_game", "seed": 1,
+                       "time": {"move_ms": 1000, "bank_ms": None, "game_ms": 60000}})
+    state = build_state(3, track=["gold", "pharaoh", "nile", "flood", "art"], current=0)
+    observation, legal = request(state)
+    strategy.on_request({"type": "request", "id": 9,
+                         "time": {"move_ms": 1000, "bank_ms": None, "game_ms_left": 120}})
+    index = strategy.choose(observation, legal)
+    assert strategy.last_iterations == 0
+    assert state.legal_actions()[index] == greedy_action(state)
+    assert strategy.game_ms_left is None  # the next request brings its own
+
+
+def test_in_process_it_counts_its_own_time_against_the_game_clock() -> None:
+    strategy = MctsStrategy()
+    strategy.new_game({"type": "new_game", "seed": 1,
+                       "time": {"move_ms": 1000, "bank_ms": None, "game_ms": 2000}})
+    strategy.clock_used = 1.95  # 50 ms left by its own count
+    state = build_state(3, track=["gold", "pharaoh"], current=0)
+    observation, legal = request(state)
+    strategy.choose(observation, legal)
+    assert strategy.last_iterations == 0
+
+
+def test_a_whole_game_under_a_game_clock_in_process_has_no_timeout() -> None:
+    seats = [mcts_player(), greedy_player()]
+    outcome = trio.run(play_game, GAME, seats, 8, None,
+                       Limits(move_seconds=1.0, game_seconds=6.0))
+    assert outcome.failures == {}
+    assert outcome.record["timings"]["seats"][0]["seconds"] < 6.0
