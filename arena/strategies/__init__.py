@@ -1,12 +1,16 @@
-"""The bundled bots' strategies for Ra, importable so each bot also plays in-process.
+"""The bundled bots' strategies, importable so each bot also plays in-process.
 
-* :class:`GreedyStrategy` (``bots/greedy``): one-step look-ahead on a hand-made valuation.
-* :class:`MctsStrategy` (``bots/mcts``): information-set Monte Carlo tree search.
+* :class:`GreedyStrategy` (``bots/greedy``, Ra): one-step look-ahead on a hand-made
+  valuation (``valuation.py``).
+* :class:`MctsStrategy` (``bots/mcts``, Ra): information-set Monte Carlo tree search.
+* ``dice_greedy`` (``bots/dice-greedy``): Ra: The Dice Game.
 
-Each has ``choose(observation, legal) -> index``; :mod:`arena.strategies.players` wraps
-them as in-process players for the referee.
+The Ra strategies have ``choose(observation, legal) -> index``;
+:mod:`arena.strategies.players` wraps them as in-process players for the referee, and
+``bots/README.md`` describes them and their measured strength.
 """
 
 from arena.strategies.greedy import GreedyStrategy
+from arena.strategies.mcts import MctsStrategy
 
-__all__ = ["GreedyStrategy"]
+__all__ = ["GreedyStrategy", "MctsStrategy"]
