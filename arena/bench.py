@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "protocol": "arena.runner.bench",
     "league": "arena.league.bench",
     "rating": "arena.rating_bench",
+    "ra-bots": "arena.strategies.bench",
 }
 
 
