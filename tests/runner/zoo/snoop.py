@@ -14,7 +14,7 @@ def probe():
         "env": sorted(os.environ),
         "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
         "sees_root_home": os.path.exists("/root/.bashrc"),
-        "tmp_entries": len(os.listdir("/tmp")),
+        "tmp_list": sorted(os.listdir("/tmp")),
     }
     try:
         with open("written-by-bot.txt", "w") as handle:
@@ -25,11 +25,9 @@ def probe():
         facts["writes_own_folder"] = False
     with open(os.path.join(os.environ["HOME"], "scratch.txt"), "w") as handle:
         facts["writes_home"] = handle.write("x") == 1
-    try:
-        socket.create_connection(("1.1.1.1", 53), timeout=0.5).close()
-        facts["network"] = True
-    except OSError:
-        facts["network"] = False
+    # Any interface besides loopback means a network: checked without sending a packet
+    # (tests never send traffic off this machine).
+    facts["network"] = any(name != "lo" for _, name in socket.if_nameindex())
     return facts
 
 
