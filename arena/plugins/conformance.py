@@ -28,15 +28,11 @@ from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player, first_player, random_player, wants_of
+from arena.runner.players import Player, WrappedPlayer, first_player, random_player
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
-    ActionNotice,
     DecisionRequest,
-    GameInfo,
-    GameOverInfo,
     Reply,
-    Wants,
 )
 from arena.runner.referee import play_game
 
@@ -131,39 +127,18 @@ def game_seed(seed: int, game: str, num_players: int, index: int) -> int:
     return int.from_bytes(hashlib.sha256(text).digest()[:8], "big") >> 1
 
 
-class TimedPlayer:
+class TimedPlayer(WrappedPlayer):
     """Wraps the bot under test to measure each decision, otherwise transparent."""
 
     def __init__(self, inner: Player, latencies: list[float]) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.latencies = latencies
-        self.name, self.version, self.kind = inner.name, inner.version, inner.kind
-
-    @property
-    def wants(self) -> Wants:
-        # the referee reads this after start_game: a lean bot stays lean under validate
-        return wants_of(self.inner)
-
-    async def start_game(self, info: GameInfo) -> None:
-        await self.inner.start_game(info)
 
     async def choose(self, request: DecisionRequest) -> Reply:
         started = time.perf_counter()
         reply = await self.inner.choose(request)
         self.latencies.append(time.perf_counter() - started)
         return reply
-
-    async def notify(self, notice: ActionNotice) -> None:
-        await self.inner.notify(notice)
-
-    async def game_over(self, result: GameOverInfo) -> None:
-        await self.inner.game_over(result)
-
-    async def abandon(self, failure: BotFailure) -> str:
-        return await self.inner.abandon(failure)
-
-    def take_incidents(self) -> list[dict[str, JSON]]:
-        return self.inner.take_incidents()
 
 
 Progress = Callable[[str], None]

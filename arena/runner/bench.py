@@ -53,17 +53,13 @@ from arena.errors import ArenaError
 from arena.games import builtin_game
 from arena.games.base import GameState
 from arena.runner.botspec import BotSpec
-from arena.runner.failures import BotFailure
 from arena.runner.limits import Limits
-from arena.runner.players import Player, PythonPlayer, wants_of
+from arena.runner.players import Player, PythonPlayer, WrappedPlayer
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
     ActionNotice,
     DecisionRequest,
-    GameInfo,
-    GameOverInfo,
     Reply,
-    Wants,
     encode,
 )
 from arena.runner.referee import Referee
@@ -131,22 +127,14 @@ TRIVIAL_SPEC = _trivial_spec("trivial", READY)  # gets everything
 TRIVIAL_LEAN_SPEC = _trivial_spec("trivial-lean", {**READY, "wants": LEAN})
 
 
-class RecordingPlayer:
+class RecordingPlayer(WrappedPlayer):
     """Wraps a player; remembers what it was sent, to replay the same bytes elsewhere.
     Only appends to a list on the timed path; encoding happens after the game."""
 
     def __init__(self, inner: Player, seat: int, log: list[tuple[int, Any]]) -> None:
-        self.inner = inner
-        self.name, self.version, self.kind = inner.name, inner.version, inner.kind
+        super().__init__(inner)
         self.seat = seat
         self.log = log
-
-    @property
-    def wants(self) -> Wants:
-        return wants_of(self.inner)
-
-    async def start_game(self, info: GameInfo) -> None:
-        await self.inner.start_game(info)
 
     async def choose(self, request: DecisionRequest) -> Reply:
         self.log.append((self.seat, request))
@@ -155,15 +143,6 @@ class RecordingPlayer:
     async def notify(self, notice: ActionNotice) -> None:
         self.log.append((self.seat, notice))
         await self.inner.notify(notice)
-
-    async def game_over(self, result: GameOverInfo) -> None:
-        await self.inner.game_over(result)
-
-    async def abandon(self, failure: BotFailure) -> str:
-        return await self.inner.abandon(failure)
-
-    def take_incidents(self) -> list[dict[str, Any]]:
-        return self.inner.take_incidents()
 
 
 def sent_lines(log: Sequence[tuple[int, Any]]) -> list[tuple[int, bytes]]:

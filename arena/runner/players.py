@@ -63,6 +63,38 @@ def wants_of(player: Player) -> Wants:
     return wants if isinstance(wants, Wants) else EVERYTHING
 
 
+class WrappedPlayer:
+    """A player that passes everything on to ``inner``: subclass it to watch a player
+    (latencies, the bytes it is sent) without changing what the referee sees."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.name, self.version, self.kind = inner.name, inner.version, inner.kind
+
+    @property
+    def wants(self) -> Wants:
+        # read by the referee after start_game: a lean bot stays lean when wrapped
+        return wants_of(self.inner)
+
+    async def start_game(self, info: GameInfo) -> None:
+        await self.inner.start_game(info)
+
+    async def choose(self, request: DecisionRequest) -> Reply:
+        return await self.inner.choose(request)
+
+    async def notify(self, notice: ActionNotice) -> None:
+        await self.inner.notify(notice)
+
+    async def game_over(self, result: GameOverInfo) -> None:
+        await self.inner.game_over(result)
+
+    async def abandon(self, failure: BotFailure) -> str:
+        return await self.inner.abandon(failure)
+
+    def take_incidents(self) -> list[dict[str, JSON]]:
+        return self.inner.take_incidents()
+
+
 class PythonPlayer:
     """A player that is a Python function ``choose(observation, legal) -> index``, with
     the same optional hooks as the SDK (``on_new_game(info_json)``, ``on_action(notice)``,
