@@ -20,7 +20,9 @@ alike), on the same games (those of real Ra games, every seat the same bot):
 * the arena's pipe layer alone: the lean request lines already encoded, sent and read
   back through the runner's process, line reader and decoder, to a trivial bot per seat;
 * full stack with a trivial bot (it cuts the id out of the line, no JSON parsing), with
-  full and with lean requests: what the arena adds on top of the pipes;
+  full and with lean requests: what the arena adds on top of the pipes; and lean again
+  with the reply busy-wait turned off (``Limits.reply_busy_wait_seconds = 0``, the
+  arena sleeps in the event loop at once): what the busy-wait saves, in the same run;
 * full stack with the SDK bot ``first`` (arena.sdk, lean requests, as bots/first) and with
   an SDK bot that asks for the observation;
 * referee + in-process player, with and without the observation: the referee's own share,
@@ -44,7 +46,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 import trio
@@ -305,12 +307,14 @@ async def _pipe_layer(pool: BotPool, num_players: int, lines: list[tuple[int, by
         row.cpu += time.process_time() - cpu
 
 
-# row key -> (label, bot spec for stack rows)
-STACKS: dict[str, tuple[str, BotSpec]] = {
-    "trivial": ("full stack, trivial bot (no JSON parsing)", TRIVIAL_SPEC),
-    "trivial_lean": ("full stack, trivial bot, lean requests", TRIVIAL_LEAN_SPEC),
-    "sdk_lean": ("full stack, SDK bot first (lean requests)", SDK_SPEC),
-    "sdk": ("full stack, SDK bot reading the observation", SDK_FULL_SPEC),
+# row key -> (label, bot spec for stack rows, whether the arena busy-waits for replies)
+STACKS: dict[str, tuple[str, BotSpec, bool]] = {
+    "trivial": ("full stack, trivial bot (no JSON parsing)", TRIVIAL_SPEC, True),
+    "trivial_lean": ("full stack, trivial bot, lean requests", TRIVIAL_LEAN_SPEC, True),
+    "trivial_lean_sleep": ("full stack, trivial bot, lean, no reply busy-wait",
+                           TRIVIAL_LEAN_SPEC, False),
+    "sdk_lean": ("full stack, SDK bot first (lean requests)", SDK_SPEC, True),
+    "sdk": ("full stack, SDK bot reading the observation", SDK_FULL_SPEC, True),
 }
 ECHOES = ("raw", "raw_lean", "rotating", "rotating_lean", "trio_lean", "json", "pipes",
           "inproc", "inproc_lean", "scope")
@@ -322,19 +326,22 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
     per_seat = [EchoChild(RAW_ECHO_CHILD) for _ in range(num_players)]
     games = 0
+    limits = Limits(move_seconds=10.0)
     try:
-        async with open_bot_pool(Limits(move_seconds=10.0)) as pool:
-            for _, spec in STACKS.values():  # start the processes, not counted
-                await _timed_game(pool, num_players, seed, spec, None)
+        async with open_bot_pool(limits) as pool, \
+                open_bot_pool(replace(limits, reply_busy_wait_seconds=0.0)) as sleeping:
+            pools = {True: pool, False: sleeping}
+            for _, spec, busy_wait in STACKS.values():  # start the processes, not counted
+                await _timed_game(pools[busy_wait], num_players, seed, spec, None)
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
                 this_seed = seed + games
                 log: list[tuple[int, Any]] = []
                 lean_log: list[tuple[int, Any]] = []
-                for key, (_, spec) in STACKS.items():
+                for key, (_, spec, busy_wait) in STACKS.items():
                     recorded = {"trivial": log, "trivial_lean": lean_log}.get(key)
-                    await _timed_game(pool, num_players, this_seed, spec, rows[key],
-                                      recorded)
+                    await _timed_game(pools[busy_wait], num_players, this_seed, spec,
+                                      rows[key], recorded)
                 lines, lean_lines = sent_lines(log), sent_lines(lean_log)
                 requests = [(s, m) for s, m in log if isinstance(m, DecisionRequest)]
                 _raw_round_trips([raw], _raw_lines(lines), rows["raw"])
@@ -394,7 +401,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         _row(f"raw pipe echo, one child per seat ({num_players})", rows["rotating"]),
         _row("JSON echo (same JSON work, no framework)", rows["json"]),
         _row("arena pipe layer, lean lines pre-encoded, bot per seat", rows["pipes"]),
-        *[_row(label, rows[key]) for key, (label, _) in STACKS.items()],
+        *[_row(label, rows[key]) for key, (label, _, _) in STACKS.items()],
         _row("referee + in-process player (observation built)", rows["inproc"]),
         _row("referee + in-process player, lean", rows["inproc_lean"]),
         _row("trio: one cancel scope with a deadline (per decision)", rows["scope"]),
@@ -437,6 +444,11 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "is the steadier floor and matches a game (each decision wakes another "
             "process)",
             f"SDK bot reading the observation: median {json_ratio:.2f}x the JSON echo",
+            "lean full stack with the reply busy-wait: median "
+            f"{1e6 * median['trivial_lean']:.1f} µs, sleeping at once: "
+            f"{1e6 * median['trivial_lean_sleep']:.1f} µs (the difference is mostly waking "
+            "an idle CPU twice per decision when the bot runs on another one: expensive on "
+            "a virtual machine)",
             f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo per seat",
             "lean decision by stage (medians, µs): referee and engine "
             f"{stages['inproc_lean']:.1f} (of which the time-limit scope "

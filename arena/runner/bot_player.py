@@ -201,7 +201,8 @@ class ProcessPlayer:
         log = StderrLog(self._log_dir / f"{_slug(self.name)}-{os.getpid()}-{number}.stderr.log",
                         self.limits.stderr_log_bytes, self.limits.stderr_tail_bytes)
         try:
-            process = BotProcess(plan, self.limits.max_line_bytes, log)
+            process = BotProcess(plan, self.limits.max_line_bytes, log,
+                                 self.limits.reply_busy_wait_seconds)
         except BotFailure:
             log.close()
             self._cleanup_scratch()

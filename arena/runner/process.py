@@ -10,7 +10,7 @@ event loop at once lets the arena's CPU go idle, and where the bot runs on anoth
 each decision then pays for waking two idle CPUs; on a virtual machine (a halted vCPU
 is woken through the host) that measured 60-90 µs per decision, more than everything
 else together.  So :meth:`BotProcess.receive` first busy-waits a short, bounded moment
-(``REPLY_SPIN_SECONDS``) for the reply, only with more than one CPU (on one CPU the bot
+(``Limits.reply_busy_wait_seconds``) for the reply, only with more than one CPU (on one CPU the bot
 cannot run meanwhile) and only while the bot's last reply came within that moment (a
 bot that thinks costs one such moment, not one per decision).
 """
@@ -32,8 +32,6 @@ from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
 from arena.runner.sandbox import LaunchPlan
 
-# see the module docstring: how long to busy-wait for a reply before sleeping
-REPLY_SPIN_SECONDS = 100e-6
 # a reply caught busy-waiting yields to the event loop only if it has not run for this
 # long: a yield costs as much as the wake-ups saved, but other tasks (games played
 # alongside, stderr drainers) must not wait more than about this
@@ -97,8 +95,10 @@ def group_cpu_seconds(pgid: int) -> float:
 
 
 class BotProcess:
-    def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog) -> None:
-        """Start the process now.  Raises BotFailure("crash") if it cannot be started."""
+    def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog,
+                 busy_wait_seconds: float = 0.0) -> None:
+        """Start the process now.  Raises BotFailure("crash") if it cannot be started.
+        ``busy_wait_seconds``: see the module docstring (ignored with one CPU)."""
         pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
         child_ends = (pipes[0][0], pipes[1][1], pipes[2][1])
         try:
@@ -126,7 +126,7 @@ class BotProcess:
         self.stderr_done = trio.Event()  # the drainer has read stderr to its end
         self.killed = False
         # how long to busy-wait for a reply (module docstring); 0 never
-        self.spin_seconds = REPLY_SPIN_SECONDS if len(os.sched_getaffinity(0)) > 1 else 0.0
+        self.spin_seconds = busy_wait_seconds if len(os.sched_getaffinity(0)) > 1 else 0.0
         self._quick = True  # the last reply came within spin_seconds
 
     # ------------------------------------------------------------ talking

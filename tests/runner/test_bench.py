@@ -19,7 +19,8 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
         "raw pipe echo (2 Python processes)", "raw pipe echo", "raw pipe echo",
         "raw pipe echo", "raw pipe echo",
         "JSON echo (same JSON work", "arena pipe layer", "full stack", "full stack",
-        "full stack", "full stack", "referee + in-process player (observation built)",
+        "full stack", "full stack", "full stack",
+        "referee + in-process player (observation built)",
         "referee + in-process player", "trio: one cancel scope with a deadline (per decision)"]
     counts = {row["decisions"] for row in result["rows"]}
     assert len(counts) == 1 and counts.pop() > 0  # the same decisions for every row
@@ -29,6 +30,7 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
     assert result["trivial_stack_vs_raw_echo"] > 0
     assert result["lean_trivial_stack_vs_lean_raw_echo"] > 0
     assert "target" in result["notes"][0] and "lean requests" in result["notes"][0]
+    assert any("sleeping at once" in note for note in result["notes"])
     # the raw echo carried the arena's real bytes: lean requests are far smaller
     sizes = re.findall(r"full: median (\d+) bytes.*lean: median (\d+) bytes",
                        result["notes"][1])

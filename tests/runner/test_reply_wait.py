@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 
 import pytest
 import trio
 
+from arena.errors import ArenaError
 from arena.runner.bench import TRIVIAL_LEAN_SPEC
+from arena.runner.limits import Limits
 from arena.runner.pipes import PipeEnd
 from arena.runner.pool import open_bot_pool
-from arena.runner.process import REPLY_SPIN_SECONDS, YIELD_EVERY_SECONDS, BotProcess
+from arena.runner.process import YIELD_EVERY_SECONDS, BotProcess
 from arena.runner.protocol import Reply
 from tests.runner.helpers import FAST
 
@@ -86,7 +89,7 @@ def test_no_busy_wait_with_a_single_cpu() -> None:
             spin = process.spin_seconds
             await process.send_raw(_request(1))
             assert await process.receive(answer_to_fresh_message=True) == Reply(1, 0)
-        return spin, REPLY_SPIN_SECONDS
+        return spin, FAST.reply_busy_wait_seconds
 
     os.sched_setaffinity(0, {min(allowed)})
     try:
@@ -98,3 +101,21 @@ def test_no_busy_wait_with_a_single_cpu() -> None:
         pytest.skip("one CPU only: the multi-CPU default cannot be seen here")
     several, default = trio.run(main)
     assert several == default > 0
+
+
+def test_the_busy_wait_is_a_limit_a_league_can_turn_off() -> None:
+    with pytest.raises(ArenaError, match="reply_busy_wait_seconds"):
+        Limits(reply_busy_wait_seconds=-0.001)
+    off = replace(FAST, reply_busy_wait_seconds=0.0)
+
+    async def main() -> float:
+        async with open_bot_pool(off) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
+            await seated[0].handshake()
+            process = seated[0]._running()
+            for request_id in (1, 2):  # replies still arrive, sleeping at once
+                await process.send_raw(_request(request_id))
+                reply = await process.receive(answer_to_fresh_message=True)
+                assert reply == Reply(request_id, 0)
+            return process.spin_seconds
+
+    assert trio.run(main) == 0.0
