@@ -34,6 +34,15 @@ Beside wall-clock percentiles each row has the arena process's CPU time per deci
 
 The target is a full-stack median (trivial bot) within 2x of the raw echo carrying the
 same bytes; the notes give it against both echoes, and the lean decision stage by stage.
+
+Why the stages add up to less than the whole (measured on a 2-vCPU virtual machine):
+where a process wakes matters more than any code here.  Waking a process on an idle
+vCPU costs tens of microseconds (the host must run the vCPU again), on the busy one
+almost nothing; so each row depends on where the scheduler put the processes (an echo
+row can show 15 or 65 µs from one run to the next).  In the stage rows the next
+message follows the reply at once; in a game the arena works between decisions and the
+bot's vCPU has gone idle by the time the request comes (about 18 µs more per round
+trip, measured by adding 20 µs of work between the pipe layer's round trips).
 """
 
 from __future__ import annotations
