@@ -12,6 +12,8 @@ from typing import Any, TextIO
 from arena.league.results import GameResult
 from arena.rating import EloTicker
 
+BAR_WIDTH = 20  # characters of the progress bar
+
 
 class Progress:
     def __init__(
@@ -57,8 +59,10 @@ class Progress:
         eta = _duration(left / rate) if rate > 0 else "?"
         percent = 100 * done / self.total if self.total else 100
         failed = sum(self.failures.values())
+        filled = round(BAR_WIDTH * done / self.total) if self.total else BAR_WIDTH
+        bar = "[" + "#" * filled + "-" * (BAR_WIDTH - filled) + "]"
         parts = [
-            f"{done}/{self.total} games ({percent:.0f}%)",
+            f"{bar} {done}/{self.total} games ({percent:.0f}%)",
             f"{rate:.1f} games/s",
             f"ETA {eta}",
             f"failures {failed}",

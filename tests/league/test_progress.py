@@ -26,7 +26,7 @@ def test_progress_line_counts_rate_eta_failures_and_leaders() -> None:
     clock.now += 2.0
     progress.game_done(result(("a", "b", "c"), (1, 3, 2), {1: "timeout"}))
     line = progress.line()
-    assert line.startswith("6/10 games (60%)")
+    assert line.startswith("[############--------] 6/10 games (60%)")
     assert "0.5 games/s" in line and "ETA 8s" in line and "failures 1" in line
     assert "top: a 15" in line and line.endswith("(Elo)")
     assert line.index(" a ") < line.index(" c ") < line.index(" b ")
