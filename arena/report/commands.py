@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,24 +37,23 @@ class LeagueData:
 # --------------------------------------------------------------------------- arguments
 
 
-def _player_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError("a game has at least 2 players")
-    return value
+def _whole_number(minimum: int, too_small: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(too_small)
+        return value
+
+    return parse
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
+_player_count = _whole_number(2, "a game has at least 2 players")
+_non_negative = _whole_number(0, "must be 0 or more")
 
 
 def _common_arguments(parser: argparse.ArgumentParser) -> None:
