@@ -140,7 +140,7 @@ def test_heat_map_text_colour_survives_the_stylesheet() -> None:
 
 
 def test_rating_history_draws_at_most_ten_lines() -> None:
-    from arena.rating_bench import simulate_league, spread_ratings
+    from arena.bench.synthetic import simulate_league, spread_ratings
 
     results = simulate_league(spread_ratings(14), 300, seed=2)
     page = render_report(results, bootstrap=0)

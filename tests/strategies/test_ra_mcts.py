@@ -155,21 +155,6 @@ def test_a_time_limited_game_in_process_has_no_timeout() -> None:
     assert timing["decisions"] > 20 and timing["max_seconds"] < 0.15
 
 
-def test_the_speed_benchmark_reports_both_strategies() -> None:
-    import argparse
-
-    from arena.errors import ArenaError
-    from arena.strategies.bench import run_benchmark
-
-    result = run_benchmark(argparse.Namespace(seconds=0.2, players=[3], seed=1, json=False))
-    greedy_row, mcts_row = result["rows"]
-    assert greedy_row["bot"] == "greedy" and greedy_row["decisions"] > 20
-    assert greedy_row["max ms"] >= greedy_row["mean ms"] > 0
-    assert mcts_row["bot"] == "mcts" and mcts_row["iterations/s"] > 0
-    with pytest.raises(ArenaError, match="2-5 players"):
-        run_benchmark(argparse.Namespace(seconds=0.2, players=[6], seed=1, json=False))
-
-
 def test_a_game_clock_is_shared_over_the_decisions_left() -> None:
     # 30 s for about 90 decisions: 60% of a third of a second, minus the reserve.
     assert think_seconds(1000, game_ms_left=30000, epochs_left=3.0) == pytest.approx(0.12)

@@ -1,0 +1,31 @@
+"""``arena bench GAME``: random playouts of an engine (no speed is asserted here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.bench.games import bench_game, random_playout
+from arena.errors import ArenaError
+from arena.games import builtin_game
+
+
+@pytest.mark.parametrize("game_name", ["ra", "ra_dice"])
+def test_a_playout_is_a_whole_game_and_the_same_for_the_same_seed(game_name: str) -> None:
+    game = builtin_game(game_name)
+    decisions = random_playout(game_name, game.min_players, 3)
+    assert decisions > 10
+    assert random_playout(game_name, game.min_players, 3) == decisions
+
+
+def test_every_player_count_gets_a_row() -> None:
+    result = bench_game("ra_dice", None, 0.05, 1)
+    assert result["benchmark"] == "ra_dice" and "Dice" in result["title"]
+    assert [row["players"] for row in result["rows"]] == [2, 3, 4]
+    for row in result["rows"]:
+        assert row["games"] >= 1 and row["decisions/game"] > 10
+        assert row["games/s"] > 0 and row["µs/decision"] > 0
+
+
+def test_a_player_count_the_game_does_not_allow_is_a_user_error() -> None:
+    with pytest.raises(ArenaError, match="ra is for 2-5 players, not 6"):
+        bench_game("ra", [6], 0.05, 1)
