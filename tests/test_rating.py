@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from arena.bench.synthetic import simulate_league, spread_ratings
 from arena.errors import ArenaError
-from arena.league.results import GameResult
 from arena.rating import (
     EloTicker,
     build_pairs,
@@ -21,6 +20,7 @@ from arena.rating import (
     rating_history,
     seat_advantage,
 )
+from arena.records import GameResult
 
 
 def game(bots: tuple[str, ...], placements: tuple[int, ...], gid: str = "g") -> GameResult:

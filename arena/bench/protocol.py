@@ -289,9 +289,9 @@ async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec 
             players = [RecordingPlayer(p, seat, log) for seat, p in enumerate(players)]
         referee = TimedReferee(builtin_game(GAME), players, seed, None, pool.limits, "")
         referee.samples = []
-        outcome = await referee.play()
-    if outcome.record["failures"]:
-        raise ArenaError(f"the benchmark bot failed: {outcome.record['failures']}")
+        record = await referee.play()
+    if record.failures:
+        raise ArenaError(f"the benchmark bot failed: {list(record.failures)}")
     if row is not None:
         row.cpu += time.process_time() - cpu
         row.samples += referee.samples

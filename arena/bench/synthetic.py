@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from arena.league.results import GameResult
 from arena.rating import ELO_PER_NATURAL
+from arena.records import GameResult
 
 
 def simulate_league(

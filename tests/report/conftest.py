@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from arena.bench.synthetic import simulate_league
-from arena.league.results import GameResult
+from arena.records import GameResult
 
 from .helpers import TRUTH
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from arena.league.results import GameResult
+from arena.records import GameResult
 from arena.report.html import render_report
 from arena.report.leaderboard import build_leaderboard
 from arena.report.svg import contrast, heat_map, padded_ticks, quartiles, rate_colour, ticks

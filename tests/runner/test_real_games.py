@@ -35,7 +35,7 @@ def test_bundled_bots_play_a_real_game(game_name: str, sandbox: str) -> None:
                 pool.seated([spec(name) for name in BOTS]) as players:
             outcome = await play_game(game, players, seed=11, limits=limits)
         assert_no_survivors([pid for player in players for pid in player.pids])
-        return outcome.record
+        return outcome.playthrough_json()
 
     record = json.loads(json.dumps(trio.run(main)))
     assert record["failures"] == [] and record["incidents"] == []
@@ -54,7 +54,7 @@ def test_a_bot_that_fails_in_a_real_game_is_placed_last(game_name: str) -> None:
                 pool.seated([zoo_spec("crash_midgame")]) as (bad,):
             outcome = await play_game(game, [random_player("a"), bad, random_player("b")],
                                       seed=5, limits=FAST)
-        return outcome.record
+        return outcome.playthrough_json()
 
     record = trio.run(main)
     assert [(f["seat"], f["reason"]) for f in record["failures"]] == [(1, "crash")]
