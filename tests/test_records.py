@@ -12,8 +12,8 @@ import pytest
 import trio
 
 from arena.errors import ArenaError
-from arena.games import builtin_game
 from arena.league.store import DB_NAME, create_store, open_store
+from arena.plugins import load_game
 from arena.records import GameRecord, GameResult, RecordError
 from arena.runner.players import first_player, random_player
 from arena.runner.referee import play_game
@@ -67,7 +67,7 @@ def test_a_store_written_by_an_earlier_version_reads_and_exports_the_same(
 
 
 def test_the_referee_record_goes_through_the_store_unchanged(tmp_path: Path) -> None:
-    game = builtin_game("ra")
+    game = load_game("ra")
     played = trio.run(play_game, game, [random_player("r"), first_player("f")], 9)
     record = played.in_league("g1", "t1", 2)
     store = create_store(tmp_path)

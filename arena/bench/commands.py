@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.games import BUILTIN_GAMES
+
+if TYPE_CHECKING:
+    from arena.plugins import Registry
 
 # target -> module defining ``run_benchmark(args) -> dict``
 BENCHMARKS: dict[str, str] = {
@@ -20,8 +22,11 @@ BENCHMARKS: dict[str, str] = {
 
 
 def bench_arguments(parser: argparse.ArgumentParser) -> None:
-    targets = ", ".join([*sorted(BUILTIN_GAMES), *BENCHMARKS])
-    parser.add_argument("target", help=f"what to measure: {targets}")
+    from arena.plugins import game_registry
+
+    parser.epilog = ("examples: arena bench ra --seconds 4; arena bench protocol --players 4; "
+                     "a game's name benchmarks its engine (any registered game)")
+    parser.add_argument("target", help=f"what to measure: {_targets(game_registry())}")
     parser.add_argument(
         "--seconds", type=float, default=5.0, help="time to spend per measurement (default 5)"
     )
@@ -40,18 +45,26 @@ def bench_command(args: argparse.Namespace) -> int:
         raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
     if args.target in BENCHMARKS:
         result = importlib.import_module(BENCHMARKS[args.target]).run_benchmark(args)
-    elif args.target in BUILTIN_GAMES:
-        from arena.bench.games import bench_game
-
-        result = bench_game(args.target, args.players, args.seconds, args.seed)
     else:
-        targets = ", ".join([*sorted(BUILTIN_GAMES), *BENCHMARKS])
-        raise ArenaError(f"unknown benchmark {args.target!r}; choose one of: {targets}")
+        from arena.bench.games import bench_game
+        from arena.plugins import game_registry
+
+        registry = game_registry()
+        if args.target not in registry.games and args.target not in registry.unusable_games \
+                and not registry.game_problems:
+            raise ArenaError(f"unknown benchmark {args.target!r}; choose one of: "
+                             f"{_targets(registry)}")
+        game = registry.game(args.target)  # says why a game cannot be used
+        result = bench_game(game, args.players, args.seconds, args.seed)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
         print_rows(result)
     return 0
+
+
+def _targets(registry: Registry) -> str:
+    return ", ".join([*sorted(registry.games), *BENCHMARKS])
 
 
 def print_rows(result: dict[str, Any]) -> None:

@@ -146,8 +146,8 @@ def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
 def tell(record: GameRecord) -> list[str]:
     """A stored game told as a person would tell it: who sat where, the engine's own
     narration, then the result and any failures."""
-    from arena.games import builtin_game
     from arena.games.base import GameError
+    from arena.plugins import load_game
 
     seats = record.seats
     lines = [
@@ -157,7 +157,7 @@ def tell(record: GameRecord) -> list[str]:
         "",
     ]
     try:
-        game = builtin_game(record.game)
+        game = load_game(record.game)
         story = game.narrate(record.engine)
     except (ArenaError, ImportError) as problem:
         story = [f"(no narration: {problem})"]

@@ -15,11 +15,11 @@ import pytest
 import trio
 
 from arena.cli import main
-from arena.games import builtin_game
 from arena.games.base import GameState
 from arena.games.ra_dice.state import APPLY, DISASTER, VICTIM, RaDiceState
 from arena.league.config import load_league
 from arena.league.store import open_store
+from arena.plugins import load_game
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
 from arena.strategies.dice_greedy import VERSION, against_random, choose, dice_greedy_player
@@ -41,7 +41,7 @@ helpers = _load_helpers()
 make_state, stop, put_civilization, put_monument = (
     helpers.make_state, helpers.stop, helpers.put_civilization, helpers.put_monument)
 
-GAME = builtin_game("ra_dice")
+GAME = load_game("ra_dice")
 
 
 def greedy_move(state: RaDiceState) -> dict[str, Any]:
