@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from arena.errors import ArenaError
-from arena.records import GameRecord, GameResult, RecordError
+from arena.records import GameRecord, GameResult
 
 DB_NAME = "league.sqlite"
 LOCK_NAME = "league.lock"
@@ -264,7 +264,7 @@ def _record_from_row(row: Mapping[str, Any], path: Path) -> GameRecord:
             "finished_at": row["finished_at"],
             "record": json.loads(row["record"]),
         })
-    except (RecordError, ValueError) as problem:  # ValueError: not JSON at all
+    except ValueError as problem:  # not JSON at all, or a RecordError: not a record
         raise ArenaError(f"{path}: game {row['game_id']} cannot be read ({problem})") from None
 
 
