@@ -11,13 +11,16 @@ import random
 from tabulate import tabulate
 
 from arena.errors import ArenaError
-from arena.games.base import Game, GameState
+from arena.games.base import Game, GameError, GameState
 
 
 def random_playout(game: Game, num_players: int, seed: int) -> tuple[GameState, int]:
     """One game with uniformly random choices (seeded by ``seed``, as is the game): the
     final state and the number of decisions."""
-    state = game.new_game(num_players, seed)
+    try:
+        state = game.new_game(num_players, seed)
+    except GameError as problem:  # e.g. a plugin game that needs options
+        raise ArenaError(f"cannot start {game.name}: {problem}") from None
     rng = random.Random(seed)
     decisions = 0
     while not state.is_terminal():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.cli import main
+from arena.errors import ArenaError
 from arena.games.selfplay import random_playout
 from arena.plugins import load_game
 
@@ -38,3 +39,14 @@ def test_bad_input_is_a_one_line_error(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_a_game_that_cannot_start_is_a_user_error() -> None:
+    from tests.runner.toygame import NimGame
+
+    class NeedsOptions(NimGame):  # a pile of 0 stones is refused by the engine
+        def default_options(self) -> dict[str, int]:
+            return {"pile": 0}
+
+    with pytest.raises(ArenaError, match="cannot start nim: pile must be a positive integer"):
+        random_playout(NeedsOptions(), 2, 1)
