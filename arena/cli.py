@@ -27,7 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
-    "bench": ("arena.bench", "measure speed: a game engine, the protocol, a league, ratings"),
+    "bench": ("arena.bench.commands",
+              "measure speed: a game engine, the protocol, a league, ratings"),
 }
 
 

@@ -6,11 +6,13 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.league.config import load_league
 from arena.league.store import DB_NAME, Store, open_store
+from arena.records import GameRecord
 
 DEFAULT_LEAGUE = Path("configs/league.toml")
 
@@ -106,16 +108,16 @@ def replay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    data = _find_anywhere(args.game_id, args.results)
+    record = _find_anywhere(args.game_id, args.results)
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(record.to_json(), indent=2))
         return 0
-    for line in tell(data):
+    for line in tell(record):
         print(line)
     return 0
 
 
-def _find_anywhere(game_id: str, target: Path | None) -> dict:
+def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
     if target is not None:
         store = resolve_store(target)
         try:
@@ -141,43 +143,41 @@ def _find_anywhere(game_id: str, target: Path | None) -> dict:
     return found[0]
 
 
-def tell(data: dict) -> list[str]:
+def tell(record: GameRecord) -> list[str]:
     """A stored game told as a person would tell it: who sat where, the engine's own
     narration, then the result and any failures."""
-    from arena.games import builtin_game
     from arena.games.base import GameError
-    from arena.league.play import engine_record
+    from arena.plugins import load_game
 
-    seats = data["seats"]
+    seats = record.seats
     lines = [
-        f"Game {data['game_id']} ({data['game']}, {len(seats)} players, seed {data['seed']}, "
-        f"round {data['round'] + 1})",
+        f"Game {record.game_id} ({record.game}, {len(seats)} players, seed {record.seed}, "
+        f"round {record.round + 1})",
         "Seats: " + ", ".join(f"{i}: {bot}" for i, bot in enumerate(seats)),
         "",
     ]
     try:
-        game = builtin_game(data["game"])
-        story = game.narrate(engine_record(data["record"]))
+        game = load_game(record.game)
+        story = game.narrate(record.engine)
     except (ArenaError, ImportError) as problem:
         story = [f"(no narration: {problem})"]
     except (GameError, KeyError, TypeError, ValueError) as problem:  # a foreign record
-        story = [f"(no narration: the {data['game']} engine cannot read this record: "
+        story = [f"(no narration: the {record.game} engine cannot read this record: "
                  f"{type(problem).__name__}: {problem})"]
     lines += [_with_names(line, seats) for line in story]
     lines.append("")
-    order = sorted(range(len(seats)), key=lambda s: (data["placements"][s], s))
-    for seat in order:
-        failure = data["failures"].get(str(seat))
-        note = f"  (forfeit: {failure})" if failure else ""
-        score = data["scores"][seat]
+    forfeits = record.forfeits
+    for seat in sorted(range(len(seats)), key=lambda s: (record.placements[s], s)):
+        note = f"  (forfeit: {forfeits[seat]})" if seat in forfeits else ""
+        score = float(record.scores[seat])
         lines.append(
-            f"{data['placements'][seat]}. {seats[seat]} (seat {seat}): "
+            f"{record.placements[seat]}. {seats[seat]} (seat {seat}): "
             f"{score:g} point{'' if score == 1 else 's'}{note}"
         )
     return lines
 
 
-def _with_names(line: str, seats: list[str]) -> str:
+def _with_names(line: str, seats: Sequence[str]) -> str:
     """The engine says "seat 2"; a reader wants the bot's name.  Rows of the engine's
     score tables keep "seat N" so their columns stay aligned (the header maps them)."""
     if re.match(r"^\s+seat \d+\s{2,}", line, re.IGNORECASE):

@@ -303,38 +303,17 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         rating=_rating(top.section("rating")),
     )
     top.finish()
-    _check_game(config, top)
     return config
 
 
 def _game_name(value: Any) -> str:
-    from arena.games import BUILTIN_GAMES
-
+    """Only the form: whether a game of that name exists, and which player counts and
+    options it takes, is checked when the league runs and discovery has found the games
+    (arena.league.bots.find_game), the same way for every game."""
     name = _string(value)
-    if name not in BUILTIN_GAMES and not NAME_PATTERN.match(name):
-        raise _Invalid("must be a game name such as " + ", ".join(sorted(BUILTIN_GAMES)))
+    if not NAME_PATTERN.match(name):
+        raise _Invalid("must be the name of a game (letters, digits, '.', '-', '_')")
     return name
-
-
-def _check_game(config: LeagueConfig, top: _Section) -> None:
-    """Player counts within the game's range, when the game is one we know."""
-    from arena.games import BUILTIN_GAMES
-
-    if config.game not in BUILTIN_GAMES:
-        return  # a plugin game: checked once discovery has loaded it
-    try:
-        from arena.games import builtin_game
-
-        game = builtin_game(config.game)
-    except ImportError:
-        return  # engine not importable here; the run will report it
-    for count in config.players:
-        if not game.min_players <= count <= game.max_players:
-            raise top.error(
-                "players",
-                f"{game.title} is for {game.min_players}-{game.max_players} players, "
-                f"not {count}",
-            )
 
 
 def _time_control(section: _Section) -> TimeControl:

@@ -135,7 +135,7 @@ def _check_schedule(
     raise ArenaError(
         f"{config.path}: {len(dropped)} game(s) already played in {config.results_dir} are "
         f"not in this file's schedule any more (for example game {dropped[0]}: "
-        f"{' vs '.join(example['seats'])}, round {example['round'] + 1}). Removing a bot, "
+        f"{' vs '.join(example.seats)}, round {example.round + 1}). Removing a bot, "
         f"lowering rounds, dropping a player count or changing max_games/format/challenger "
         f"changes the league; {_remedy(config)}"
     )

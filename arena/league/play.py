@@ -24,7 +24,7 @@ from arena.games.base import Game
 from arena.league.config import LeagueConfig
 from arena.league.schedule import ScheduledGame
 from arena.league.scheduler import PlayerFactory, PlayFunction
-from arena.league.store import PlayedGame
+from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.limits import Limits
 
@@ -64,12 +64,6 @@ def league_settings(config: LeagueConfig) -> GameSettings:
     )
 
 
-def engine_record(record: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The engine's own record inside a stored game record (what narrate/replay read)."""
-    engine = record.get("engine")
-    return engine if isinstance(engine, Mapping) else record
-
-
 def _game(name: str) -> Game:
     from arena.plugins import discover
 
@@ -77,28 +71,15 @@ def _game(name: str) -> Game:
     return game
 
 
-def to_played(game: ScheduledGame, record: Mapping[str, Any]) -> PlayedGame:
-    failures = {int(f["seat"]): str(f["reason"]) for f in record.get("failures", [])}
-    return PlayedGame(
-        game_id=game.game_id,
-        game=str(record.get("game", "")),
-        table=game.table,
-        round=game.round,
-        seats=game.seats,
-        seed=game.seed,
-        status="failed" if failures else "ok",
-        scores=tuple(float(s) for s in record["scores"]),
-        placements=tuple(int(p) for p in record["placements"]),
-        failures=failures,
-        timings=dict(record.get("timings", {})),
-        record=dict(record),
-    )
+def scheduled_record(game: ScheduledGame, record: GameRecord) -> GameRecord:
+    """The referee's record of ``game``, placed in the league's schedule."""
+    return record.in_league(game.game_id, game.table, game.round)
 
 
 async def play_one_game(
     settings: GameSettings, seating: Sequence[BotSpec], seed: int, game: Game | None = None
-) -> dict[str, Any]:
-    """One game with fresh bot processes; returns the referee's record (plain JSON)."""
+) -> GameRecord:
+    """One game with fresh bot processes; returns the referee's record."""
     from arena.runner.pool import open_bot_pool
     from arena.runner.referee import play_game
 
@@ -107,16 +88,15 @@ async def play_one_game(
         open_bot_pool(settings.limits, settings.log_dir) as pool,
         pool.seated(seating) as players,
     ):
-        outcome = await play_game(
+        return await play_game(
             engine, players, seed, options=dict(settings.options) or None,
             limits=settings.limits,
         )
-    return outcome.record
 
 
 def play_one_game_sync(
     settings: GameSettings, seating: Sequence[BotSpec], seed: int
-) -> dict[str, Any]:
+) -> GameRecord:
     """:func:`play_one_game` for a worker without an event loop."""
     return trio.run(play_one_game, settings, seating, seed)
 
@@ -135,14 +115,14 @@ def process_player(
     async def factory(_nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
         async with open_bot_pool(settings.limits, settings.log_dir) as pool:
 
-            async def play(scheduled: ScheduledGame) -> PlayedGame:
+            async def play(scheduled: ScheduledGame) -> GameRecord:
                 seating = [specs[name] for name in scheduled.seats]
                 async with pool.seated(seating) as players:
-                    outcome = await play_game(
+                    record = await play_game(
                         engine, players, scheduled.seed,
                         options=dict(settings.options) or None, limits=settings.limits,
                     )
-                return to_played(scheduled, outcome.record)
+                return scheduled_record(scheduled, record)
 
             yield play
 

@@ -9,8 +9,8 @@ import time
 from collections import Counter
 from typing import Any, TextIO
 
-from arena.league.results import GameResult
 from arena.rating import EloTicker
+from arena.records import GameResult
 
 BAR_WIDTH = 20  # characters of the progress bar
 

@@ -14,9 +14,9 @@ from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
 from arena.league.plan import Plan, prepare
 from arena.league.progress import Progress
-from arena.league.results import GameResult
 from arena.league.scheduler import PlayerFactory, RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
+from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130

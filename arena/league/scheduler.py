@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import trio
 
 from arena.league.progress import Progress
-from arena.league.results import GameResult
 from arena.league.schedule import ScheduledGame
-from arena.league.store import PlayedGame, Store
+from arena.league.store import Store
+from arena.records import GameRecord
 
-PlayFunction = Callable[[ScheduledGame], Awaitable[PlayedGame]]
+PlayFunction = Callable[[ScheduledGame], Awaitable[GameRecord]]
 # Opens whatever playing needs (warm bot pools, ...) inside the league's nursery.
 PlayerFactory = Callable[[trio.Nursery], AbstractAsyncContextManager[PlayFunction]]
 
@@ -35,18 +35,6 @@ class RunSummary:
     played: int
     interrupted: bool
     elapsed: float
-
-
-def as_result(played: PlayedGame, sequence: int = 0) -> GameResult:
-    return GameResult(
-        game_id=played.game_id,
-        game=played.game,
-        bots=played.seats,
-        scores=played.scores,
-        placements=played.placements,
-        failures=dict(played.failures),
-        sequence=sequence,
-    )
 
 
 async def play_games(
@@ -70,11 +58,11 @@ async def play_games(
         nonlocal played
         async with receive.clone() as games_left:
             async for game in games_left:
-                result = await play(game)
+                record = await play(game)
                 # No checkpoint from here on: the game is stored whole or not at all.
-                if store.add_game(result):
+                if store.add_game(record):
                     played += 1
-                    progress.game_done(as_result(result))
+                    progress.game_done(record.result())
 
     async def watch_signals(scope: trio.CancelScope) -> None:
         nonlocal interrupted

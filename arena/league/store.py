@@ -1,8 +1,11 @@
 """A league's results: one SQLite file (WAL mode) in the league's results folder.
 
 What is kept: the configuration (the latest snapshot, and the settings every game was
-played under), the bots (name, version, content hash), and every finished game with its
-seating, seed, scores, placements, failure reasons, timings and full record.
+played under), the bots (name, version, content hash), and every finished game: its
+:class:`~arena.records.GameRecord` whole, plus the columns that reading a league needs
+without parsing records (seating, seed, scores, placements, failure reasons, timings).
+A record goes in through :func:`_stored_row` and comes out through :func:`_record_from_row`
+and nowhere else, so how records are kept (e.g. compressed) is a change in those two.
 
 Crash safety: each game is written in its own transaction, and only once it is finished,
 so killing the arena at any moment (even ``kill -9``) loses at most the games in flight.
@@ -10,7 +13,8 @@ Game ids are primary keys, so a game can never be stored twice.  ``synchronous=N
 in WAL mode survives a killed process; a power cut may lose the last few games, never
 the file's consistency.
 
-Ratings and reports read the games through :func:`open_store` and :meth:`Store.results`.
+Ratings and reports read the games through :func:`open_store` and :meth:`Store.results`
+(:class:`~arena.records.GameResult`, from the columns alone).
 """
 
 from __future__ import annotations
@@ -21,12 +25,12 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
+from arena.records import GameRecord, GameResult
 
 DB_NAME = "league.sqlite"
 LOCK_NAME = "league.lock"
@@ -59,24 +63,6 @@ CREATE TABLE IF NOT EXISTS games (
     finished_at REAL NOT NULL
 );
 """
-
-
-@dataclass(frozen=True)
-class PlayedGame:
-    """One finished game, as the scheduler hands it to the store."""
-
-    game_id: str
-    game: str
-    table: str
-    round: int
-    seats: tuple[str, ...]
-    seed: int
-    status: str  # "ok", or "failed" when at least one bot failed (the game still counts)
-    scores: tuple[float, ...]
-    placements: tuple[int, ...]  # forfeits already placed last
-    failures: Mapping[int, str] = field(default_factory=dict)  # seat -> reason
-    timings: Mapping[str, Any] = field(default_factory=dict)
-    record: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -161,29 +147,14 @@ class Store:
         row = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0])
 
-    def add_game(self, played: PlayedGame) -> bool:
+    def add_game(self, record: GameRecord) -> bool:
         """Store one finished game in its own transaction.  False if it was already there."""
+        row = _stored_row(record)
+        columns = ", ".join(row)
         with self.connection:
             cursor = self.connection.execute(
-                "INSERT OR IGNORE INTO games (game_id, game, table_id, round, num_players,"
-                " seats, seed, status, scores, placements, failures, timings, record,"
-                " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    played.game_id,
-                    played.game,
-                    played.table,
-                    played.round,
-                    len(played.seats),
-                    json.dumps(list(played.seats)),
-                    played.seed,
-                    played.status,
-                    json.dumps(list(played.scores)),
-                    json.dumps(list(played.placements)),
-                    json.dumps({str(k): v for k, v in played.failures.items()}),
-                    json.dumps(dict(played.timings)),
-                    json.dumps(dict(played.record), separators=(",", ":")),
-                    time.time(),
-                ),
+                f"INSERT OR IGNORE INTO games ({columns}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
             )
             return cursor.rowcount == 1
 
@@ -207,15 +178,15 @@ class Store:
 
     def games(
         self, game: str | None = None, num_players: int | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """Every stored game in full (as JSON data), in the order they finished."""
+    ) -> Iterator[GameRecord]:
+        """Every stored game in full, in the order they finished."""
         clauses, params = _filters(game, num_players)
         cursor = self.connection.execute(f"SELECT * FROM games{clauses} ORDER BY seq", params)
         names = [column[0] for column in cursor.description]
         for row in cursor:
-            yield _game_json(dict(zip(names, row, strict=True)))
+            yield _record_from_row(dict(zip(names, row, strict=True)), self.path)
 
-    def find_game(self, game_id: str) -> dict[str, Any]:
+    def find_game(self, game_id: str) -> GameRecord:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
         pattern = game_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         cursor = self.connection.execute(
@@ -231,12 +202,13 @@ class Store:
         if len(rows) > 1:
             ids = ", ".join(row[names.index("game_id")] for row in rows)
             raise ArenaError(f"{game_id!r} matches several games ({ids}); give more characters")
-        return _game_json(dict(zip(names, rows[0], strict=True)))
+        return _record_from_row(dict(zip(names, rows[0], strict=True)), self.path)
 
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None) -> int:
+        """Every stored game as one line of JSON (docs/records.md); returns the count."""
         count = 0
-        for data in self.games(game, num_players):
-            out.write(json.dumps(data, separators=(",", ":")) + "\n")
+        for record in self.games(game, num_players):
+            out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
             count += 1
         return count
 
@@ -259,23 +231,41 @@ def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
 
 
-def _game_json(row: dict[str, Any]) -> dict[str, Any]:
+def _stored_row(record: GameRecord) -> dict[str, Any]:
+    """The games row of a record: the one place a record is written to the store."""
     return {
-        "game_id": row["game_id"],
-        "sequence": row["seq"] - 1,
-        "game": row["game"],
-        "table": row["table_id"],
-        "round": row["round"],
-        "seats": json.loads(row["seats"]),
-        "seed": row["seed"],
-        "status": row["status"],
-        "scores": json.loads(row["scores"]),
-        "placements": json.loads(row["placements"]),
-        "failures": json.loads(row["failures"]),
-        "timings": json.loads(row["timings"]),
-        "finished_at": row["finished_at"],
-        "record": json.loads(row["record"]),
+        "game_id": record.game_id,
+        "game": record.game,
+        "table_id": record.table,
+        "round": record.round,
+        "num_players": record.num_players,
+        "seats": json.dumps(list(record.seats)),
+        "seed": record.seed,
+        "status": record.status,
+        "scores": json.dumps([float(s) for s in record.scores]),
+        "placements": json.dumps(list(record.placements)),
+        "failures": json.dumps({str(seat): why for seat, why in record.forfeits.items()}),
+        "timings": json.dumps(record.timings),
+        "record": json.dumps(record.playthrough_json(), separators=(",", ":")),
+        "finished_at": time.time(),
     }
+
+
+def _record_from_row(row: Mapping[str, Any], path: Path) -> GameRecord:
+    """The record of a games row: the one place a record is read from the store.  The
+    summary columns are derived from ``record`` when it is written, so only the league's
+    own columns and ``record`` are read."""
+    try:
+        return GameRecord.from_json({
+            "game_id": row["game_id"],
+            "sequence": row["seq"] - 1,
+            "table": row["table_id"],
+            "round": row["round"],
+            "finished_at": row["finished_at"],
+            "record": json.loads(row["record"]),
+        })
+    except ValueError as problem:  # not JSON at all, or a RecordError: not a record
+        raise ArenaError(f"{path}: game {row['game_id']} cannot be read ({problem})") from None
 
 
 def _connect(path: Path) -> sqlite3.Connection:

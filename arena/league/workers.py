@@ -11,7 +11,7 @@ Frames both ways are a 4-byte length + pickle (both ends are this program):
 
     parent -> worker   setup: (GameSettings, {name: BotSpec}, games at once)
     parent -> worker   (game_id, seats, seed)
-    worker -> parent   (game_id, record, None) or (game_id, None, error message)
+    worker -> parent   (game_id, GameRecord, None) or (game_id, None, error message)
 
 A worker stops, killing its bots, when its input closes (the parent is done, or was
 killed: then PR_SET_PDEATHSIG also sends it SIGTERM) or on SIGTERM.
@@ -27,7 +27,7 @@ import signal
 import struct
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ import trio
 from arena.errors import ArenaError
 from arena.league.schedule import ScheduledGame
 from arena.league.scheduler import PlayerFactory, PlayFunction
-from arena.league.store import PlayedGame
+from arena.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
@@ -138,7 +138,7 @@ class _Worker:
             return "it closed its output"
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
-    async def play(self, game: ScheduledGame) -> Mapping[str, Any]:
+    async def play(self, game: ScheduledGame) -> GameRecord:
         send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)
         self.waiting[game.game_id] = send
         self.in_flight += 1
@@ -151,7 +151,7 @@ class _Worker:
             self.waiting.pop(game.game_id, None)
         if error is not None:
             raise ArenaError(f"game {game.game_id}: {error}")
-        assert isinstance(record, Mapping)
+        assert isinstance(record, GameRecord)
         return record
 
     async def stop(self) -> None:
@@ -171,7 +171,7 @@ def worker_player(
     settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int
 ) -> PlayerFactory:
     """A :data:`PlayerFactory` whose games are played by ``workers`` child processes."""
-    from arena.league.play import to_played
+    from arena.league.play import scheduled_record
 
     specs = {spec.name: spec for spec in roster}
     per_worker = math.ceil(concurrency / workers)
@@ -186,9 +186,9 @@ def worker_player(
                 await _send(worker.stdin, (settings, specs, per_worker))
                 nursery.start_soon(worker.read_replies)
 
-            async def play(game: ScheduledGame) -> PlayedGame:
+            async def play(game: ScheduledGame) -> GameRecord:
                 worker = min(pool, key=lambda w: w.in_flight)
-                return to_played(game, await worker.play(game))
+                return scheduled_record(game, await worker.play(game))
 
             yield play
         finally:
@@ -225,11 +225,11 @@ async def _serve() -> None:
             reply: tuple[str, Any, str | None]
             try:
                 async with pool.seated([specs[name] for name in seats]) as players:
-                    outcome = await play_game(
+                    record = await play_game(
                         game, players, seed, options=dict(settings.options) or None,
                         limits=settings.limits,
                     )
-                reply = (game_id, outcome.record, None)
+                reply = (game_id, record, None)
             except ArenaError as error:
                 reply = (game_id, None, str(error))
         async with write_lock:

@@ -233,7 +233,7 @@ async def _play_one(
     seating: list[Player] = [*others[:seat], TimedPlayer(bot, setting.latencies), *others[seat:]]
     this_seed = game_seed(seed, game.name, count, index)
     try:
-        outcome = await play_game(game, seating, this_seed, limits=limits)
+        record = await play_game(game, seating, this_seed, limits=limits)
     finally:
         pool.checkin(bot)
         for other in others:
@@ -241,8 +241,8 @@ async def _play_one(
                 pool.checkin(other)  # type: ignore[arg-type]
     setting.games_played += 1
     check = f"{game.name} {count}p game {index + 1}"
-    record = outcome.record
-    for entry in [*record["failures"], *record["incidents"]]:
+    entries: list[Mapping[str, Any]] = [*record.failures, *record.incidents]
+    for entry in entries:
         if entry["seat"] != seat:
             continue  # an opponent's trouble is not this bot's violation
         setting.violations += 1

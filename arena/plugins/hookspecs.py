@@ -41,8 +41,9 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def arena_register_games() -> list[Game]:  # type: ignore[empty-body]
     """Games this plugin provides, as :class:`arena.games.base.Game` objects.
 
-    Each game's ``name`` must be unique among all plugins (the built-in games "ra" and
-    "ra_dice" included); it is the name manifests, league files and the protocol use."""
+    Each game's ``name`` must be unique among all plugins (the bundled games "ra" and
+    "ra_dice", which register through this hook too, included); it is the name manifests,
+    league files, the protocol and the commands (``arena selfplay``, ``arena bench``) use."""
 
 
 @hookspec

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from arena.records import GameResult
 
 STORE_FILE = "league.sqlite"  # arena.league.store.DB_NAME, kept here for the search below
 

@@ -65,10 +65,10 @@ def test_a_bot_that_thinks_too_long_forfeits_on_the_league_clock(tmp_path: Path,
     for result in results:
         slow = result.bots.index("slowpoke")
         assert dict(result.failures) == {slow: "timeout"}
-        record = store.find_game(result.game_id)["record"]
-        (failure,) = record["failures"]
+        record = store.find_game(result.game_id)
+        (failure,) = record.failures
         assert "left on its game clock (1 s per game)" in failure["detail"]
-        seats = record["timings"]["seats"]
+        seats = record.timings["seats"]
         assert seats[slow]["clock_left"] == 0.0
         assert seats[slow]["max_seconds"] < 5  # cut off at the clock, not after 10 s
         assert 0 < seats[1 - slow]["clock_left"] < 1.0  # first's clock ran too

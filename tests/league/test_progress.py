@@ -3,7 +3,7 @@ from __future__ import annotations
 import io
 
 from arena.league.progress import Progress
-from arena.league.results import GameResult
+from arena.records import GameResult
 
 
 class Clock:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import sqlite3
@@ -10,15 +11,15 @@ import pytest
 from arena.errors import ArenaError
 from arena.league.schedule import build_schedule
 from arena.league.store import DB_NAME, create_store, open_store
-from tests.league.fakes import fake_outcome
+from tests.league.fakes import fake_record
 
 
 def test_games_round_trip_and_never_double(tmp_path: Path) -> None:
     games, _ = build_schedule("ra", ["a", "b", "c", "crashy"], [3], seed=1)
     store = create_store(tmp_path / "res")
     for game in games:
-        assert store.add_game(fake_outcome(game))
-    assert not store.add_game(fake_outcome(games[0]))  # the same game again: ignored
+        assert store.add_game(fake_record(game))
+    assert not store.add_game(fake_record(games[0]))  # the same game again: ignored
     assert store.count() == len(games) == len(store.played_ids())
 
     results = store.results()
@@ -31,8 +32,11 @@ def test_games_round_trip_and_never_double(tmp_path: Path) -> None:
     assert store.results(num_players=4) == [] and store.results(game="ra_dice") == []
 
     found = store.find_game(games[2].game_id[:10])
-    assert found["seats"] == list(games[2].seats) and found["seed"] == games[2].seed
-    assert found["record"]["seed"] == games[2].seed
+    assert found.seats == games[2].seats and found.seed == games[2].seed
+    assert found.sequence == 2 and found.finished_at is not None and found.finished_at > 0
+    # the whole record comes back as it went in, plus when it was stored
+    unstored = [dataclasses.replace(r, sequence=None, finished_at=None) for r in store.games()]
+    assert unstored == [fake_record(game) for game in games]
     out = io.StringIO()
     assert store.export(out) == len(games)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -51,7 +55,7 @@ def test_find_game_errors(tmp_path: Path) -> None:
         store.find_game("abc")
     games, _ = build_schedule("ra", ["a", "b", "c", "d", "e", "f"], [2], seed=1)
     for game in games:
-        store.add_game(fake_outcome(game))
+        store.add_game(fake_record(game))
     with pytest.raises(ArenaError, match="matches several games"):
         store.find_game("")
 

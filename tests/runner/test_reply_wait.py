@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 import trio
 
+from arena.bench.protocol import TRIVIAL_LEAN_SPEC
 from arena.errors import ArenaError
-from arena.runner.bench import TRIVIAL_LEAN_SPEC
 from arena.runner.limits import Limits
 from arena.runner.pipes import PipeEnd
 from arena.runner.pool import open_bot_pool

@@ -41,10 +41,10 @@ async def _play(script: str, limits: Limits, games: int = 1
             async with pool.seated([zoo_spec(script)]) as (bot,):
                 outcome = await play_game(NIM, [bot, random_player()], seed=seed,
                                           limits=limits)
-            records.append(outcome.record)
-            json.dumps(outcome.record)  # plain JSON, always
+            records.append(outcome.playthrough_json())
+            json.dumps(outcome.playthrough_json())  # plain JSON, always
             # whatever happened, the game was played to its end
-            assert NIM.replay(outcome.record["engine"]).is_terminal()
+            assert NIM.replay(outcome.engine).is_terminal()
     assert_no_survivors(bot.pids)
     return records, bot
 
@@ -153,7 +153,7 @@ def test_stderr_flood_is_capped_in_the_log(tmp_path: Path) -> None:
         async with open_bot_pool(limits, log_dir=tmp_path) as pool, \
                 pool.seated([zoo_spec("stderr_flood")]) as (bot,):
             outcome = await play_game(NIM, [bot, random_player()], seed=3, limits=limits)
-        assert outcome.record["failures"] == []
+        assert outcome.failures == ()
 
     trio.run(main)
     (log,) = tmp_path.glob("stderr_flood-*.stderr.log")
@@ -282,7 +282,7 @@ def test_a_lean_bot_behind_an_unaware_wrapper_still_gets_what_it_asked_for() -> 
         async with open_bot_pool(FAST) as pool, pool.seated([zoo_spec("lean")]) as (bot,):
             outcome = await play_game(NIM, [Transparent(bot), random_player()], seed=1,
                                       limits=FAST)
-        return outcome.record
+        return outcome.playthrough_json()
 
     record = trio.run(main)
     assert record["failures"] == [] and record["comments"]

@@ -73,8 +73,8 @@ async def _round_trip(bots: list[BotSpec], players: int, seconds: float, seed: i
         start = time.perf_counter()
         while time.perf_counter() - start < seconds or games < 3:
             async with pool.seated(bots[:players]) as seated:
-                outcome = await play_game(game, seated, seed + games)
-            decisions += sum(s["decisions"] for s in outcome.record["timings"]["seats"])
+                record = await play_game(game, seated, seed + games)
+            decisions += sum(s["decisions"] for s in record.timings["seats"])
             games += 1
         elapsed = time.perf_counter() - start
     return elapsed / decisions, decisions / games

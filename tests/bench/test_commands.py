@@ -1,0 +1,46 @@
+"""``arena bench TARGET`` from the command line: every target reachable, bad input a
+one-line error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.bench import rating
+from arena.cli import main
+
+
+def test_a_game_target_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ra", "--seconds", "0.05", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Ra: random playouts") and "decisions/game" in out
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ra_dice", "--seconds", "0.05", "--players", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["benchmark"] == "ra_dice" and result["rows"][0]["players"] == 3
+
+
+def test_a_named_benchmark_runs_through_its_module(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(rating, "SIZES", ((500, (3,)),))  # the real sizes take seconds
+    assert main(["bench", "rating", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["bots"] == 100 and row["games"] == 500 and row["pairwise results"] == 1500
+    assert row["fit (ms)"] > 0 and row["RMS error (Elo)"] > 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["bench", "chess"], "unknown benchmark 'chess'; choose one of: ra, ra_dice, protocol"),
+    (["bench", "ra", "--seconds", "0"], "--seconds must be positive, not 0"),
+    (["bench", "ra", "--players", "9"], "ra is for 2-5 players, not 9"),
+])
+def test_bad_input_is_a_one_line_error(argv: list[str], message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
