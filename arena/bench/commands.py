@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, str] = {
     "league": "arena.bench.league",
     "rating": "arena.bench.rating",
     "ra-bots": "arena.bench.strategies",
+    "store": "arena.bench.store",
 }
 
 
