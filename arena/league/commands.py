@@ -36,6 +36,12 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="games in flight at once (default: the file's, else the number of CPUs)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="play only slice I of N of the league, into its own store (default: beside "
+        "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -44,8 +50,17 @@ def run_command(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
     config = load_league(args.league)
+    shard = None
+    if getattr(args, "shard", None) is not None:
+        from dataclasses import replace
+
+        from arena.league.plan import Shard
+
+        shard = Shard.parse(args.shard)
+        config = replace(config, results_dir=shard.folder(config.results_dir))
     return run_league(
-        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run
+        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
+        shard=shard,
     )
 
 
@@ -93,6 +108,52 @@ def export_command(args: argparse.Namespace) -> int:
         print(f"exported {count} games from {store.path}", file=sys.stderr)
     finally:
         store.close()
+    return 0
+
+
+def merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "examples: arena merge results/spring.shard-1-of-2 results/spring.shard-2-of-2 "
+        "-o results/spring; arena leaderboard results/spring"
+    )
+    parser.add_argument(
+        "stores", type=Path, nargs="+", metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="the shards' results folders (or league files)",
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True,
+        help="the results folder to merge into (created if needed; may hold games already)",
+    )
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    from arena.league.merge import merge_stores
+
+    output = args.output.resolve()
+    sources = []
+    try:
+        for target in args.stores:
+            store = resolve_store(target)
+            sources.append(store)
+            if store.path.parent.resolve() == output:
+                raise ArenaError(f"{target} is the output itself; name another -o folder")
+        summary = merge_stores(sources, args.output)
+    finally:
+        for store in sources:
+            store.close()
+    print(
+        f"merged {summary.sources} store(s) into {args.output}: {summary.added} games added, "
+        f"{summary.already_there} already there, {summary.total} in all",
+        file=sys.stderr,
+    )
+    if summary.conflicting:
+        print(
+            f"warning: {len(summary.conflicting)} game(s) were stored with different results "
+            f"in two stores (kept the first), e.g. {summary.conflicting[0]}: a bot that does "
+            "not play deterministically",
+            file=sys.stderr,
+        )
+    print(f"next: arena leaderboard {args.output}", file=sys.stderr)
     return 0
 
 

@@ -278,7 +278,8 @@ class Store:
             "failures": json.dumps({str(seat): why for seat, why in record.forfeits.items()}),
             "record": compress(text, dictionary),
             "dictionary": ident,
-            "finished_at": time.time(),
+            # kept when a game is copied (``arena merge``); else the time it is stored
+            "finished_at": record.finished_at if record.finished_at is not None else time.time(),
         }
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
