@@ -42,6 +42,18 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         help="play only slice I of N of the league, into its own store (default: beside "
         "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`",
     )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+        "tcp://127.0.0.1:8786 (overrides [cluster] address; see docs/cluster.md)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a --cluster address off this machine without TLS (a Dask scheduler "
+        "runs any code it is sent: only on a network you trust)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -58,9 +70,25 @@ def run_command(args: argparse.Namespace) -> int:
 
         shard = Shard.parse(args.shard)
         config = replace(config, results_dir=shard.folder(config.results_dir))
+    cluster = config.cluster
+    if getattr(args, "cluster", None) is not None:
+        from dataclasses import replace as with_changes
+
+        from arena.league.cluster import ClusterSettings
+
+        cluster = (with_changes(cluster, address=args.cluster) if cluster is not None
+                   else ClusterSettings(args.cluster))
+    if cluster is not None and getattr(args, "insecure", False):
+        from dataclasses import replace as with_changes
+
+        cluster = with_changes(cluster, insecure=True)
+    if cluster is not None:
+        from arena.league.cluster import check_address
+
+        check_address(cluster)  # before anything is opened or played
     return run_league(
         config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
-        shard=shard,
+        shard=shard, cluster=cluster,
     )
 
 

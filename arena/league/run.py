@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
@@ -17,9 +17,13 @@ from arena.league.progress import Progress
 from arena.league.scheduler import PlayerFactory, RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
+
+if TYPE_CHECKING:
+    from arena.league.cluster import ClusterSettings, WorkerTally
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
+CLUSTER_GAMES_IN_FLIGHT = 4096
 
 
 def run_league(
@@ -33,12 +37,14 @@ def run_league(
     err: TextIO | None = None,
     dry_run: bool = False,
     shard: Shard | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
     ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
     ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
-    play only that slice of the league (into the store of ``config.results_dir``)."""
+    play only that slice of the league (into the store of ``config.results_dir``).
+    ``cluster``: play the games on that Dask cluster (this process still stores them)."""
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
@@ -51,6 +57,14 @@ def run_league(
 
             runner_limits(config)  # what the runner cannot do is refused here too
         return _dry_run(config, roster, err, shard)
+    tally: WorkerTally | None = None
+    if player is None and cluster is not None:
+        from arena.league.cluster import WorkerTally, cluster_player
+        from arena.league.play import league_settings
+
+        tally = WorkerTally()
+        player = cluster_player(league_settings(config), roster, cluster, tally)
+        concurrency = CLUSTER_GAMES_IN_FLIGHT  # the cluster backend chunks and paces them
     if player is None:
         assert game is not None
         player = _bot_processes(config, roster, concurrency, game)
@@ -70,6 +84,10 @@ def run_league(
             raise _single(group) from None
         finally:
             progress.finish()
+            if tally is not None and tally.games:
+                print(f"{config.name}: games per cluster worker this run:", file=err)
+                for line in tally.lines(summary.elapsed):
+                    print(line, file=err)
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "

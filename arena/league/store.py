@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS games (
     failures TEXT NOT NULL,
     record BLOB NOT NULL,
     dictionary INTEGER REFERENCES dictionaries (id),
-    finished_at REAL NOT NULL
+    finished_at REAL NOT NULL,
+    worker TEXT
 );
 CREATE TABLE IF NOT EXISTS dictionaries (
     id INTEGER PRIMARY KEY,
@@ -280,6 +281,7 @@ class Store:
             "dictionary": ident,
             # kept when a game is copied (``arena merge``); else the time it is stored
             "finished_at": record.finished_at if record.finished_at is not None else time.time(),
+            "worker": record.worker,  # a cluster worker's address; NULL: this machine
         }
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
@@ -297,6 +299,7 @@ class Store:
                 "table": row["table_id"],
                 "round": row["round"],
                 "finished_at": row["finished_at"],
+                "worker": row.get("worker"),
                 "record": json.loads(stored),
             })
         except (ValueError, zlib.error) as problem:  # not JSON, or a RecordError
@@ -331,6 +334,8 @@ class Store:
                     "UPDATE games SET record = ?, dictionary = ? WHERE seq = ?",
                     (compress(data, dictionary), ident, seq),
                 )
+            if "worker" not in columns:
+                connection.execute("ALTER TABLE games ADD COLUMN worker TEXT")
             if "timings" in columns:  # a copy of the record's own timings
                 connection.execute("ALTER TABLE games DROP COLUMN timings")
             connection.execute(
