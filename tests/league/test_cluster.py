@@ -2,7 +2,7 @@
 nothing lost or doubled when a worker dies, bots only by content, no plaintext off-host.
 
 The cluster tests start a real ``dask scheduler`` and ``dask worker`` processes on
-loopback, as a user would.  Dask is a test dependency: under CI it must be there."""
+loopback, as a user would.  Dask distributed is a test dependency (never skipped)."""
 
 from __future__ import annotations
 
@@ -24,15 +24,11 @@ import pytest
 from arena.cli import main
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings, _ChunkSizer, check_address
+from arena.league.cluster_worker import BotPack, pack_bot, unpack_bot
 from arena.league.config import load_league
 from arena.league.run import leaderboard_text, run_league
 from arena.league.store import open_store
 from arena.runner.botspec import BotSpec
-
-distributed = pytest.importorskip("distributed") if not os.environ.get("CI") else \
-    __import__("distributed")
-
-from arena.league.cluster_worker import BotPack, pack_bot, unpack_bot  # noqa: E402
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"
 DASK = Path(sys.executable).with_name("dask")
