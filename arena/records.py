@@ -120,6 +120,8 @@ class GameRecord:
     # ... and, once read back from a store, the order and time it was stored in.
     sequence: int | None = None
     finished_at: float | None = None
+    # Where it was played: a cluster worker's address; None on the league's own machine.
+    worker: str | None = None
 
     @property
     def num_players(self) -> int:
@@ -175,8 +177,9 @@ class GameRecord:
         }
 
     def to_json(self) -> dict[str, JSON]:
-        """The whole JSON form: the league's summary of the game, then ``record``."""
-        return {
+        """The whole JSON form: the league's summary of the game, then ``record``
+        (``worker`` only for a game played on a cluster)."""
+        data: dict[str, JSON] = {
             "game_id": self.game_id,
             "sequence": self.sequence,
             "game": self.game,
@@ -190,8 +193,11 @@ class GameRecord:
             "failures": {str(seat): reason for seat, reason in self.forfeits.items()},
             "timings": self.timings,
             "finished_at": self.finished_at,
-            "record": self.playthrough_json(),
         }
+        if self.worker is not None:
+            data["worker"] = self.worker
+        data["record"] = self.playthrough_json()
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> GameRecord:
@@ -208,6 +214,7 @@ class GameRecord:
             _key(failure, "reason", str)
         sequence = data.get("sequence")
         finished_at = data.get("finished_at")
+        worker = data.get("worker")
         return cls(
             game=_key(playthrough, "game", str),
             options=_key(playthrough, "options", Mapping),
@@ -226,6 +233,7 @@ class GameRecord:
             round=_key(data, "round", int),
             sequence=sequence if isinstance(sequence, int) else None,
             finished_at=float(finished_at) if isinstance(finished_at, int | float) else None,
+            worker=worker if isinstance(worker, str) else None,
         )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.bench.store import VERSION_ONE_SCHEMA
 from arena.errors import ArenaError
 from arena.league.store import DB_NAME, create_store, open_store
 from arena.plugins import load_game
@@ -38,8 +39,8 @@ def test_a_store_written_by_an_earlier_version_reads_and_exports_the_same(
     tmp_path: Path,
 ) -> None:
     lines = EXPORTED_V1.read_text().splitlines()
-    create_store(tmp_path).close()  # the schema, as every version has created it
     connection = sqlite3.connect(tmp_path / DB_NAME)
+    connection.executescript(VERSION_ONE_SCHEMA)  # the schema as version 1 created it
     with connection:  # the rows as the earlier writer laid them out, column by column
         for line in lines:
             game = json.loads(line)
@@ -53,17 +54,19 @@ def test_a_store_written_by_an_earlier_version_reads_and_exports_the_same(
                  json.dumps(game["failures"]), json.dumps(game["timings"]),
                  compact(game["record"]), game["finished_at"]))
     connection.close()
-    store = open_store(tmp_path)
-    try:
-        out = tmp_path / "out.jsonl"
-        with out.open("w") as stream:
-            assert store.export(stream) == 2
-        assert out.read_text().splitlines() == lines
-        results = store.results()
-        assert results == [GameRecord.from_json(json.loads(line)).result() for line in lines]
-        assert results[0].failures == {0: "crash"} and results[1].sequence == 7
-    finally:
-        store.close()
+    # read as it is, then converted to the current version when opened for playing
+    for opener in (open_store, create_store):
+        store = opener(tmp_path)
+        try:
+            out = tmp_path / "out.jsonl"
+            with out.open("w") as stream:
+                assert store.export(stream) == 2
+            assert out.read_text().splitlines() == lines
+            results = store.results()
+            assert results == [GameRecord.from_json(json.loads(line)).result() for line in lines]
+            assert results[0].failures == {0: "crash"} and results[1].sequence == 7
+        finally:
+            store.close()
 
 
 def test_the_referee_record_goes_through_the_store_unchanged(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, str] = {
     "league": "arena.bench.league",
     "rating": "arena.bench.rating",
     "ra-bots": "arena.bench.strategies",
+    "store": "arena.bench.store",
 }
 
 
@@ -38,6 +39,10 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--cluster", action="store_true",
+        help="league: also on Dask worker processes on loopback, against the local backend",
+    )
 
 
 def bench_command(args: argparse.Namespace) -> int:

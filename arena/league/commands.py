@@ -36,6 +36,24 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="games in flight at once (default: the file's, else the number of CPUs)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="play only slice I of N of the league, into its own store (default: beside "
+        "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+        "tcp://127.0.0.1:8786 (overrides [cluster] address; see docs/cluster.md)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a --cluster address off this machine without TLS (a Dask scheduler "
+        "runs any code it is sent: only on a network you trust)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -44,8 +62,33 @@ def run_command(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
     config = load_league(args.league)
+    shard = None
+    if getattr(args, "shard", None) is not None:
+        from dataclasses import replace
+
+        from arena.league.plan import Shard
+
+        shard = Shard.parse(args.shard)
+        config = replace(config, results_dir=shard.folder(config.results_dir))
+    cluster = config.cluster
+    if getattr(args, "cluster", None) is not None:
+        from dataclasses import replace as with_changes
+
+        from arena.league.cluster import ClusterSettings
+
+        cluster = (with_changes(cluster, address=args.cluster) if cluster is not None
+                   else ClusterSettings(args.cluster))
+    if cluster is not None and getattr(args, "insecure", False):
+        from dataclasses import replace as with_changes
+
+        cluster = with_changes(cluster, insecure=True)
+    if cluster is not None:
+        from arena.league.cluster import check_address
+
+        check_address(cluster)  # before anything is opened or played
     return run_league(
-        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run
+        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
+        shard=shard, cluster=cluster,
     )
 
 
@@ -93,6 +136,52 @@ def export_command(args: argparse.Namespace) -> int:
         print(f"exported {count} games from {store.path}", file=sys.stderr)
     finally:
         store.close()
+    return 0
+
+
+def merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "examples: arena merge results/spring.shard-1-of-2 results/spring.shard-2-of-2 "
+        "-o results/spring; arena leaderboard results/spring"
+    )
+    parser.add_argument(
+        "stores", type=Path, nargs="+", metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="the shards' results folders (or league files)",
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True,
+        help="the results folder to merge into (created if needed; may hold games already)",
+    )
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    from arena.league.merge import merge_stores
+
+    output = args.output.resolve()
+    sources = []
+    try:
+        for target in args.stores:
+            store = resolve_store(target)
+            sources.append(store)
+            if store.path.parent.resolve() == output:
+                raise ArenaError(f"{target} is the output itself; name another -o folder")
+        summary = merge_stores(sources, args.output)
+    finally:
+        for store in sources:
+            store.close()
+    print(
+        f"merged {summary.sources} store(s) into {args.output}: {summary.added} games added, "
+        f"{summary.already_there} already there, {summary.total} in all",
+        file=sys.stderr,
+    )
+    if summary.conflicting:
+        print(
+            f"warning: {len(summary.conflicting)} game(s) were stored with different results "
+            f"in two stores (kept the first), e.g. {summary.conflicting[0]}: a bot that does "
+            "not play deterministically",
+            file=sys.stderr,
+        )
+    print(f"next: arena leaderboard {args.output}", file=sys.stderr)
     return 0
 
 

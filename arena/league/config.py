@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league.cluster import ClusterSettings
 
 FORMATS = ("round-robin", "gauntlet")
 SANDBOX_LEVELS = ("none", "bwrap")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_SEED = 2**63 - 1
+CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",
+                "chunk_seconds")
 TOP_KEYS = (
     "name", "game", "players", "roster", "format", "challenger", "rounds", "seed",
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
-    "limits", "rating",
+    "limits", "rating", "cluster",
 )
 
 
@@ -75,6 +78,8 @@ class LeagueConfig:
     time: TimeControl = TimeControl()
     limits: ResourceLimits = ResourceLimits()
     rating: RatingSettings = RatingSettings()
+    # [cluster]: where to play (a Dask scheduler); None plays on this machine
+    cluster: ClusterSettings | None = None
 
     def snapshot(self) -> dict[str, Any]:
         """The whole configuration as JSON data (stored with the results)."""
@@ -85,6 +90,9 @@ class LeagueConfig:
         data["players"] = list(self.players)
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
+        if self.cluster is not None:  # where it was played, not what: paths as text
+            data["cluster"] = {key: None if value is None else str(value)
+                               for key, value in asdict(self.cluster).items()}
         return data
 
     def worker_count(self, concurrency: int | None = None) -> int:
@@ -301,9 +309,43 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         time=_time_control(top.section("time")),
         limits=_limits(top.section("limits")),
         rating=_rating(top.section("rating")),
+        cluster=_cluster(top.section("cluster"), base),
     )
     top.finish()
     return config
+
+
+def _cluster(section: _Section, base: Path) -> ClusterSettings | None:
+    if not section.data:
+        section.finish()
+        return None
+
+    def file(value: Any) -> Path:
+        return base / _string(value)
+
+    section.used.update(CLUSTER_KEYS)
+    section.finish()  # a misspelt key first: "adress" should not read as "address missing"
+    section.used.clear()
+    address = section.get("address", _string)
+    if address is None:
+        raise section.error("address", "is required in [cluster]: the Dask scheduler, e.g. "
+                                       "\"tls://scheduler.example:8786\"")
+    settings = ClusterSettings(
+        address=address,
+        insecure=section.get("insecure", _boolean, False),
+        tls_ca_file=section.get("tls_ca_file", file),
+        tls_cert_file=section.get("tls_cert_file", file),
+        tls_key_file=section.get("tls_key_file", file),
+        chunk_seconds=section.get("chunk_seconds", _seconds, 2.0),
+    )
+    section.finish()
+    return settings
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Invalid("must be true or false")
+    return value
 
 
 def _game_name(value: Any) -> str:

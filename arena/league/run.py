@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
@@ -12,14 +12,18 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
-from arena.league.plan import Plan, prepare
+from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
 from arena.league.scheduler import PlayerFactory, RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
+
+if TYPE_CHECKING:
+    from arena.league.cluster import ClusterSettings, WorkerTally
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
+CLUSTER_GAMES_IN_FLIGHT = 4096
 
 
 def run_league(
@@ -32,11 +36,15 @@ def run_league(
     out: TextIO | None = None,
     err: TextIO | None = None,
     dry_run: bool = False,
+    shard: Shard | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
     ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
-    ``dry_run``: check everything and say what would be played, then stop."""
+    ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
+    play only that slice of the league (into the store of ``config.results_dir``).
+    ``cluster``: play the games on that Dask cluster (this process still stores them)."""
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
@@ -48,15 +56,23 @@ def run_league(
             from arena.league.play import runner_limits
 
             runner_limits(config)  # what the runner cannot do is refused here too
-        return _dry_run(config, roster, err)
+        return _dry_run(config, roster, err, shard)
+    tally: WorkerTally | None = None
+    if player is None and cluster is not None:
+        from arena.league.cluster import WorkerTally, cluster_player
+        from arena.league.play import league_settings
+
+        tally = WorkerTally()
+        player = cluster_player(league_settings(config), roster, cluster, tally)
+        concurrency = CLUSTER_GAMES_IN_FLIGHT  # the cluster backend chunks and paces them
     if player is None:
         assert game is not None
         player = _bot_processes(config, roster, concurrency, game)
     store = create_store(config.results_dir)
     try:
-        plan = prepare(config, roster, store)
+        plan = prepare(config, roster, store, shard=shard)
         if not quiet:
-            _describe(config, roster, plan, err)
+            _describe(config, roster, plan, err, shard)
         progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
         progress.seed_leaderboard(store.results())
         summary = RunSummary(0, False, 0.0)
@@ -68,6 +84,10 @@ def run_league(
             raise _single(group) from None
         finally:
             progress.finish()
+            if tally is not None and tally.games:
+                print(f"{config.name}: games per cluster worker this run:", file=err)
+                for line in tally.lines(summary.elapsed):
+                    print(line, file=err)
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "
@@ -81,12 +101,21 @@ def run_league(
         store.close()
 
 
-def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: TextIO) -> None:
+def _describe(
+    config: LeagueConfig,
+    roster: Sequence[BotSpec],
+    plan: Plan,
+    err: TextIO,
+    shard: Shard | None = None,
+) -> None:
     names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
     kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
     print(f"{config.name}: {config.game}, {kind} {names}", file=err)
     for k, balance in sorted(plan.balances.items()):
         print(f"{config.name}: {k} players: {balance.describe()}", file=err)
+    if shard is not None:
+        print(f"{config.name}: shard {shard}: the tables of this slice only; join the "
+              f"shards' stores with `arena merge`", file=err)
     print(
         f"{config.name}: {len(plan.schedule)} games, {plan.done} already played, "
         f"{len(plan.to_play)} to play, results in {config.results_dir}",
@@ -94,18 +123,20 @@ def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: 
     )
 
 
-def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> int:
+def _dry_run(
+    config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO, shard: Shard | None
+) -> int:
     """Everything a run checks (file, game, bots, changes against the store), no game."""
     try:
         store: Store | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
     try:
-        plan = prepare(config, roster, store, save=False)
+        plan = prepare(config, roster, store, save=False, shard=shard)
     finally:
         if store is not None:
             store.close()
-    _describe(config, roster, plan, err)
+    _describe(config, roster, plan, err, shard)
     return 0
 
 

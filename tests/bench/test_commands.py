@@ -44,3 +44,31 @@ def test_bad_input_is_a_one_line_error(argv: list[str], message: str,
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_the_store_benchmark_compares_against_version_one_in_the_same_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.bench import store
+
+    monkeypatch.setattr(store, "GAMES_PER_COUNT", 12)  # the real count takes seconds
+    assert main(["bench", "store", "--players", "4", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["players"] == 4 and row["games"] == 12
+    # compressed records take less room than the JSON text of the same games
+    assert row["zlib (KB/game on disk)"] < row["v1 text (KB/game on disk)"]
+    assert any("baseline" in note for note in result["notes"])
+
+
+def test_the_cluster_league_benchmark_compares_with_the_local_backend(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "league", "--cluster", "--players", "2", "--seconds", "0.5",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["players"] == 2 and row["games"] > 0
+    for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s"):
+        assert row[key] > 0
+    assert any("baseline: the local backend" in note for note in result["notes"])
