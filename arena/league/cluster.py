@@ -27,7 +27,7 @@ import ipaddress
 import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -114,24 +114,6 @@ class _Chunk:
     waiting: dict[str, trio.MemorySendChannel[tuple[GameRecord | None, str | None]]]
 
 
-@dataclass
-class WorkerTally:
-    """Games played per worker, for the progress summary and the store."""
-
-    games: dict[str, int] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def add(self, worker: str, seconds: float) -> None:
-        self.games[worker] = self.games.get(worker, 0) + 1
-        self.seconds[worker] = self.seconds.get(worker, 0.0) + seconds
-
-    def lines(self, elapsed: float) -> list[str]:
-        return [
-            f"  {worker}: {count} games, {count / elapsed:.1f} games/s"
-            for worker, count in sorted(self.games.items())
-        ] if elapsed > 0 else []
-
-
 class _ChunkSizer:
     """Games per chunk so that a chunk takes about ``target`` seconds of a worker."""
 
@@ -155,7 +137,6 @@ def cluster_player(
     settings: GameSettings,
     roster: Sequence[BotSpec],
     cluster: ClusterSettings,
-    tally: WorkerTally | None = None,
 ) -> PlayerFactory:
     """A :data:`PlayerFactory` whose games are played on the Dask cluster at
     ``cluster.address``; records come back to this process, which stores them."""
@@ -164,7 +145,6 @@ def cluster_player(
 
     packs = {spec.name: pack_bot(spec) for spec in roster}
     specs = {spec.name: spec for spec in roster}
-    tally = tally if tally is not None else WorkerTally()
 
     @asynccontextmanager
     async def factory(nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
@@ -202,7 +182,6 @@ def cluster_player(
                         if record is not None:
                             seconds = float(record.timings.get("seconds", 0.0))
                             sizer.observe(seconds)
-                            tally.add(worker, seconds)
                             record = replace(record, worker=worker)
                         channel.send_nowait((record, error))
                 finally:

@@ -19,7 +19,7 @@ from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
 
 if TYPE_CHECKING:
-    from arena.league.cluster import ClusterSettings, WorkerTally
+    from arena.league.cluster import ClusterSettings
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
@@ -57,13 +57,11 @@ def run_league(
 
             runner_limits(config)  # what the runner cannot do is refused here too
         return _dry_run(config, roster, err, shard)
-    tally: WorkerTally | None = None
     if player is None and cluster is not None:
-        from arena.league.cluster import WorkerTally, cluster_player
+        from arena.league.cluster import cluster_player
         from arena.league.play import league_settings
 
-        tally = WorkerTally()
-        player = cluster_player(league_settings(config), roster, cluster, tally)
+        player = cluster_player(league_settings(config), roster, cluster)
         concurrency = CLUSTER_GAMES_IN_FLIGHT  # the cluster backend chunks and paces them
     if player is None:
         assert game is not None
@@ -84,10 +82,6 @@ def run_league(
             raise _single(group) from None
         finally:
             progress.finish()
-            if tally is not None and tally.games:
-                print(f"{config.name}: games per cluster worker this run:", file=err)
-                for line in tally.lines(summary.elapsed):
-                    print(line, file=err)
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "

@@ -62,7 +62,7 @@ async def play_games(
                 # No checkpoint from here on: the game is stored whole or not at all.
                 if store.add_game(record):
                     played += 1
-                    progress.game_done(record.result())
+                    progress.game_done(record.result(), record.worker)
 
     async def watch_signals(scope: trio.CancelScope) -> None:
         nonlocal interrupted
