@@ -91,7 +91,10 @@ def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:  # ty
     lines, close, abort); :class:`arena.runner.channel.StreamChannel` wraps any trio byte
     stream.  The conversation on top (handshake, time limits, failure reasons) is the
     arena's, identical for every transport.  Raise
-    :class:`arena.runner.failures.BotFailure` ("crash") when the bot cannot be reached."""
+    :class:`arena.runner.failures.BotFailure` ("crash") when the bot cannot be reached.
+    A task the opener starts in the nursery (a reader, a bot in memory) lives as long as
+    the arena's pool and must end quietly when its channel is closed: an exception there
+    stops the pool."""
 
 
 REGISTRATION_HOOKS: tuple[str, ...] = (

@@ -231,12 +231,18 @@ def spec_problems(
 
 
 def connect_problems(connect: str) -> list[str]:
+    """``tcp://HOST:PORT`` is checked here; another scheme is a plugin transport's."""
     from arena.runner.transports import parse_tcp_address
 
-    try:
-        parse_tcp_address(connect)
-    except ValueError as problem:
-        return [f"key 'connect': {problem}"]
+    scheme, separator, _rest = connect.partition("://")
+    if not separator or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+        return [f"key 'connect': {connect[:80]!r} is not an address like "
+                "tcp://127.0.0.1:9000"]
+    if scheme == "tcp":
+        try:
+            parse_tcp_address(connect)
+        except ValueError as problem:
+            return [f"key 'connect': {problem}"]
     return []
 
 

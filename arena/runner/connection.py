@@ -197,6 +197,7 @@ class BotConnection:
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
             channel = await self._opener()
             self._channel = channel
+            self.kind = channel.kind
             if channel.pid is not None:
                 self.pids.append(channel.pid)
             await channel.send(encode(hello(arena.__version__, self.limits.protocol_json())))

@@ -48,8 +48,11 @@ def parse_tcp_address(connect: str) -> tuple[str, int]:
 
 @hookimpl
 def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:
-    """The bundled transports: TCP for a ``connect`` manifest, else a local process."""
+    """The bundled transports: TCP for a ``connect = "tcp://..."`` manifest, a local
+    process for a ``command`` one; another scheme is left to plugins."""
     if spec.connect is not None:
+        if not spec.connect.startswith("tcp://"):
+            return None
         host, port = parse_tcp_address(spec.connect)
 
         async def open_tcp(_nursery: trio.Nursery, _log_dir: Path) -> BotChannel:
@@ -98,7 +101,9 @@ async def open_bot_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
     try:
         opener = transport_manager().hook.arena_open_bot(spec=spec, limits=limits)
         if opener is None:
-            raise BotFailure("crash", "no transport can reach this bot")
+            scheme = (spec.connect or "").partition("://")[0]
+            raise BotFailure("crash", f"no installed transport serves {scheme}:// "
+                                      "addresses (a plugin must provide arena_open_bot)")
         channel: BotChannel = await opener(nursery, log_dir)
     except (BotFailure, ArenaError, trio.Cancelled):  # ArenaError: the configuration's fault
         raise
