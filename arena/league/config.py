@@ -17,9 +17,17 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings
+from arena.settings import (
+    LIMIT_KEYS,
+    SANDBOX_LEVELS,
+    TIME_KEYS,
+    Limits,
+    from_league_file,
+    league_file_limits,
+    league_file_time,
+)
 
 FORMATS = ("round-robin", "gauntlet")
-SANDBOX_LEVELS = ("none", "bwrap")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_SEED = 2**63 - 1
 CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",
@@ -29,26 +37,6 @@ TOP_KEYS = (
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
     "limits", "rating", "cluster",
 )
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    per_decision: float = 1.0  # seconds a bot may think about one decision
-    per_game: float | None = None  # optional clock for the whole game, in seconds
-    overage: float = 0.0  # bank a bot may draw on when a decision runs over
-    handshake: float = 10.0  # seconds to start and say hello
-
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    # Defaults are those of arena.runner.limits.Limits (see its notes on what they mean).
-    memory_mb: int = 2048  # address space per bot process (RLIMIT_AS)
-    cpu_seconds: int = 3600  # CPU time over a bot process's life (it is reused across games)
-    max_processes: int = 64
-    max_file_mb: int = 64  # largest file a bot may write
-    max_open_files: int = 64
-    max_message_kb: int = 1024  # longest line a bot may send
-    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap"
 
 
 @dataclass(frozen=True)
@@ -75,8 +63,8 @@ class LeagueConfig:
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
-    time: TimeControl = TimeControl()
-    limits: ResourceLimits = ResourceLimits()
+    # [time] and [limits]: the time control and the bots' limits (arena/settings.py)
+    limits: Limits = Limits()
     rating: RatingSettings = RatingSettings()
     # [cluster]: where to play (a Dask scheduler); None plays on this machine
     cluster: ClusterSettings | None = None
@@ -90,6 +78,9 @@ class LeagueConfig:
         data["players"] = list(self.players)
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
+        data.pop("limits")
+        data["time"] = league_file_time(self.limits)
+        data["limits"] = league_file_limits(self.limits)
         if self.cluster is not None:  # where it was played, not what: paths as text
             data["cluster"] = {key: None if value is None else str(value)
                                for key, value in asdict(self.cluster).items()}
@@ -106,8 +97,8 @@ class LeagueConfig:
             "game": self.game,
             "options": dict(self.options),
             "seed": self.seed,
-            "time": asdict(self.time),
-            "limits": asdict(self.limits),
+            "time": league_file_time(self.limits),
+            "limits": league_file_limits(self.limits),
         }
 
 
@@ -280,7 +271,8 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     if players is None:
         raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
     roster = top.get("roster", _roster, None)
-    default = Path("results") / name
+    # one rule for every path in the file: relative to the file, unless absolute
+    default = base / "results" / name
     league_format = top.get("format", _choice(FORMATS), "round-robin")
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
@@ -306,8 +298,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         results_dir=Path(os.path.normpath(top.get("results_dir", _results(base), default))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),
-        time=_time_control(top.section("time")),
-        limits=_limits(top.section("limits")),
+        limits=_limits(top.section("time"), top.section("limits")),
         rating=_rating(top.section("rating")),
         cluster=_cluster(top.section("cluster"), base),
     )
@@ -358,33 +349,34 @@ def _game_name(value: Any) -> str:
     return name
 
 
-def _time_control(section: _Section) -> TimeControl:
-    defaults = TimeControl()
-    control = TimeControl(
-        per_decision=section.get("per_decision", _seconds, defaults.per_decision),
-        per_game=section.get("per_game", _seconds, defaults.per_game),
-        overage=section.get("overage", _non_negative_seconds, defaults.overage),
-        handshake=section.get("handshake", _seconds, defaults.handshake),
-    )
-    section.finish()
-    return control
-
-
-def _limits(section: _Section) -> ResourceLimits:
-    defaults = ResourceLimits()
-    limits = ResourceLimits(
-        memory_mb=section.get("memory_mb", _memory, defaults.memory_mb),
-        cpu_seconds=section.get("cpu_seconds", _integer(1, 10**7), defaults.cpu_seconds),
-        max_processes=section.get("max_processes", _integer(1, 4096), defaults.max_processes),
-        max_file_mb=section.get("max_file_mb", _integer(1, 1 << 20), defaults.max_file_mb),
-        max_open_files=section.get("max_open_files", _integer(8, 65536), defaults.max_open_files),
-        max_message_kb=section.get(
-            "max_message_kb", _integer(1, 1 << 20), defaults.max_message_kb
-        ),
-        sandbox=section.get("sandbox", _choice(SANDBOX_LEVELS), defaults.sandbox),
-    )
-    section.finish()
-    return limits
+def _limits(time: _Section, limits: _Section) -> Limits:
+    """``[time]`` and ``[limits]``: each key checked here, then one :class:`Limits`."""
+    time_checks: dict[str, Callable[[Any], Any]] = {
+        "per_decision": _seconds, "per_game": _seconds, "overage": _non_negative_seconds,
+        "handshake": _seconds,
+    }
+    limit_checks: dict[str, Callable[[Any], Any]] = {
+        "memory_mb": _memory,
+        "cpu_seconds": _integer(1, 10**7),
+        "max_processes": _integer(1, 4096),
+        "max_file_mb": _integer(1, 1 << 20),
+        "max_open_files": _integer(8, 65536),
+        "max_message_kb": _integer(1, 1 << 20),
+        "sandbox": _choice(SANDBOX_LEVELS),
+    }
+    assert set(time_checks) == set(TIME_KEYS) and set(limit_checks) == set(LIMIT_KEYS)
+    given_time = {key: time.get(key, check) for key, check in time_checks.items()
+                  if key in time.data}
+    time.used.update(time_checks)  # what "allowed here" lists
+    time.finish()
+    given_limits = {key: limits.get(key, check) for key, check in limit_checks.items()
+                    if key in limits.data}
+    limits.used.update(limit_checks)
+    limits.finish()
+    try:
+        return from_league_file(given_time, given_limits)
+    except ArenaError as problem:  # a combination the runner refuses
+        raise ArenaError(f"{time.path}: {problem}") from None
 
 
 def _rating(section: _Section) -> RatingSettings:

@@ -53,10 +53,6 @@ def run_league(
     game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
     if dry_run:
-        if backend is None:
-            from arena.league.play import runner_limits
-
-            runner_limits(config)  # what the runner cannot do is refused here too
         return _dry_run(config, roster, err, shard)
     if backend is None:
         assert game is not None

@@ -20,8 +20,8 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
 from arena.runner.sandbox import SAFE_PATH
+from arena.settings import Limits
 
 MANIFEST_NAME = "bot.toml"
 INSTALL_RECORD_NAME = ".arena-install.json"
@@ -34,7 +34,7 @@ VERSION_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
 VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".", "+", "-", "_")'
 
 # Resources a manifest may request: key -> what it means.  The cap is the arena's default
-# limit (arena/runner/limits.py); a league clamps a request to its own caps when it runs.
+# limit (arena/settings.py); a league clamps a request to its own caps when it runs.
 RESOURCE_MEANINGS: dict[str, str] = {
     "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
 }

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
+from arena.settings import Limits
 
 ZOO = Path(__file__).parent / "zoo"
 BOTS = Path(__file__).resolve().parents[2] / "bots"
