@@ -239,8 +239,70 @@ def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
 
+# The leagues shipped inside the package (package data): `arena run NAME` plays one.
+BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+DEFAULT_LEAGUE = "bundled"
+LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
+
+
+def bundled_leagues() -> dict[str, Path]:
+    """name -> file of every league shipped with Ra Arena."""
+    return {path.stem: path for path in sorted(BUNDLED_LEAGUES.glob("*.toml"))}
+
+
+def find_league(spec: str | Path | None) -> Path:
+    """The league file meant by ``spec``: a path to a file, or the name of a bundled
+    league (``arena run dice``); None: ``./league.toml`` if there is one, else the
+    bundled default league."""
+    if spec is None:
+        return LOCAL_LEAGUE if LOCAL_LEAGUE.is_file() else bundled_leagues()[DEFAULT_LEAGUE]
+    path = Path(spec)
+    try:
+        if path.is_file() or path.suffix == ".toml" or len(path.parts) > 1:
+            return path  # a file (load_league says what is wrong with it)
+    except OSError:  # a name longer than the system allows
+        return path
+    found = bundled_leagues().get(str(spec))
+    if found is None:
+        raise ArenaError(
+            f"{str(spec)[:80]!r} is neither a league file nor a bundled league; bundled "
+            f"leagues: {', '.join(bundled_leagues())} (`arena run` plays {DEFAULT_LEAGUE})"
+        )
+    return found
+
+
+def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:
+    """Where the results are for what a user named: a results folder, a league file, a
+    bundled league's name, or None (the default league); with the league file's
+    configuration when there is one."""
+    if target is not None:
+        path = Path(target)
+        try:
+            if path.is_dir():
+                return path, None
+            named = path.is_file() or str(target) in bundled_leagues()
+        except OSError as problem:  # e.g. a name too long for the file system
+            raise ArenaError(f"{str(target)[:80]}...: {problem.strerror}") from None
+        if not named:
+            raise ArenaError(
+                f"{str(target)[:200]}: no such results folder or league file (nor a bundled "
+                f"league: {', '.join(bundled_leagues())})"
+            )
+    config = load_league(find_league(target))
+    return config.results_dir, config.snapshot()
+
+
+def is_bundled(path: Path) -> bool:
+    try:
+        return path.resolve().parent == BUNDLED_LEAGUES
+    except OSError:
+        return False
+
+
 def load_league(path: Path | str) -> LeagueConfig:
-    """Read and validate a league file.  Relative paths in it are relative to the file."""
+    """Read and validate a league file.  Relative paths in it are relative to the file,
+    except in a league bundled with the package (which lives where nobody may write):
+    there they are relative to the current folder, so results go to ./results/NAME."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -256,7 +318,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:  # its message carries line and column
         raise ArenaError(f"{path}: not valid TOML: {problem}") from None
-    base = path.parent
+    base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
     top.finish()  # a misspelt key first: "nmae" should not read as "name is required"
