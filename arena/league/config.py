@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from arena.settings import (
     league_file_limits,
     league_file_time,
 )
+from arena.tomlinput import TomlProblem, parse_toml
 
 FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -220,17 +220,34 @@ def _roster(value: Any) -> tuple[str, ...] | None:
     return names
 
 
+NAME_MAX = 255  # bytes of one path component on Linux file systems
+PATH_MAX = 4096
+
+
+def _path(text: str) -> str:
+    """A path the file system can hold: no component over NAME_MAX bytes, no NUL."""
+    if "\0" in text:
+        raise _Invalid("must not contain a NUL character")
+    if len(text.encode()) >= PATH_MAX:
+        raise _Invalid(f"is longer than a path may be ({PATH_MAX} bytes)")
+    for part in Path(text).parts:
+        if len(part.encode()) > NAME_MAX:
+            raise _Invalid(f"has a part longer than a file name may be ({NAME_MAX} bytes): "
+                           f"{part[:40]}...")
+    return text
+
+
 def _paths(base: Path) -> Callable[[Any], tuple[Path, ...]]:
     def check(value: Any) -> tuple[Path, ...]:
         items = value if isinstance(value, list) else [value]
-        return tuple(base / _string(item) for item in items)
+        return tuple(base / _path(_string(item)) for item in items)
 
     return check
 
 
 def _results(base: Path) -> Callable[[Any], Path]:
     def check(value: Any) -> Path:
-        return base / _string(value)
+        return base / _path(_string(value))
 
     return check
 
@@ -305,19 +322,23 @@ def load_league(path: Path | str) -> LeagueConfig:
     there they are relative to the current folder, so results go to ./results/NAME."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ArenaError(f"{path}: no such league file") from None
-    except (OSError, UnicodeDecodeError) as problem:
-        raise ArenaError(f"{path}: cannot read the league file: {problem}") from None
+    except OSError as problem:
+        raise ArenaError(f"{path}: cannot read the league file: {problem.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {problem.start})") from None
     return parse_league(text, path)
 
 
 def parse_league(text: str, path: Path) -> LeagueConfig:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as problem:  # its message carries line and column
-        raise ArenaError(f"{path}: not valid TOML: {problem}") from None
+        data = parse_toml(text)
+    except TomlProblem as problem:
+        raise ArenaError(f"{path}: {problem}") from None
     base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
