@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.league.backends import Backend
 from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
-from arena.league.plan import Plan, prepare
+from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
-from arena.league.results import GameResult
-from arena.league.scheduler import PlayerFactory, RunSummary, play_games
+from arena.league.scheduler import RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
+from arena.records import GameResult
+
+if TYPE_CHECKING:
+    from arena.league.cluster import ClusterSettings
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
@@ -26,43 +31,45 @@ def run_league(
     config: LeagueConfig,
     *,
     quiet: bool = False,
-    player: PlayerFactory | None = None,
+    backend: Backend | None = None,
     bots: Sequence[BotSpec] | None = None,
     concurrency: int | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
     dry_run: bool = False,
+    shard: Shard | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
-    ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
-    ``dry_run``: check everything and say what would be played, then stop."""
+    ``backend`` defaults to real bots: in this process, in worker processes, or on the
+    Dask cluster of ``cluster``; ``bots`` defaults to discovery.
+    ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
+    play only that slice of the league (into the store of ``config.results_dir``).
+    ``cluster``: play the games on that Dask cluster (this process still stores them)."""
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
     # the game first: player counts and options are checked before anything starts
-    game = find_game(config) if player is None else None
+    game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    _check_anchor(config, roster)
     if dry_run:
-        if player is None:
-            from arena.league.play import runner_limits
-
-            runner_limits(config)  # what the runner cannot do is refused here too
-        return _dry_run(config, roster, err)
-    if player is None:
+        return _dry_run(config, roster, err, shard)
+    if backend is None:
         assert game is not None
-        player = _bot_processes(config, roster, concurrency, game)
+        backend = _real_bots(config, roster, concurrency, game, cluster)
     store = create_store(config.results_dir)
     try:
-        plan = prepare(config, roster, store)
+        plan = prepare(config, roster, store, shard=shard)
         if not quiet:
-            _describe(config, roster, plan, err)
+            _describe(config, roster, plan, err, shard)
         progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
         progress.seed_leaderboard(store.results())
         summary = RunSummary(0, False, 0.0)
         try:
             if plan.to_play:  # (no worker or bot process for a finished league)
-                summary = trio.run(play_games, plan.to_play, player, store, concurrency,
+                summary = trio.run(play_games, plan.to_play, backend, store, concurrency,
                                    progress)
         except BaseExceptionGroup as group:
             raise _single(group) from None
@@ -76,17 +83,42 @@ def run_league(
             )
             return EXIT_INTERRUPTED
         print_leaderboard(config, store, out)
+        if not quiet:
+            where = shlex.quote(str(config.results_dir))
+            print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
+                  "--matrix; arena replay GAME_ID)", file=err)
         return 0
     finally:
         store.close()
 
 
-def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: TextIO) -> None:
+def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
+    """The rating anchor must be a bot of the league: found before any game is played,
+    not after every game when the leaderboard is computed."""
+    anchor = config.rating.anchor
+    names = [bot.name for bot in roster]
+    if anchor is not None and anchor not in names:
+        raise ArenaError(
+            f"{config.path}: key 'rating.anchor': {anchor!r} plays no game in this league; "
+            f"anchor one of its bots ({', '.join(names)}) or remove the key"
+        )
+
+
+def _describe(
+    config: LeagueConfig,
+    roster: Sequence[BotSpec],
+    plan: Plan,
+    err: TextIO,
+    shard: Shard | None = None,
+) -> None:
     names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
     kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
     print(f"{config.name}: {config.game}, {kind} {names}", file=err)
     for k, balance in sorted(plan.balances.items()):
         print(f"{config.name}: {k} players: {balance.describe()}", file=err)
+    if shard is not None:
+        print(f"{config.name}: shard {shard}: the tables of this slice only; join the "
+              f"shards' stores with `arena merge`", file=err)
     print(
         f"{config.name}: {len(plan.schedule)} games, {plan.done} already played, "
         f"{len(plan.to_play)} to play, results in {config.results_dir}",
@@ -94,32 +126,37 @@ def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: 
     )
 
 
-def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> int:
+def _dry_run(
+    config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO, shard: Shard | None
+) -> int:
     """Everything a run checks (file, game, bots, changes against the store), no game."""
     try:
         store: Store | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
     try:
-        plan = prepare(config, roster, store, save=False)
+        plan = prepare(config, roster, store, save=False, shard=shard)
     finally:
         if store is not None:
             store.close()
-    _describe(config, roster, plan, err)
+    _describe(config, roster, plan, err, shard)
     return 0
 
 
-def _bot_processes(
-    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game
-) -> PlayerFactory:
-    """Real bots: in this process, or spread over worker processes (one per core)."""
-    from arena.league.play import league_settings, process_player
-    from arena.league.workers import worker_player
+def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game,
+               cluster: ClusterSettings | None) -> Backend:
+    """Real bots: on a Dask cluster, in this process, or spread over worker processes
+    (one per core)."""
+    from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
+    from arena.league.play import league_settings
 
+    settings = league_settings(config)
+    if cluster is not None:
+        return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)
     if workers == 1:
-        return process_player(config, roster, game)
-    return worker_player(league_settings(config), roster, workers, concurrency)
+        return LocalBackend(settings, roster, game)
+    return WorkerBackend(settings, roster, workers)
 
 
 def _single(group: BaseExceptionGroup) -> BaseException:
