@@ -42,12 +42,12 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.games import builtin_game
-from arena.league.results import GameResult
+from arena.plugins import load_game
 from arena.rating import rate
-from arena.runner.limits import Limits
+from arena.records import GameResult
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 JSON = Any
 
@@ -163,7 +163,7 @@ def load_done(path: Path) -> list[dict[str, JSON]]:
 
 
 def play(args: argparse.Namespace) -> list[dict[str, JSON]]:
-    game = builtin_game(args.game)
+    game = load_game(args.game)
     limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.overage)
     out = Path(args.out) if args.out else None
     rows = load_done(out) if out else []
@@ -189,13 +189,13 @@ def play(args: argparse.Namespace) -> list[dict[str, JSON]]:
         for players, deal, seating in todo:
             seed = deal_seed(args.seed, args.game, players, deal)
             seats = [make_player(name) for name in seating]
-            outcome = trio.run(play_game, game, seats, seed, None, limits)
-            timings = outcome.record["timings"]["seats"]
+            record = trio.run(play_game, game, seats, seed, None, limits)
+            timings = record.timings["seats"]
             row = {
                 "settings": settings_key, "players": players, "deal": deal, "seed": seed,
-                "bots": list(seating), "scores": outcome.scores,
-                "placements": outcome.placements,
-                "failures": {str(seat): reason for seat, reason in outcome.failures.items()},
+                "bots": list(seating), "scores": list(record.scores),
+                "placements": list(record.placements),
+                "failures": {str(seat): reason for seat, reason in record.forfeits.items()},
                 "max_seconds": [t["max_seconds"] for t in timings],
                 "decisions": [t["decisions"] for t in timings],
                 "seconds": [t["seconds"] for t in timings],
@@ -313,7 +313,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("the challenger and the baseline must differ")
     if args.challenger in args.field:
         parser.error("the field may not contain the challenger")
-    game = builtin_game(args.game)
+    game = load_game(args.game)
     for players in args.players:
         if not game.min_players <= players <= game.max_players:
             parser.error(f"{game.title} is for {game.min_players}-{game.max_players} "
