@@ -66,6 +66,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench plan",
     ),
 }
 
