@@ -47,8 +47,9 @@ if __name__ == "__main__":
 '''
 
 JAVASCRIPT_BOT = '''// {name}: a Ra Arena bot for Node.js (no packages needed), protocol
-// "ra-arena/1": one JSON object per line on stdin and stdout.  It plays a random legal action, seeded by
-// each game's seed; put your strategy in choose().  `arena validate {path}` checks it.
+// "ra-arena/1": one JSON object per line on stdin and stdout.  It plays a random legal
+// action, seeded by each game's seed; put your strategy in choose().
+// `arena validate {path}` checks it.
 "use strict";
 const readline = require("readline");
 
