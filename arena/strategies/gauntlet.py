@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import fcntl
 import hashlib
 import itertools
 import json
@@ -37,7 +38,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import trio
 
@@ -166,7 +167,33 @@ def play(args: argparse.Namespace) -> list[dict[str, JSON]]:
     game = load_game(args.game)
     limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.overage)
     out = Path(args.out) if args.out else None
-    rows = load_done(out) if out else []
+    handle = _locked(out) if out else None
+    try:
+        rows = load_done(out) if out else []
+        return _play(args, game, limits, out, handle, rows)
+    finally:
+        if handle:
+            handle.close()
+
+
+def _locked(out: Path) -> IO[str]:
+    """``out`` open for appending, locked: two gauntlets writing one file would play
+    the same games twice."""
+    try:
+        handle = out.open("a")
+    except OSError as error:
+        raise ArenaError(f"cannot write {out}: {error.strerror}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ArenaError(f"another gauntlet is writing {out}; wait for it or use another "
+                         "--out file") from None
+    return handle
+
+
+def _play(args: argparse.Namespace, game: Any, limits: Limits, out: Path | None,
+          handle: IO[str] | None, rows: list[dict[str, JSON]]) -> list[dict[str, JSON]]:
     done = {(row["players"], row["deal"], tuple(row["bots"])) for row in rows}
     settings_key = {"challenger": args.challenger, "baseline": args.baseline,
                     "field": args.field, "game": args.game, "seed": args.seed,
@@ -184,7 +211,6 @@ def play(args: argparse.Namespace) -> list[dict[str, JSON]]:
                     todo.append((players, deal, seating))
     total = len(todo) + len(rows)
     started = time.perf_counter()
-    handle = out.open("a") if out else None
     try:
         for players, deal, seating in todo:
             seed = deal_seed(args.seed, args.game, players, deal)
@@ -210,8 +236,6 @@ def play(args: argparse.Namespace) -> list[dict[str, JSON]]:
                 print(f"\r{len(rows)}/{total} games, {elapsed:.0f} s, load "
                       f"{row['load']:.1f}", end="", file=sys.stderr, flush=True)
     finally:
-        if handle:
-            handle.close()
         if not args.quiet and todo:
             print(file=sys.stderr)
     return rows

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 from pathlib import Path
 
@@ -89,3 +90,12 @@ def test_the_summary_counts_failures_per_bot() -> None:
     assert info["failures"] == {"a": 0, "b": 1}
     assert info["slowest_decision"] == {"a": 0.1, "b": 0.9}
     assert info["head_to_head"] == {"ahead": 1, "behind": 0}
+
+
+def test_a_file_another_gauntlet_is_writing_is_refused(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "g.jsonl"
+    with out.open("a") as other:
+        fcntl.flock(other, fcntl.LOCK_EX)
+        assert main(["mcts/iterations=5", "first", "--players", "2", "--out", str(out)]) == 2
+    assert "another gauntlet is writing" in capsys.readouterr().err
+    assert out.read_text() == ""
