@@ -326,8 +326,9 @@ class MctsStrategy:
         left = self.game_ms_left
         if left is None and self.game_ms is not None:
             left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
-        if self.iterations is not None and self.seconds is None and self.move_ms is None \
-                and left is None:
+        if self.iterations is not None and self.seconds is None:
+            # a fixed search, whatever the arena's time: the same decisions on any machine
+            # under any load (the starvation guard would otherwise cut it short)
             return None
         return think_seconds(self.move_ms, self.seconds, left, epochs_left(observation),
                              self.settings)

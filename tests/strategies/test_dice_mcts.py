@@ -153,3 +153,9 @@ def test_the_bot_process_plays_exactly_as_the_strategy_in_process() -> None:
 
 def test_the_bot_folder_announces_the_strategy_version() -> None:
     assert tomllib.loads((BOT / "bot.toml").read_text())["version"] == VERSION
+
+
+def test_a_fixed_iteration_count_ignores_the_arenas_time() -> None:
+    strategy = DiceMctsStrategy(iterations=50)
+    strategy.new_game({"seed": 1, "time": {"move_ms": 100, "game_ms": 5000}})
+    assert strategy.budget(GAME.new_game(3, 1).observation(0)) is None

@@ -222,3 +222,13 @@ def test_every_step_is_kept_and_the_bundled_bot_is_the_last() -> None:
     assert list(STEPS)[0] == "1.0" and list(STEPS.values())[-1] == DEFAULT
     manifest = Path(__file__).parents[2] / "arena" / "bots" / "mcts" / "bot.toml"
     assert tomllib.loads(manifest.read_text())["version"] == MctsStrategy.version
+
+
+def test_a_fixed_iteration_count_ignores_the_arenas_time() -> None:
+    # Otherwise a starved process would cut some searches short and the games would
+    # depend on the machine's load.
+    strategy = MctsStrategy(iterations=50)
+    strategy.new_game({"seed": 1, "time": {"move_ms": 100, "game_ms": 5000}})
+    assert strategy.budget(GAME.new_game(3, 1).observation(0)) is None
+    assert MctsStrategy(iterations=50, seconds=0.2).budget(
+        GAME.new_game(3, 1).observation(0)) == pytest.approx(0.2)

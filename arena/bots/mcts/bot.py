@@ -2,8 +2,9 @@
 
 It thinks for 60% of the arena's time per decision minus 80 ms (never the overage bank),
 less when a whole-game clock runs short; ``--seconds S`` caps that lower, and
-``--iterations N`` searches a fixed number of iterations instead (the same decisions as
-the in-process strategy for the same game seed, whatever the machine's load)."""
+``--iterations N`` searches a fixed number of iterations instead, whatever the arena's
+time (pick N to fit it): the same decisions as the in-process strategy for the same game
+seed, whatever the machine's load."""
 
 import argparse
 
