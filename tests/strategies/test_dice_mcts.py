@@ -159,3 +159,17 @@ def test_a_fixed_iteration_count_ignores_the_arenas_time() -> None:
     strategy = DiceMctsStrategy(iterations=50)
     strategy.new_game({"seed": 1, "time": {"move_ms": 100, "game_ms": 5000}})
     assert strategy.budget(GAME.new_game(3, 1).observation(0)) is None
+
+
+def test_the_dice_ladder_is_bundled_and_finds_its_bots(tmp_path: Path, capsys,
+                                                       monkeypatch: pytest.MonkeyPatch
+                                                       ) -> None:
+    from arena.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "dice-ladder", "--dry-run"]) == 0
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "dice-ladder: ra_dice, bots random, first, dice-greedy, dice-mcts" in out
+    assert "160 games, 0 already played" in out
+    assert not any(tmp_path.iterdir())  # a dry run stores nothing
