@@ -53,6 +53,10 @@ from arena.settings import Limits
 JSON = Any
 
 
+# the game each game-specific bot plays (random and first play both)
+GAME_OF = {"greedy": "ra", "mcts": "ra", "dice-greedy": "ra_dice", "dice-mcts": "ra_dice"}
+
+
 def make_player(spec: str) -> PythonPlayer:
     """An in-process player for a bot name as described in the module docstring."""
     name, *options = spec.split("/")
@@ -342,8 +346,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         if not game.min_players <= players <= game.max_players:
             parser.error(f"{game.title} is for {game.min_players}-{game.max_players} "
                          f"players, not {players}")
-    for spec in {args.challenger, args.baseline, *args.field}:
+    if args.overage is not None and args.overage < 0:
+        parser.error("--overage must be 0 or more")
+    for spec in sorted({args.challenger, args.baseline, *args.field}):
         make_player(spec)  # a misspelt bot stops here, before any game
+        base = spec.split("/")[0].partition("@")[0]
+        plays = GAME_OF.get(base)
+        if plays is not None and plays != args.game:
+            parser.error(f"{spec} plays {plays}, not {args.game}")
     return args
 
 

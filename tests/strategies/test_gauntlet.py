@@ -99,3 +99,10 @@ def test_a_file_another_gauntlet_is_writing_is_refused(tmp_path: Path, capsys) -
         assert main(["mcts/iterations=5", "first", "--players", "2", "--out", str(out)]) == 2
     assert "another gauntlet is writing" in capsys.readouterr().err
     assert out.read_text() == ""
+
+
+def test_a_bot_of_the_other_game_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["mcts", "dice-greedy", "--game", "ra_dice"])
+    assert stop.value.code == 2
+    assert "mcts plays ra, not ra_dice" in capsys.readouterr().err
