@@ -48,7 +48,7 @@ class ResourceLimits:
     max_file_mb: int = 64  # largest file a bot may write
     max_open_files: int = 64
     max_message_kb: int = 1024  # longest line a bot may send
-    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap"
+    sandbox: str = "auto"  # "auto", "bwrap" or "none": see docs/security.md
 
 
 @dataclass(frozen=True)

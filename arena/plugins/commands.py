@@ -212,7 +212,7 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop after this many violations (default 3)",
     )
     parser.add_argument(
-        "--sandbox", choices=("none", "bwrap"), default=None,
+        "--sandbox", choices=("auto", "bwrap", "none"), default=None,
         help="run the bot in this sandbox (default: the league default)",
     )
     _add_path_option(parser)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -48,13 +47,16 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
-from arena.runner.sandbox import plan_launch
+from arena.runner.sandbox import BotLaunch, prepare_launch
 
 JSON = Any
 # queued notifications are flushed on their own beyond this size (a very long game)
 MAX_PENDING_BYTES = 1 << 20
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
+# how often, at most, a playing bot's control group is checked for a limit it went over
+# (reading the counters costs about as much as a quick decision); always at game over
+LIMIT_CHECK_SECONDS = 0.05
 _starts = itertools.count(1)
 _CORES = os.cpu_count() or 1
 
@@ -71,7 +73,7 @@ class ProcessPlayer:
         self._nursery = nursery
         self._log_dir = log_dir
         self._process: BotProcess | None = None
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._launch: BotLaunch | None = None  # uid, control group, scratch of the process
         self._incidents: list[dict[str, JSON]] = []
         self._pings = itertools.count(1)
         self.ready: Ready | None = None  # what the running process said about itself
@@ -80,6 +82,7 @@ class ProcessPlayer:
         self._pending_bytes = 0
         # CPU seconds the process had used at the last look (see _cpu_nearly_spent)
         self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
+        self._next_limit_check = 0.0  # time.monotonic() of the next look at the group
 
     @property
     def alive(self) -> bool:
@@ -126,6 +129,7 @@ class ProcessPlayer:
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
                                          f"while a reply to request {request.id} was due")
+        self._check_group(force=False)
         return message
 
     async def notify(self, notice: ActionNotice) -> None:
@@ -138,6 +142,7 @@ class ProcessPlayer:
             await self._send_bounded(b"")
 
     async def game_over(self, result: GameOverInfo) -> None:
+        self._check_group(force=True)
         await self._send_bounded(encode(result.to_json()))
 
     async def abandon(self, failure: BotFailure) -> str:
@@ -145,7 +150,9 @@ class ProcessPlayer:
             return ""
         process, self._process = self._process, None
         self._take_pending()
-        if failure.reason == "crash":  # say how it ended: exit code, signal, still running
+        if self._launch is not None and (over := self._launch.exceeded()) is not None:
+            failure.reason, failure.detail = over  # the real cause of the crash or stall
+        elif failure.reason == "crash":  # say how it ended: exit code, signal, still running
             failure.detail = await process.exit_description(failure.detail,
                                                             self.limits.quit_grace_seconds)
         await process.kill()
@@ -193,9 +200,8 @@ class ProcessPlayer:
         return self._process
 
     async def _start(self) -> None:
-        self._scratch = tempfile.TemporaryDirectory(
-            prefix=f"arena-{_slug(self.name)}-", ignore_cleanup_errors=True)
-        plan = plan_launch(self.spec, self.limits, Path(self._scratch.name))
+        self._launch = prepare_launch(self.spec, self.limits)
+        plan = self._launch.plan
         number = next(_starts)
         # the arena's pid keeps the logs of two runs into one directory apart
         log = StderrLog(self._log_dir / f"{_slug(self.name)}-{os.getpid()}-{number}.stderr.log",
@@ -246,6 +252,19 @@ class ProcessPlayer:
         if scope.cancelled_caught:
             raise BotFailure("stall", "stopped reading its input")
 
+    def _check_group(self, force: bool) -> None:
+        """Raise BotFailure("memory" or "processes") if the bot's processes went over a
+        limit of their control group (looked at every LIMIT_CHECK_SECONDS, or now)."""
+        if self._launch is None or self._launch.group is None:
+            return
+        now = time.monotonic()
+        if not force and now < self._next_limit_check:
+            return
+        self._next_limit_check = now + LIMIT_CHECK_SECONDS
+        over = self._launch.exceeded()
+        if over is not None:
+            raise BotFailure(*over)
+
     def _cpu_nearly_spent(self) -> bool:
         """Has the process used CPU_RECYCLE of its CPU-seconds limit?  Scanning /proc
         costs milliseconds, so it is skipped while even every core busy since the last
@@ -265,9 +284,10 @@ class ProcessPlayer:
         return pending
 
     def _cleanup_scratch(self) -> None:
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
+        """After the process is killed: its uid, control group and scratch folder."""
+        if self._launch is not None:
+            self._launch.release()
+            self._launch = None
 
 
 def _slug(name: str) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from arena.errors import ArenaError
 
-SANDBOX_LEVELS = ("none", "bwrap")
+SANDBOX_LEVELS = ("auto", "bwrap", "none")
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,12 @@ class Limits:
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
     max_open_files: int = 64  # RLIMIT_NOFILE
 
-    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap" (bubblewrap)
+    # "auto" (the strongest level this machine has), "bwrap" or "none" (trusted bots
+    # only); see arena/runner/sandbox.py and docs/security.md
+    sandbox: str = "auto"
+    # when the arena runs as root, bots run as uids/gids from this one on (1000 of them,
+    # one per bot process at a time); see arena/runner/identity.py
+    bot_uid: int = 61000
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOX_LEVELS:
@@ -76,6 +81,7 @@ class Limits:
             "max_processes": self.max_processes,
             "max_file_mb": self.max_file_mb,
             "max_open_files": self.max_open_files,
+            "bot_uid": self.bot_uid,
         }
         for name, value in positive.items():
             if isinstance(value, bool) or not value > 0:

@@ -108,7 +108,7 @@ class BotProcess:
             self._popen = subprocess.Popen(
                 plan.argv, stdin=child_ends[0], stdout=child_ends[1], stderr=child_ends[2],
                 cwd=plan.cwd, env=plan.env, preexec_fn=plan.preexec,
-                start_new_session=True, close_fds=True,
+                start_new_session=True, close_fds=True, pass_fds=plan.pass_fds,
             )
         except (OSError, subprocess.SubprocessError) as error:
             for read_end, write_end in pipes:
@@ -116,6 +116,7 @@ class BotProcess:
                 os.close(write_end)
             raise BotFailure("crash", f"could not start {plan.argv[0]!r}: {error}") from None
         finally:
+            plan.close_fds()
             for fd in child_ends:
                 with contextlib.suppress(OSError):
                     os.close(fd)
