@@ -155,6 +155,12 @@ class ProcessPlayer:
         elif failure.reason == "crash":  # say how it ended: exit code, signal, still running
             failure.detail = await process.exit_description(failure.detail,
                                                             self.limits.quit_grace_seconds)
+        elif failure.reason in ("timeout", "stall") and self._launch is not None:
+            # silent because it is gone, though something still holds its output?
+            gone = self._launch.why_silent(process.pid, process.returncode,
+                                           process.stdout_inode)
+            if gone is not None:
+                failure.reason, failure.detail = "crash", gone
         await process.kill()
         self._cleanup_scratch()
         # let the drainer read what the bot wrote last (often why it failed)

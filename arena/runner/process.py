@@ -121,6 +121,7 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.pid = self._popen.pid  # also the process group id (start_new_session)
+        self.stdout_inode = os.fstat(pipes[1][0]).st_ino  # to find who holds its output
         self._pidfd = os.pidfd_open(self.pid)
         self._stdin = PipeEnd(pipes[0][1])
         self._stdout = PipeEnd(pipes[1][0])

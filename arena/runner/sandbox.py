@@ -243,6 +243,29 @@ class BotLaunch:
         return reason, self.group.exceeded_detail(reason, self.limits.memory_mb,
                                                   self.limits.max_processes)
 
+    def why_silent(self, leader: int, returncode: int | None, output_inode: int
+                   ) -> str | None:
+        """For a bot that did not answer: why, if it is not thinking but gone.  Its
+        first process ended while a descendant keeps the output open, or no process of
+        the bot holds its output any more (bubblewrap's own processes keep a copy of
+        the pipe, so the arena never sees it close)."""
+        if returncode is not None and self.level == "none":
+            how = (f"exited with code {returncode}" if returncode >= 0
+                   else f"killed by signal {-returncode}")
+            return f"{how}; a process it started kept its output open"
+        bot = set(_descendants(leader))
+        if self.identity is not None:
+            bot |= set(identity.processes_of(self.identity.uid))
+        link = f"pipe:[{output_inode}]"
+        for pid in bot:
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":
+                    continue
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
+                        return None  # still there: really too slow
+        return "closed its output; still running" if bot else "exited"
+
     def release(self) -> None:
         """After the process is killed: nothing of the bot may be left."""
         if self._released:
@@ -335,6 +358,23 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
     return LaunchPlan(argv, folder, env,
                       child_setup(limits, group, bot, program,
                                   reachable=[*_interpreter_prefixes(), ARENA_ROOT, folder]))
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every live process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat_line = Path(f"/proc/{entry}/stat").read_text()
+                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
 
 
 def _nothing() -> None:
