@@ -31,6 +31,7 @@ Ratings and reports read the games through :func:`open_store` and :meth:`Store.r
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -432,6 +433,7 @@ def create_store(results_dir: Path) -> Store:
     lock.write(f"arena run (pid {os.getpid()})\n")
     lock.flush()
     path = results_dir / DB_NAME
+    _private(path)
     store = Store(_connect(path), path)
     try:
         store.upgrade()
@@ -441,6 +443,23 @@ def create_store(results_dir: Path) -> Store:
         raise
     store.lock = lock
     return store
+
+
+def _private(path: Path) -> None:
+    """Make the store readable by its owner only (SQLite gives its -wal and -shm files the
+    same mode): bots run under other uids and must not read it (docs/security.md)."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            if os.fstat(descriptor).st_uid == os.geteuid():
+                os.fchmod(descriptor, 0o600)
+        finally:
+            os.close(descriptor)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f"{path}{suffix}", 0o600)
+    except OSError as problem:
+        raise ArenaError(f"cannot open the league store {path}: {problem}") from None
 
 
 def open_store(results_dir: Path) -> Store:

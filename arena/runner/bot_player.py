@@ -155,6 +155,12 @@ class ProcessPlayer:
         elif failure.reason == "crash":  # say how it ended: exit code, signal, still running
             failure.detail = await process.exit_description(failure.detail,
                                                             self.limits.quit_grace_seconds)
+            cause = None if self._launch is None else \
+                self._launch.crash_cause(process.returncode)
+            if cause is not None:
+                failure.reason, how = cause
+                failure.detail = re.sub(r"(exited with code|killed by) \S+$", how,
+                                        failure.detail)
         elif failure.reason in ("timeout", "stall") and self._launch is not None:
             # silent because it is gone, though something still holds its output?
             gone = self._launch.why_silent(process.pid, process.returncode,

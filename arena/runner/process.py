@@ -43,12 +43,16 @@ _last_yield = 0.0  # time.perf_counter() when a reply was last awaited in the ev
 
 
 class StderrLog:
-    """A bot's stderr: written to a log file up to a cap, the tail kept in memory."""
+    """A bot's stderr: the log file keeps its first and last ``cap // 2`` bytes (what
+    went wrong first, and how it ended) with a line saying how much was dropped between;
+    the last ``tail`` bytes are also kept in memory for the game record."""
 
     def __init__(self, path: Path | None, cap: int, tail: int) -> None:
         self.path = path
         self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
-        self._cap = cap
+        self._head_cap = cap - cap // 2
+        self._end_cap = cap // 2
+        self._end = bytearray()  # the last bytes beyond the head, written at close
         self._tail_size = tail
         self._tail = bytearray()
         self.written = 0
@@ -56,12 +60,17 @@ class StderrLog:
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
-        if self._file is not None and self.written < self._cap:
-            part = chunk[: self._cap - self.written]
-            self._file.write(part)
-            self.written += len(part)
-            if self.written >= self._cap:
-                self._file.write(b"\n[arena: stderr log capped here]\n")
+        if self._file is not None:
+            part = chunk[: self._head_cap - self.written] if self.written < self._head_cap \
+                else b""
+            if part:
+                self._file.write(part)
+                self.written += len(part)
+            rest = chunk[len(part):]
+            if rest and self._end_cap:
+                self._end += rest[-self._end_cap:]
+                if len(self._end) > self._end_cap:
+                    del self._end[: len(self._end) - self._end_cap]
         self._tail += chunk[-self._tail_size:]
         if len(self._tail) > self._tail_size:
             del self._tail[: len(self._tail) - self._tail_size]
@@ -74,6 +83,11 @@ class StderrLog:
 
     def close(self) -> None:
         if self._file is not None:
+            dropped = self.total - self.written - len(self._end)
+            if dropped > 0:
+                self._file.write(f"\n[arena: {dropped} bytes of stderr dropped here]\n"
+                                 .encode())
+            self._file.write(self._end)
             self._file.close()
             self._file = None
 

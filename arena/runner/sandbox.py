@@ -81,18 +81,20 @@ BWRAP_INSTALL_HINT = (
 )
 SANDBOX_HOME = "/tmp"  # the bot's private tmpfs under bwrap: HOME and TMPDIR
 SCRATCH_DIR_NAME = "ra-arena-scratch"
-# syscalls no bot needs: they change mounts or namespaces, look into other processes or
-# reach far into the kernel (each refused with EPERM)
-DENIED_SYSCALLS = (
+# syscalls no bot needs, that change mounts or namespaces, look into other processes or
+# reach far into the kernel: a bot that makes one is killed at once (reason "forbidden")
+FORBIDDEN_SYSCALLS = (
     "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
     "fsmount", "fsconfig", "fspick", "mount_setattr", "unshare", "setns",
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
+    "bpf", "keyctl", "add_key", "request_key",
     "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "open_by_handle_at", "name_to_handle_at", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
-    "iopl", "ioperm", "lookup_dcookie", "fanotify_init",
+    "open_by_handle_at", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
+    "iopl", "ioperm",
 )
+# syscalls that runtimes probe for (libuv tries io_uring): refused with EPERM, not killed
+REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
+                    "userfaultfd", "perf_event_open", "fanotify_init", "name_to_handle_at")
 # clone flags that make a namespace (CLONE_NEWNS ... CLONE_NEWNET, CLONE_NEWTIME)
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                          0x20000000, 0x40000000, 0x00000080)
@@ -242,6 +244,24 @@ class BotLaunch:
             return None
         return reason, self.group.exceeded_detail(reason, self.limits.memory_mb,
                                                   self.limits.max_processes)
+
+    def crash_cause(self, returncode: int | None) -> tuple[str, str] | None:
+        """(reason, detail) for a bot process that ended this way, when the exit code
+        alone would not say it: killed for a forbidden system call, or (bubblewrap
+        reports a signal as 128 + its number) by which signal."""
+        if returncode is None:
+            return None
+        signal_number = -returncode if returncode < 0 else (
+            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
+        if signal_number == signal.SIGSYS:
+            return "forbidden", ("made a system call the sandbox forbids (such as mount, "
+                                 "unshare, ptrace, bpf or keyctl); killed by SIGSYS")
+        if signal_number > 0 and returncode > 0:
+            try:
+                return "crash", f"killed by {signal.Signals(signal_number).name}"
+            except ValueError:
+                return None
+        return None
 
     def why_silent(self, leader: int, returncode: int | None, output_inode: int
                    ) -> str | None:
@@ -450,11 +470,13 @@ def _seccomp_program() -> bytes:
 
 def _seccomp_filter(seccomp: Any) -> Any:
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
-    for name in DENIED_SYSCALLS:
-        with contextlib.suppress(RuntimeError, ValueError):  # unknown on this architecture
-            rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
+    for names, action in ((FORBIDDEN_SYSCALLS, seccomp.KILL_PROCESS),
+                          (REFUSED_SYSCALLS, seccomp.ERRNO(errno.EPERM))):
+        for name in names:
+            with contextlib.suppress(RuntimeError, ValueError):  # unknown on this machine
+                rules.add_rule(action, name)
     for flag in NAMESPACE_CLONE_FLAGS:
-        rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone",
+        rules.add_rule(seccomp.KILL_PROCESS, "clone",
                        seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     # clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes the C
     # library fall back to clone, which is checked
@@ -511,7 +533,8 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
         (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
         (resource.RLIMIT_CORE, 0, 0),
     ]
-    if bot is not None:  # per user: meaningful once the bot has a uid of its own
+    if bot is not None and group is None:  # per user: once the bot has a uid of its own
+        # (with a control group its pids.max counts first, so the reason is "processes")
         settings.append((resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes))
     # worked out before the fork: between fork and exec only system calls
     binds: list[tuple[str, list[str]]] = []

@@ -1,0 +1,28 @@
+"""Reads the league's store: by its path (the test puts it in target.txt) and through
+every open file of every process it can see (/proc/PID/fd)."""
+import contextlib
+import os
+
+from _hostile import contained, escaped, play
+
+
+def attack(request):
+    with open("target.txt") as handle:
+        target = handle.read().strip()
+    tried = [target]
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        with contextlib.suppress(OSError):
+            tried += [f"/proc/{pid}/fd/{fd}" for fd in os.listdir(f"/proc/{pid}/fd")]
+    for path in tried:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(100)
+        except OSError:
+            continue
+        if data.startswith(b"SQLite format 3"):
+            escaped(request, f"read the store through {path}")
+            return
+    contained(f"tried {len(tried)} paths")
+
+
+play(attack)
