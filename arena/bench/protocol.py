@@ -70,6 +70,7 @@ from arena.runner.protocol import (
     ActionNotice,
     DecisionRequest,
     Reply,
+    decode_bot_message,
     encode,
 )
 from arena.runner.referee import Referee
@@ -305,12 +306,12 @@ async def _pipe_layer(pool: BotPool, num_players: int, lines: list[tuple[int, by
         for player in players:
             if not player.alive:
                 await player.handshake()
-        processes = [player._running() for player in players]
+        channels = [player._running() for player in players]
         for seat, data in lines:
-            process = processes[seat]
+            channel = channels[seat]
             started = time.perf_counter()
-            await process.send_raw(data)
-            await process.receive(answer_to_fresh_message=True)
+            await channel.send(data)
+            decode_bot_message(await channel.receive_line(fresh=True))
             row.samples.append(time.perf_counter() - started)
         row.cpu += time.process_time() - cpu
 

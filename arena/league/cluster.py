@@ -2,9 +2,8 @@
 
 The machine running ``arena run`` stays the coordinator: it plans, is the store's only
 writer, shows progress and ranks, exactly as for a local league; only the playing moves.
-This module is the coordinator's half: a :data:`~arena.league.scheduler.PlayerFactory`
-that gathers the scheduler's games into chunks and sends each chunk to the cluster as one
-task.  :mod:`arena.league.cluster_worker` is the workers' half.
+This module is the coordinator's half, used by :class:`~arena.league.backends.DaskBackend`:
+it gathers the games into chunks and sends each chunk to the cluster as one task.  :mod:`arena.league.cluster_worker` is the workers' half.
 
 * **Chunks**: a chunk is sized to take about ``chunk_seconds`` of a worker's time, from the
   game times measured so far (the first chunks hold two games), so Dask's per-task
@@ -35,8 +34,8 @@ from urllib.parse import urlsplit
 import trio
 
 from arena.errors import ArenaError
+from arena.league.backends import PlayFunction
 from arena.league.schedule import ScheduledGame
-from arena.league.scheduler import PlayerFactory, PlayFunction
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
@@ -47,6 +46,8 @@ CONNECT_SECONDS = 20.0
 FIRST_CHUNK_GAMES = 2
 MAX_CHUNK_GAMES = 256
 CHUNKS_PER_THREAD = 2
+# games handed to the dispatcher at once: enough for every worker's chunks to be full
+GAMES_IN_FLIGHT = 4096
 
 
 @dataclass(frozen=True)
@@ -133,21 +134,21 @@ class _ChunkSizer:
         return max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
 
 
-def cluster_player(
+@asynccontextmanager
+async def open_cluster(
     settings: GameSettings,
     roster: Sequence[BotSpec],
     cluster: ClusterSettings,
-) -> PlayerFactory:
-    """A :data:`PlayerFactory` whose games are played on the Dask cluster at
-    ``cluster.address``; records come back to this process, which stores them."""
+) -> AsyncIterator[tuple[PlayFunction, int]]:
+    """Connected to the Dask cluster at ``cluster.address``: yields a function playing
+    one game there (the record comes back to this process, which stores it) and how many
+    games to keep in flight so that the chunks can fill every worker."""
     check_address(cluster)
     from arena.league.cluster_worker import pack_bot
 
     packs = {spec.name: pack_bot(spec) for spec in roster}
     specs = {spec.name: spec for spec in roster}
-
-    @asynccontextmanager
-    async def factory(nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
+    async with trio.open_nursery() as nursery:
         client = await trio.to_thread.run_sync(_connect, cluster)
         try:
             threads = await trio.to_thread.run_sync(_register, client, packs)
@@ -202,23 +203,20 @@ def cluster_player(
             nursery.start_soon(dispatch)
 
             async def play(game: ScheduledGame) -> GameRecord:
-                from arena.league.play import scheduled_record
-
                 send, receive = trio.open_memory_channel[
                     tuple[GameRecord | None, str | None]](1)
                 send_games.send_nowait((game, send))
                 record, error = await receive.receive()
                 if error is not None or record is None:
                     raise ArenaError(f"game {game.game_id} on the cluster: {error}")
-                return scheduled_record(game, record)
+                return record.in_league(game.game_id, game.table, game.round)
 
-            yield play
+            yield play, GAMES_IN_FLIGHT
             send_games.close()
         finally:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(client.close)
-
-    return factory
+            nursery.cancel_scope.cancel()  # the dispatcher
 
 
 def _connect(cluster: ClusterSettings) -> Any:

@@ -138,14 +138,11 @@ class _Runtime:
 
     async def _play(self, settings: GameSettings, seating: Sequence[BotSpec],
                     seed: int) -> GameRecord:
+        from arena.league.backends import play_seating
         from arena.plugins import load_game
-        from arena.runner.referee import play_game
 
         pool = await self._pool(settings)
-        async with pool.seated(seating) as players:
-            return await play_game(load_game(settings.game), players, seed,
-                                   options=dict(settings.options) or None,
-                                   limits=settings.limits)
+        return await play_seating(pool, load_game(settings.game), settings, seating, seed)
 
     def play(self, settings: GameSettings, seating: Sequence[BotSpec], seed: int) -> GameRecord:
         """One game, from a worker thread (Dask runs tasks in threads)."""

@@ -1,19 +1,11 @@
-"""Playing one league game with real bot processes, through the runner's referee.
-
-Two ways in:
-
-* :func:`play_one_game` is a plain function of (settings, seating, seed) -> record, with
-  no shared state: it starts its own processes and ends them.  This is what a cluster
-  worker (e.g. Dask) would run; the store stays with the league.
-* :func:`process_player` is what ``arena run`` uses: the same referee call, with bot
-  processes kept warm in a pool across games (a bot gets a second process only while it
-  is in two games at once, so a pool never holds more than the games it can be in).
-"""
+"""What every game of a league is played under (:class:`GameSettings`, from the league
+file), and :func:`play_one_game`: one game with fresh bots and no shared state, for a
+caller without a pool.  How many games are played at once, and where, is a backend's
+business (:mod:`arena.league.backends`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +14,6 @@ import trio
 
 from arena.games.base import Game
 from arena.league.config import LeagueConfig
-from arena.league.schedule import ScheduledGame
-from arena.league.scheduler import PlayerFactory, PlayFunction
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.limits import Limits
@@ -71,27 +61,16 @@ def _game(name: str) -> Game:
     return game
 
 
-def scheduled_record(game: ScheduledGame, record: GameRecord) -> GameRecord:
-    """The referee's record of ``game``, placed in the league's schedule."""
-    return record.in_league(game.game_id, game.table, game.round)
-
-
 async def play_one_game(
     settings: GameSettings, seating: Sequence[BotSpec], seed: int, game: Game | None = None
 ) -> GameRecord:
     """One game with fresh bot processes; returns the referee's record."""
+    from arena.league.backends import play_seating
     from arena.runner.pool import open_bot_pool
-    from arena.runner.referee import play_game
 
     engine = game or _game(settings.game)
-    async with (
-        open_bot_pool(settings.limits, settings.log_dir) as pool,
-        pool.seated(seating) as players,
-    ):
-        return await play_game(
-            engine, players, seed, options=dict(settings.options) or None,
-            limits=settings.limits,
-        )
+    async with open_bot_pool(settings.limits, settings.log_dir) as pool:
+        return await play_seating(pool, engine, settings, seating, seed)
 
 
 def play_one_game_sync(
@@ -99,31 +78,3 @@ def play_one_game_sync(
 ) -> GameRecord:
     """:func:`play_one_game` for a worker without an event loop."""
     return trio.run(play_one_game, settings, seating, seed)
-
-
-def process_player(
-    config: LeagueConfig, roster: Sequence[BotSpec], game: Game | None = None
-) -> PlayerFactory:
-    """Real bots in warm pools; per-process stderr logs go to ``results_dir/logs``."""
-    from arena.runner.pool import open_bot_pool
-    from arena.runner.referee import play_game
-
-    settings = league_settings(config)
-    specs = {spec.name: spec for spec in roster}
-    engine = game or _game(config.game)
-    @asynccontextmanager
-    async def factory(_nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
-        async with open_bot_pool(settings.limits, settings.log_dir) as pool:
-
-            async def play(scheduled: ScheduledGame) -> GameRecord:
-                seating = [specs[name] for name in scheduled.seats]
-                async with pool.seated(seating) as players:
-                    record = await play_game(
-                        engine, players, scheduled.seed,
-                        options=dict(settings.options) or None, limits=settings.limits,
-                    )
-                return scheduled_record(scheduled, record)
-
-            yield play
-
-    return factory

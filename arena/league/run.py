@@ -10,11 +10,12 @@ import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.league.backends import Backend
 from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
 from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
-from arena.league.scheduler import PlayerFactory, RunSummary, play_games
+from arena.league.scheduler import RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
 
@@ -23,14 +24,13 @@ if TYPE_CHECKING:
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
-CLUSTER_GAMES_IN_FLIGHT = 4096
 
 
 def run_league(
     config: LeagueConfig,
     *,
     quiet: bool = False,
-    player: PlayerFactory | None = None,
+    backend: Backend | None = None,
     bots: Sequence[BotSpec] | None = None,
     concurrency: int | None = None,
     out: TextIO | None = None,
@@ -41,7 +41,8 @@ def run_league(
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
-    ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
+    ``backend`` defaults to real bots: in this process, in worker processes, or on the
+    Dask cluster of ``cluster``; ``bots`` defaults to discovery.
     ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
     play only that slice of the league (into the store of ``config.results_dir``).
     ``cluster``: play the games on that Dask cluster (this process still stores them)."""
@@ -49,23 +50,17 @@ def run_league(
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
     # the game first: player counts and options are checked before anything starts
-    game = find_game(config) if player is None else None
+    game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
     if dry_run:
-        if player is None:
+        if backend is None:
             from arena.league.play import runner_limits
 
             runner_limits(config)  # what the runner cannot do is refused here too
         return _dry_run(config, roster, err, shard)
-    if player is None and cluster is not None:
-        from arena.league.cluster import cluster_player
-        from arena.league.play import league_settings
-
-        player = cluster_player(league_settings(config), roster, cluster)
-        concurrency = CLUSTER_GAMES_IN_FLIGHT  # the cluster backend chunks and paces them
-    if player is None:
+    if backend is None:
         assert game is not None
-        player = _bot_processes(config, roster, concurrency, game)
+        backend = _real_bots(config, roster, concurrency, game, cluster)
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store, shard=shard)
@@ -76,7 +71,7 @@ def run_league(
         summary = RunSummary(0, False, 0.0)
         try:
             if plan.to_play:  # (no worker or bot process for a finished league)
-                summary = trio.run(play_games, plan.to_play, player, store, concurrency,
+                summary = trio.run(play_games, plan.to_play, backend, store, concurrency,
                                    progress)
         except BaseExceptionGroup as group:
             raise _single(group) from None
@@ -134,17 +129,20 @@ def _dry_run(
     return 0
 
 
-def _bot_processes(
-    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game
-) -> PlayerFactory:
-    """Real bots: in this process, or spread over worker processes (one per core)."""
-    from arena.league.play import league_settings, process_player
-    from arena.league.workers import worker_player
+def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game,
+               cluster: ClusterSettings | None) -> Backend:
+    """Real bots: on a Dask cluster, in this process, or spread over worker processes
+    (one per core)."""
+    from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
+    from arena.league.play import league_settings
 
+    settings = league_settings(config)
+    if cluster is not None:
+        return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)
     if workers == 1:
-        return process_player(config, roster, game)
-    return worker_player(league_settings(config), roster, workers, concurrency)
+        return LocalBackend(settings, roster, game)
+    return WorkerBackend(settings, roster, workers)
 
 
 def _single(group: BaseExceptionGroup) -> BaseException:

@@ -1,9 +1,10 @@
 """Playing the missing games of a league concurrently (trio).
 
-One nursery owns everything: ``concurrency`` tasks take games from a channel, play each
-one through ``play`` (an async function of one scheduled game, see
-:mod:`arena.league.play`), and store it the moment it finishes.  Storing is synchronous
-SQLite with no checkpoint inside, so a cancellation can never leave half a game written.
+One nursery owns everything: the backend (:mod:`arena.league.backends`: this process,
+worker processes, a Dask cluster) plays the games and sends each record on a channel;
+this loop stores it the moment it arrives.  Storing is synchronous SQLite with no
+checkpoint between taking a record and writing it, so a cancellation can never leave
+half a game written.
 
 SIGINT (Ctrl-C) and SIGTERM cancel the nursery: games in flight are abandoned (their bot
 processes are killed by the runner's own cleanup as the cancellation unwinds) and the run
@@ -12,22 +13,17 @@ reports how far it got; rerunning the same command resumes.
 
 from __future__ import annotations
 
-import math
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import trio
 
+from arena.league.backends import Backend
 from arena.league.progress import Progress
 from arena.league.schedule import ScheduledGame
 from arena.league.store import Store
 from arena.records import GameRecord
-
-PlayFunction = Callable[[ScheduledGame], Awaitable[GameRecord]]
-# Opens whatever playing needs (warm bot pools, ...) inside the league's nursery.
-PlayerFactory = Callable[[trio.Nursery], AbstractAsyncContextManager[PlayFunction]]
 
 
 @dataclass(frozen=True)
@@ -39,7 +35,7 @@ class RunSummary:
 
 async def play_games(
     games: Sequence[ScheduledGame],
-    player: PlayerFactory,
+    backend: Backend,
     store: Store,
     concurrency: int,
     progress: Progress,
@@ -49,20 +45,16 @@ async def play_games(
     start = trio.current_time()
     played = 0
     interrupted = False
-    send, receive = trio.open_memory_channel[ScheduledGame](math.inf)
-    for game in games:
-        send.send_nowait(game)
-    send.close()
+    send, receive = trio.open_memory_channel[GameRecord](0)
 
-    async def take_games(play: PlayFunction) -> None:
-        nonlocal played
-        async with receive.clone() as games_left:
-            async for game in games_left:
-                record = await play(game)
-                # No checkpoint from here on: the game is stored whole or not at all.
-                if store.add_game(record):
-                    played += 1
-                    progress.game_done(record.result(), record.worker)
+    async def run_backend() -> None:
+        try:
+            await backend.play(games, send, concurrency)
+        finally:
+            # close() without a checkpoint: ``async with send`` would yield while an
+            # error unwinds, the loop below would end and cancel the nursery, and the
+            # Cancelled would replace the backend's error
+            send.close()
 
     async def watch_signals(scope: trio.CancelScope) -> None:
         nonlocal interrupted
@@ -76,19 +68,11 @@ async def play_games(
         async with trio.open_nursery() as nursery:
             if handle_signals:
                 nursery.start_soon(watch_signals, league_scope)
-            async with player(nursery) as play, trio.open_nursery() as in_flight:
-                for _ in range(max(1, min(concurrency, len(games)))):
-                    in_flight.start_soon(take_games, play)
+            nursery.start_soon(run_backend)
+            async for record in receive:
+                # No checkpoint from here on: the game is stored whole or not at all.
+                if store.add_game(record):
+                    played += 1
+                    progress.game_done(record.result(), record.worker)
             nursery.cancel_scope.cancel()  # all played: stop the signal watcher
     return RunSummary(played, interrupted, trio.current_time() - start)
-
-
-def simple_player(play: PlayFunction) -> PlayerFactory:
-    """A factory for a play function that needs no shared resources (tests, benchmarks)."""
-    from contextlib import asynccontextmanager
-
-    @asynccontextmanager
-    async def factory(_nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
-        yield play
-
-    return factory

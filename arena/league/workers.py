@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.errors import ArenaError
+from arena.league.backends import PlayFunction
 from arena.league.schedule import ScheduledGame
-from arena.league.scheduler import PlayerFactory, PlayFunction
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
@@ -167,17 +167,15 @@ class _Worker:
             os.close(self.pidfd)
 
 
-def worker_player(
+@asynccontextmanager
+async def open_workers(
     settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int
-) -> PlayerFactory:
-    """A :data:`PlayerFactory` whose games are played by ``workers`` child processes."""
-    from arena.league.play import scheduled_record
-
+) -> AsyncIterator[PlayFunction]:
+    """``workers`` child processes; yields a function playing one game on the least busy
+    (the record placed in the league).  Leaving stops them, killing their bots."""
     specs = {spec.name: spec for spec in roster}
     per_worker = math.ceil(concurrency / workers)
-
-    @asynccontextmanager
-    async def factory(nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
+    async with trio.open_nursery() as nursery:
         pool: list[_Worker] = []
         try:
             for _ in range(workers):
@@ -188,7 +186,8 @@ def worker_player(
 
             async def play(game: ScheduledGame) -> GameRecord:
                 worker = min(pool, key=lambda w: w.in_flight)
-                return scheduled_record(game, await worker.play(game))
+                record = await worker.play(game)
+                return record.in_league(game.game_id, game.table, game.round)
 
             yield play
         finally:
@@ -196,17 +195,16 @@ def worker_player(
                 async with trio.open_nursery() as stopping:
                     for worker in pool:
                         stopping.start_soon(worker.stop)
-
-    return factory
+        nursery.cancel_scope.cancel()  # the reply readers
 
 
 # ---------------------------------------------------------------------------- worker
 
 
 async def _serve() -> None:
+    from arena.league.backends import play_seating
     from arena.league.play import GameSettings, _game
     from arena.runner.pool import open_bot_pool
-    from arena.runner.referee import play_game
 
     stdin = trio.lowlevel.FdStream(os.dup(0))
     stdout = trio.lowlevel.FdStream(os.dup(1))
@@ -224,11 +222,8 @@ async def _serve() -> None:
         async with limiter:
             reply: tuple[str, Any, str | None]
             try:
-                async with pool.seated([specs[name] for name in seats]) as players:
-                    record = await play_game(
-                        game, players, seed, options=dict(settings.options) or None,
-                        limits=settings.limits,
-                    )
+                record = await play_seating(pool, game, settings,
+                                            [specs[name] for name in seats], seed)
                 reply = (game_id, record, None)
             except ArenaError as error:
                 reply = (game_id, None, str(error))

@@ -136,6 +136,14 @@ class BotGroup:
         # opened now, written between fork and exec (no allocation, no lookup there)
         self._procs = [os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
                        for path in self.paths]
+        # the counters of going over, kept open: a look costs two preads (~2 µs)
+        memory_events = "memory.events" if self.kind == "cgroup2" else "memory.oom_control"
+        self._counters = [
+            ("memory", b"oom_kill", os.open(self.paths[0] / memory_events,
+                                            os.O_RDONLY | os.O_CLOEXEC)),
+            ("processes", b"max", os.open(self.paths[-1] / "pids.events",
+                                          os.O_RDONLY | os.O_CLOEXEC)),
+        ] if self.paths else []
 
     def join(self) -> None:
         """Move the calling process into the group(s): called in the child before exec."""
@@ -143,25 +151,15 @@ class BotGroup:
         for fd in self._procs:
             os.write(fd, pid)
 
-    def _read_counter(self, file: str, key: str) -> int:
-        for path in self.paths:
-            with contextlib.suppress(OSError):
-                for line in (path / file).read_text().splitlines():
-                    name, _, value = line.partition(" ")
-                    if name == key:
-                        return int(value)
-        return 0
-
     def exceeded(self) -> str | None:
         """"memory" if the group's memory limit killed a process, "processes" if a fork
         was refused at its process limit, else None."""
-        if not self.paths:
-            return None
-        oom_file = "memory.events" if self.kind == "cgroup2" else "memory.oom_control"
-        if self._read_counter(oom_file, "oom_kill") > 0:
-            return "memory"
-        if self._read_counter("pids.events", "max") > 0:
-            return "processes"
+        for reason, key, fd in self._counters:
+            with contextlib.suppress(OSError):
+                for line in os.pread(fd, 512, 0).splitlines():
+                    name, _, value = line.partition(b" ")
+                    if name == key and int(value) > 0:
+                        return reason
         return None
 
     def exceeded_detail(self, reason: str, memory_mb: int, max_processes: int) -> str:
@@ -172,10 +170,11 @@ class BotGroup:
 
     def remove(self) -> None:
         """Kill whatever is left in the group(s) and remove them."""
-        for fd in getattr(self, "_procs", []):
+        for fd in [*getattr(self, "_procs", []),
+                   *(fd for _, _, fd in getattr(self, "_counters", []))]:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._procs = []
+        self._procs, self._counters = [], []
         for path in self.paths:
             _remove_group(path)
         self.paths = ()

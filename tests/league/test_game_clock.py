@@ -10,10 +10,10 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ArenaError
+from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
 from arena.league.play import league_settings, runner_limits
 from arena.league.run import run_league
-from arena.league.scheduler import simple_player
 from arena.league.store import open_store
 from tests.league.fakes import FakePlay, bots
 
@@ -37,7 +37,7 @@ def test_per_game_becomes_the_runners_game_clock(league_file) -> None:
 def test_changing_the_clock_after_games_were_played_is_refused(
         league_file, before: str, after: str, message: str) -> None:
     def run(path: Path) -> int:
-        return run_league(load_league(path), player=simple_player(FakePlay()),
+        return run_league(load_league(path), backend=FunctionBackend(FakePlay()),
                           bots=bots(["a", "b", "c"]), out=io.StringIO(), err=io.StringIO())
 
     assert run(league_file("[time]", before)) == 0

@@ -12,11 +12,11 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ArenaError
+from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
 from arena.league.merge import merge_stores
 from arena.league.plan import Shard, league_schedule
 from arena.league.run import leaderboard_text, run_league
-from arena.league.scheduler import simple_player
 from arena.league.store import DB_NAME, open_store
 from tests.league.fakes import FakePlay, bots
 
@@ -27,7 +27,7 @@ def play(path: Path, shard: Shard | None = None) -> Path:
     config = load_league(path)
     if shard is not None:
         config = dataclasses.replace(config, results_dir=shard.folder(config.results_dir))
-    code = run_league(config, player=simple_player(FakePlay()), bots=bots(NAMES),
+    code = run_league(config, backend=FunctionBackend(FakePlay()), bots=bots(NAMES),
                       out=io.StringIO(), err=io.StringIO(), shard=shard)
     assert code == 0
     return config.results_dir

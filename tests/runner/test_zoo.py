@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import trio
 
-from arena.runner.bot_player import ProcessPlayer
+from arena.runner.connection import BotConnection
 from arena.runner.limits import Limits
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
@@ -34,7 +34,7 @@ from .toygame import NIM
 
 
 async def _play(script: str, limits: Limits, games: int = 1
-                ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+                ) -> tuple[list[dict[str, Any]], BotConnection]:
     records = []
     async with open_bot_pool(limits) as pool:
         for seed in range(games):
@@ -50,7 +50,7 @@ async def _play(script: str, limits: Limits, games: int = 1
 
 
 def play(script: str, sandbox: str, games: int = 1, **limits: Any
-         ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+         ) -> tuple[list[dict[str, Any]], BotConnection]:
     chosen = dataclasses.replace(FAST, sandbox=sandbox, **limits)
     return trio.run(_play, script, chosen, games)
 
@@ -205,9 +205,9 @@ def test_a_bot_sees_every_action_in_order_before_its_next_request() -> None:
 
 def test_notifications_flushed_early_still_arrive_in_order(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import connection
 
-    monkeypatch.setattr(bot_player, "MAX_PENDING_BYTES", 1)  # flush every notice at once
+    monkeypatch.setattr(connection, "MAX_PENDING_BYTES", 1)  # flush every notice at once
     (record,), _ = play("follower", "none")
     assert record["comments"] and all(
         c["comment"] == f"{c['decision'] - 1} True" for c in record["comments"])
@@ -215,11 +215,11 @@ def test_notifications_flushed_early_still_arrive_in_order(
 
 def test_a_process_near_its_cpu_limit_is_replaced_between_games(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import process
 
     used = iter([0.0, 1e9])  # before game 2: fine; before game 3: nearly spent
-    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: next(used))
-    monkeypatch.setattr(bot_player, "_CORES", 10**12)  # so it could have: look each time
+    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: next(used))
+    monkeypatch.setattr(process, "_CORES", 10**12)  # so it could have: look each time
     records, bot = play("follower", "none", games=3)
     assert len(bot.pids) == 2
     assert all(r["failures"] == [] and r["incidents"] == [] for r in records)
@@ -227,10 +227,10 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_games(
 
 def test_cpu_use_is_not_scanned_while_the_limit_is_out_of_reach(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import process
 
     scans: list[int] = []
-    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: scans.append(pgid))
+    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: scans.append(pgid))
     records, bot = play("follower", "none", games=3)
     assert scans == [] and len(bot.pids) == 1  # seconds of games cannot use 1800 s of CPU
     assert all(r["failures"] == [] for r in records)
@@ -266,7 +266,7 @@ def test_a_lean_bot_gets_requests_without_observation_and_no_notices() -> None:
 class Transparent:
     """A wrapper that knows nothing of ``wants`` (like wrappers written before it)."""
 
-    def __init__(self, inner: ProcessPlayer) -> None:
+    def __init__(self, inner: BotConnection) -> None:
         self.inner = inner
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
 
