@@ -17,9 +17,9 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings
+from arena.runner.limits import SANDBOX_LEVELS
 
 FORMATS = ("round-robin", "gauntlet")
-SANDBOX_LEVELS = ("none", "bwrap")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_SEED = 2**63 - 1
 CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",

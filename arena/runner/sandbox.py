@@ -307,7 +307,7 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
     choice = choose_level(limits.sandbox)
     sweep_leftovers(limits.bot_uid)
     if identity.running_as_root() and spec.folder is not None:
-        _check_readable_by_others(spec.folder.resolve(), ancestors=choice.level == "none")
+        _check_readable_by_others(spec.folder.resolve())
     launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits)
     try:
         if identity.running_as_root():
@@ -325,20 +325,17 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
     return launch
 
 
-def _check_readable_by_others(folder: Path, ancestors: bool) -> None:
+def _check_readable_by_others(folder: Path) -> None:
     """Bots do not run as root: a bot whose folder its own uid cannot read fails with a
-    reason that says so, rather than with "permission denied" from deep in its start."""
-    chain = [folder, *folder.parents] if ancestors else [folder]
-    for directory in chain:
-        if _hidden_ancestor(str(directory)) == str(directory) and directory != folder:
-            continue  # hidden behind a tmpfs, then bound back: see child_setup
-        mode = directory.stat().st_mode
-        needs = stat.S_IXOTH | (stat.S_IROTH if directory == folder else 0)
-        if mode & needs != needs:
-            raise BotFailure("crash", f"bots never run as root and the bot's uid cannot "
-                             f"{'read' if directory == folder else 'enter'} {directory} "
-                             f"(mode {stat.S_IMODE(mode):o}): make the bot folder readable "
-                             f"by all, e.g. `chmod -R a+rX {folder}`")
+    reason that says so, rather than with "permission denied" from deep in its start.
+    (The folders above it need not be enterable: bubblewrap, or at level none a tmpfs
+    over the first closed one, recreates them; see child_setup.)"""
+    mode = folder.stat().st_mode
+    needs = stat.S_IXOTH | stat.S_IROTH
+    if mode & needs != needs:
+        raise BotFailure("crash", f"bots never run as root and the bot's uid cannot read "
+                         f"{folder} (mode {stat.S_IMODE(mode):o}): make the bot folder "
+                         f"readable by all, e.g. `chmod -R a+rX {folder}`")
 
 
 def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
@@ -377,7 +374,8 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                           child_setup(limits, group, None, None), pass_fds)
     return LaunchPlan(argv, folder, env,
                       child_setup(limits, group, bot, program,
-                                  reachable=[*_interpreter_prefixes(), ARENA_ROOT, folder]))
+                                  reachable=[*_interpreter_prefixes(), ARENA_ROOT,
+                                             *([folder] if folder != home else [])]))
 
 
 def _descendants(root: int) -> list[int]:
@@ -509,7 +507,7 @@ class _SockFprog(ctypes.Structure):
 def _hidden_ancestor(path: str) -> str | None:
     """The topmost directory above ``path`` that other users may not enter, if any."""
     parts = Path(path).parts
-    for depth in range(2, len(parts) + 1):
+    for depth in range(2, len(parts)):  # the folders above it, not itself
         directory = os.path.join(*parts[:depth])
         with contextlib.suppress(OSError):
             info = os.stat(directory)
@@ -553,11 +551,8 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
     def preexec() -> None:
         if group is not None:
             group.join()
-        for which, soft, hard in settings:
-            current_soft, current_hard = resource.getrlimit(which)
-            if current_hard != resource.RLIM_INFINITY:  # never ask for more than allowed
-                soft, hard = min(soft, current_hard), min(hard, current_hard)
-            resource.setrlimit(which, (soft, hard))
+        # mounts first: the rlimit on open files would refuse the descriptors they need
+        # when the arena has many open (fds are numbered above those it holds)
         if bot is not None:
             if binds:
                 _check(_libc.unshare(CLONE_NEWNS), "unshare")
@@ -577,6 +572,12 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
                                        MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, None),
                            "remount")
                     os.close(fd)
+        for which, soft, hard in settings:
+            current_soft, current_hard = resource.getrlimit(which)
+            if current_hard != resource.RLIM_INFINITY:  # never ask for more than allowed
+                soft, hard = min(soft, current_hard), min(hard, current_hard)
+            resource.setrlimit(which, (soft, hard))
+        if bot is not None:
             os.setgroups([])
             os.setresgid(bot.gid, bot.gid, bot.gid)
             os.setresuid(bot.uid, bot.uid, bot.uid)

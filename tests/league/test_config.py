@@ -54,7 +54,7 @@ def test_defaults(league_file) -> None:
     assert config.format == "round-robin" and config.rounds == 1 and config.seed == 1
     assert config.concurrency == (os.cpu_count() or 1)
     assert config.time.per_decision == 1.0
-    assert config.limits.sandbox == "none"
+    assert config.limits.sandbox == "auto"
     assert config.players == (3,)
 
 
@@ -74,7 +74,7 @@ def test_defaults(league_file) -> None:
         (["max_games = 0"], "max_games", ">= 1"),
         (["[time]", "per_decision = 0"], "time.per_decision", "more than 0"),
         (["[time]", 'per_decision = "1s"'], "time.per_decision", "number of seconds"),
-        (["[limits]", 'sandbox = "docker"'], "limits.sandbox", "'none', 'bwrap'"),
+        (["[limits]", 'sandbox = "docker"'], "limits.sandbox", "'auto', 'bwrap', 'none'"),
         (["[limits]", "memory_mb = 1"], "limits.memory_mb", "between 16"),
         (["[rating]", "bootstrap = -1"], "rating.bootstrap", "between 0"),
         (["time = 3"], "time", "must be a table"),
