@@ -31,6 +31,7 @@ import contextlib
 import itertools
 import os
 import re
+import select
 import signal
 import subprocess
 import time
@@ -161,11 +162,25 @@ class BotProcess:
         # how long to busy-wait for a reply (module docstring); 0 never
         self.spin_seconds = busy_wait_seconds if len(os.sched_getaffinity(0)) > 1 else 0.0
         self._quick = True  # the last reply came within spin_seconds
+        self._poller: select.poll | None = None  # for unread_output
 
     # ------------------------------------------------------------ talking
 
     async def send(self, message: dict[str, object]) -> None:
         await self.send_raw(encode(message))
+
+    def unread_output(self) -> bool:
+        """Has the bot written something the arena has not read (its end not counted)?
+        The protocol has the bot speak only when spoken to, so before the arena writes
+        this must be False: a reply written before its request guessed the id."""
+        if self._lines.buffered:
+            return True
+        if self._stdout.fd < 0:
+            return False
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self._stdout.fd, select.POLLIN)
+        return any(events & select.POLLIN for _, events in self._poller.poll(0))
 
     async def send_raw(self, data: bytes) -> None:
         """Write already encoded lines."""
@@ -291,6 +306,9 @@ class ProcessChannel:
 
     async def send(self, data: bytes) -> None:
         self._check_group()
+        if self.process.unread_output():
+            raise BotFailure("protocol", "wrote a message before the arena asked for one "
+                                         "(a reply before its request)")
         await self.process.send_raw(data)
 
     async def receive_line(self, *, fresh: bool = False) -> bytes:

@@ -233,3 +233,36 @@ def test_a_flood_of_stderr_is_capped_and_its_end_kept(tmp_path: Path, level: str
 def test_limits_reject_a_root_bot_uid() -> None:
     with pytest.raises(Exception, match="bot_uid"):
         Limits(bot_uid=0)
+
+
+# ------------------------------------------------------------------ a lenient protocol
+
+def test_a_float_id_is_malformed(tmp_path: Path) -> None:
+    failure = failure_of(play(hostile_spec(tmp_path, "float_id"), "auto"))
+    assert failure["reason"] == "malformed" and "1, not 1.0" in failure["detail"], failure
+
+
+def test_a_reply_before_its_request_is_a_protocol_failure(tmp_path: Path) -> None:
+    failure = failure_of(play(hostile_spec(tmp_path, "early_reply"), "auto"))
+    assert failure["reason"] == "protocol" and "before its request" in failure["detail"]
+
+
+def test_a_pong_with_id_true_is_malformed(tmp_path: Path) -> None:
+    spec = hostile_spec(tmp_path, "true_pong")
+    limits = dataclasses.replace(HOSTILE_LIMITS, sandbox="auto")
+
+    async def main() -> list[dict[str, Any]]:
+        records = []
+        async with open_bot_pool(limits) as pool:
+            for seed in (1, 2):  # the ping comes before the second game
+                async with pool.seated([spec, bundled_spec("first", ("{python}", "bot.py"))]
+                                       ) as players:
+                    outcome = await play_game(NIM, players, seed=seed, limits=limits)
+                records.append(outcome.playthrough_json())
+        return records
+
+    first, second = trio.run(main)
+    assert first["failures"] == [] and first["incidents"] == []
+    (incident,) = second["incidents"]
+    assert (incident["reason"], incident["phase"]) == ("malformed", "between games")
+    assert "1, not 1.0 or true" in incident["detail"]
