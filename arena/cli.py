@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -66,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArenaError as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return error.exit_code
+    except sqlite3.DatabaseError as error:  # a league store failing where it is read
+        print(f"arena: error: the league store cannot be read: {error}; nothing was "
+              "changed (see docs/security.md, store faults)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130

@@ -90,6 +90,7 @@ def run_league(
                 file=err,
             )
             return EXIT_INTERRUPTED
+        store.check()  # never a clean exit over a damaged store
         print_leaderboard(config, store, out)
         return 0
     finally:
