@@ -2,6 +2,7 @@
 every open file of every process it can see (/proc/PID/fd)."""
 import contextlib
 import os
+import stat
 
 from _hostile import contained, escaped, play
 
@@ -15,10 +16,17 @@ def attack(request):
             tried += [f"/proc/{pid}/fd/{fd}" for fd in os.listdir(f"/proc/{pid}/fd")]
     for path in tried:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(100)
+            # only files: a pipe (its own stdin, say) would block the read
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             continue
+        try:
+            data = os.read(descriptor, 100) if stat.S_ISREG(os.fstat(descriptor).st_mode) \
+                else b""
+        except OSError:
+            data = b""
+        finally:
+            os.close(descriptor)
         if data.startswith(b"SQLite format 3"):
             escaped(request, f"read the store through {path}")
             return
