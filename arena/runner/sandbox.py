@@ -625,8 +625,13 @@ def _make_scratch(bot: identity.BotIdentity | None) -> Path:
 
 @cache
 def sweep_leftovers(first_uid: int) -> None:
-    """Once per process: what arenas killed with -9 left behind (their bots' processes,
-    control groups and scratch folders)."""
+    """Once per process, before its first bot: :func:`sweep_now`."""
+    sweep_now(first_uid)
+
+
+def sweep_now(first_uid: int) -> None:
+    """Remove what arenas killed with -9 left behind: their bots' processes (every bot
+    uid no live arena holds), control groups and scratch folders."""
     identity.sweep_abandoned(first_uid)
     cgroups.sweep_stale()
     with contextlib.suppress(OSError):

@@ -15,13 +15,17 @@ import re
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from arena.runner import cgroups
+from arena.runner import cgroups, sandbox
 from arena.runner.botspec import BotSpec
 from arena.runner.limits import Limits
 from arena.runner.pool import open_bot_pool
@@ -53,7 +57,9 @@ def hostile_spec(tmp_path: Path, script: str, target: str | None = None) -> BotS
         shutil.copy(BOTS / name, folder / name)
     if target is not None:
         (folder / "target.txt").write_text(target)
-    return BotSpec(name=script, version="1", command=("{python}", f"{script}.py"),
+    # the script's full path is in the command line of every process of the bot (they
+    # are found by it: no_process_runs)
+    return BotSpec(name=script, version="1", command=("{python}", str(folder / f"{script}.py")),
                    folder=folder, games={"nim": (2,)}, source="test")
 
 
@@ -268,3 +274,43 @@ def test_a_pong_with_id_true_is_malformed(tmp_path: Path) -> None:
     (incident,) = second["incidents"]
     assert (incident["reason"], incident["phase"]) == ("malformed", "between games")
     assert "1, not 1.0 or true" in incident["detail"]
+
+
+# ------------------------------------------------------------------ kill -9 of the arena
+
+def _scratch_folders() -> set[Path]:
+    root = Path(tempfile.gettempdir()) / f"ra-arena-scratch-{os.geteuid()}"
+    return set(root.iterdir()) if root.is_dir() else set()
+
+
+def _bot_groups() -> set[Path]:
+    return {group for parent in cgroups.detect().parents for group in parent.iterdir()
+            if group.name.startswith(cgroups.GROUP_PREFIX)}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_what_an_arena_killed_with_9_left_is_swept_at_the_next_start(
+        tmp_path: Path, level: str) -> None:
+    spec = hostile_spec(tmp_path, "lingering")
+    assert spec.folder is not None
+    scratch_before, groups_before = _scratch_folders(), _bot_groups()
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "tests.runner.hostile.arena_to_kill", str(spec.folder), level],
+        stdout=subprocess.PIPE, cwd=Path(__file__).parents[3])
+    try:
+        assert arena.stdout is not None and arena.stdout.readline() == b"ready\n"
+        time.sleep(0.2)  # the grandchild is on its own by now
+    finally:
+        arena.kill()
+        arena.wait()
+    if level == "none" and ROOT:
+        # the bot died with the arena, its setsid grandchild did not: left over until...
+        assert not no_process_runs(str(tmp_path))
+        assert _scratch_folders() - scratch_before
+    sandbox.sweep_now(HOSTILE_LIMITS.bot_uid)  # ... the next start of an arena
+    deadline = time.monotonic() + 5
+    while not no_process_runs(str(tmp_path)) and time.monotonic() < deadline:
+        time.sleep(0.05)  # (under bwrap the sandbox dies with its parent, at once)
+    assert no_process_runs(str(tmp_path))
+    assert not _scratch_folders() - scratch_before
+    assert not _bot_groups() - groups_before
