@@ -213,13 +213,15 @@ class LaunchPlan:
     env: dict[str, str]
     preexec: Callable[[], None]
     pass_fds: tuple[int, ...] = ()  # to keep open in the child; closed by close_fds()
+    # used by ``preexec`` only (close-on-exec), closed by close_fds() too
+    owned_fds: tuple[int, ...] = ()
 
     def close_fds(self) -> None:
-        """Close the parent's copies of ``pass_fds`` once the child has started."""
-        for fd in self.pass_fds:
+        """Close the parent's copies of the descriptors once the child has started."""
+        for fd in (*self.pass_fds, *self.owned_fds):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self.pass_fds = ()
+        self.pass_fds = self.owned_fds = ()
 
 
 @dataclass
@@ -372,10 +374,90 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                        "--no-new-privs"]
         return LaunchPlan(prefix + argv, folder, env,
                           child_setup(limits, group, None, None), pass_fds)
+    ruleset = landlock_ruleset(readable=[*_interpreter_prefixes(), ARENA_PACKAGE, folder,
+                                         *_system_paths(), "/dev/urandom", "/dev/random"],
+                               listable=[ARENA_ROOT],
+                               writable=[home, "/dev/null", "/dev/zero", "/dev/full"])
     return LaunchPlan(argv, folder, env,
                       child_setup(limits, group, bot, program,
                                   reachable=[*_interpreter_prefixes(), ARENA_ROOT,
-                                             *([folder] if folder != home else [])]))
+                                             *([folder] if folder != home else [])],
+                                  ruleset=ruleset),
+                      owned_fds=() if ruleset is None else (ruleset,))
+
+
+# ------------------------------------------------------------------ Landlock (level none)
+
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+# filesystem rights, by the ABI version that brought them
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_ALL_V1 = (1 << 13) - 1
+FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+@cache
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none)."""
+    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0,
+                            LANDLOCK_CREATE_RULESET_VERSION)
+    return max(0, int(version))
+
+
+def _system_paths() -> list[str]:
+    return ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc",
+            "/sys"]
+
+
+def landlock_ruleset(readable: list[str], listable: list[str], writable: list[str]
+                     ) -> int | None:
+    """A Landlock ruleset (its descriptor) for a bot at level none: it may read and run
+    what is under ``readable``, list ``listable`` (the folder holding the arena package:
+    Python lists it to import), and write under ``writable``; nothing else of the file
+    system.  With ABI 4 no TCP at all, with ABI 6 no signal to a process outside the
+    bot and no abstract Unix socket outside it.  None where the kernel has no Landlock."""
+    abi = landlock_abi()
+    if abi < 1:
+        return None
+    handled = FS_ALL_V1 | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0) \
+        | (FS_IOCTL_DEV if abi >= 5 else 0)
+    attr = _RulesetAttr(handled, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0,
+                        (SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET) if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
+    if ruleset < 0:
+        return None
+    read = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+    rules = [(path, read) for path in readable] + [(path, FS_READ_DIR) for path in listable]
+    rules += [(path, handled) for path in writable]
+    for path, access in rules:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # (a folder this system does not have)
+        try:
+            if not os.path.isdir(path):  # a file: only rights that apply to files
+                access &= FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+            rule = _PathBeneathAttr(access & handled, fd)
+            _libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+                          ctypes.byref(rule), 0)
+        finally:
+            os.close(fd)
+    os.set_inheritable(ruleset, False)
+    return int(ruleset)
 
 
 def _descendants(root: int) -> list[int]:
@@ -518,7 +600,8 @@ def _hidden_ancestor(path: str) -> str | None:
 
 def child_setup(limits: Limits, group: cgroups.BotGroup | None,
                 bot: identity.BotIdentity | None, program: bytes | None,
-                reachable: list[str] | None = None) -> Callable[[], None]:
+                reachable: list[str] | None = None, ruleset: int | None = None
+                ) -> Callable[[], None]:
     """A preexec function (runs in the child between fork and exec): join the control
     group, set rlimits; at level none also hide unreachable folders and put back what
     the bot needs, drop to the bot's uid and load the syscall filter."""
@@ -583,8 +666,11 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
             os.setresuid(bot.uid, bot.uid, bot.uid)
         # after the uid change, which clears it
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if prog is not None and buffer:  # the buffer holds the program
+        if ruleset is not None or prog is not None:
             _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        if ruleset is not None:
+            _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
+        if prog is not None and buffer:  # the buffer holds the program
             _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
                    "seccomp")
 

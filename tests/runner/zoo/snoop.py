@@ -14,8 +14,11 @@ def probe():
         "env": sorted(os.environ),
         "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
         "sees_root_home": os.path.exists("/root/.bashrc"),
-        "tmp_list": sorted(os.listdir("/tmp")),
     }
+    try:
+        facts["tmp_list"] = sorted(os.listdir("/tmp"))
+    except OSError:  # Landlock at level none
+        facts["tmp_list"] = None
     try:
         with open("written-by-bot.txt", "w") as handle:
             handle.write("x")
