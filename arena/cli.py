@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.errors import ArenaError
+from arena.errors import ArenaError, excerpt
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -65,11 +65,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args._handler(args)
         return result
     except ArenaError as error:
-        print(f"arena: error: {error}", file=sys.stderr)
+        print(f"arena: error: {excerpt(str(error))}", file=sys.stderr)
         return error.exit_code
     except sqlite3.DatabaseError as error:  # a league store failing where it is read
         print(f"arena: error: the league store cannot be read: {error}; nothing was "
               "changed (see docs/security.md, store faults)", file=sys.stderr)
+        return 2
+    except RecursionError:  # input nested beyond what a parser can follow
+        print("arena: error: the input is nested too deeply to read", file=sys.stderr)
+        return 2
+    except OSError as error:  # the file system refused what the user asked for
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"arena: error: {excerpt(where + (error.strerror or str(error)))}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)

@@ -26,9 +26,10 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.league.config import LeagueConfig, TimeControl
+from arena.league.config import LeagueConfig
 from arena.league.run import run_league
 from arena.runner.botspec import BotSpec
+from arena.settings import Limits
 
 BOTS = 4
 
@@ -61,9 +62,9 @@ async def _round_trip(bots: list[BotSpec], players: int, seconds: float, seed: i
                       ) -> tuple[float, float]:
     """(seconds per decision, decisions per game), one game at a time, warm processes."""
     from arena.plugins import discover
-    from arena.runner.limits import Limits
     from arena.runner.pool import open_bot_pool
     from arena.runner.referee import play_game
+    from arena.settings import Limits
 
     game = discover().game("ra")
     decisions = games = 0
@@ -106,7 +107,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 seed=args.seed,
                 concurrency=2 * cores,
                 results_dir=Path(folder) / "results",
-                time=TimeControl(per_decision=5.0),
+                limits=Limits(move_seconds=5.0),
             )
             cpu_before, start = _cpu_seconds(), time.perf_counter()
             busy_before, total_before = _machine_busy()
@@ -207,7 +208,7 @@ def _timed_league(bots: list[BotSpec], k: int, rounds: int, seed: int, cores: in
             path=Path(folder) / "bench.toml", name="bench", game="ra", players=(k,),
             roster=tuple(b.name for b in bots), rounds=rounds, seed=seed,
             concurrency=2 * cores, results_dir=Path(folder) / "results",
-            time=TimeControl(per_decision=5.0),
+            limits=Limits(move_seconds=5.0),
         )
         start = time.perf_counter()
         code = run_league(config, quiet=True, bots=bots, out=io.StringIO(),

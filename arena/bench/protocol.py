@@ -63,7 +63,6 @@ import trio
 from arena.errors import ArenaError
 from arena.games.base import Game, GameState
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
 from arena.runner.players import Player, PythonPlayer, WrappedPlayer
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
@@ -74,6 +73,7 @@ from arena.runner.protocol import (
     encode,
 )
 from arena.runner.referee import Referee
+from arena.settings import Limits
 
 GAME = "ra"
 REPLY_LINE = b'{"type":"reply","id":100,"index":0}\n'  # the size of a trivial bot's reply

@@ -27,9 +27,9 @@ import trio
 
 from arena.bench.protocol import TRIVIAL_LEAN_SPEC, Row, _timed_game
 from arena.errors import ArenaError
-from arena.runner.limits import Limits
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.sandbox import choose_level
+from arena.settings import Limits
 
 GAME = "ra"
 

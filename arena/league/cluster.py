@@ -3,7 +3,8 @@
 The machine running ``arena run`` stays the coordinator: it plans, is the store's only
 writer, shows progress and ranks, exactly as for a local league; only the playing moves.
 This module is the coordinator's half, used by :class:`~arena.league.backends.DaskBackend`:
-it gathers the games into chunks and sends each chunk to the cluster as one task.  :mod:`arena.league.cluster_worker` is the workers' half.
+it gathers the games into chunks and sends each chunk to the cluster as one task.
+:mod:`arena.league.cluster_worker` is the workers' half.
 
 * **Chunks**: a chunk is sized to take about ``chunk_seconds`` of a worker's time, from the
   game times measured so far (the first chunks hold two games), so Dask's per-task

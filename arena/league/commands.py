@@ -10,20 +10,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.league.config import load_league
+from arena.league.config import DEFAULT_LEAGUE, find_league, load_league, results_of
 from arena.league.store import DB_NAME, Store, open_store
 from arena.records import GameRecord
-
-DEFAULT_LEAGUE = Path("configs/league.toml")
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "league",
-        type=Path,
         nargs="?",
-        default=DEFAULT_LEAGUE,
-        help=f"the league file (default {DEFAULT_LEAGUE})",
+        default=None,
+        metavar="LEAGUE",
+        help=f"a league file, or the name of a bundled league (default: ./league.toml if "
+        f"there is one, else the bundled league {DEFAULT_LEAGUE!r})",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument(
@@ -61,7 +60,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
-    config = load_league(args.league)
+    config = load_league(find_league(args.league))
     shard = None
     if getattr(args, "shard", None) is not None:
         from dataclasses import replace
@@ -92,29 +91,25 @@ def run_command(args: argparse.Namespace) -> int:
     )
 
 
-def _results_argument(parser: argparse.ArgumentParser, default: Path | None) -> None:
+def _results_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "results",
-        type=Path,
-        nargs="?" if default else None,
-        default=default,
-        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
-        help="a league's results folder or its league file"
-        + (f" (default {default})" if default else ""),
+        nargs="?",
+        default=None,
+        metavar="RESULTS_DIR_OR_LEAGUE",
+        help="a league's results folder, its league file or a bundled league's name "
+        "(default: the league `arena run` plays)",
     )
 
 
-def resolve_store(target: Path) -> Store:
-    """The store of a results folder, or of the league a league file describes."""
-    if target.is_file() and target.suffix == ".toml":
-        return open_store(load_league(target).results_dir)
-    if not target.exists():
-        raise ArenaError(f"{target}: no such results folder or league file")
-    return open_store(target)
+def resolve_store(target: Path | str | None) -> Store:
+    """The store of a results folder, or of the league a league file (or a bundled
+    league's name, or None: the default league) describes."""
+    return open_store(results_of(target)[0])
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
-    _results_argument(parser, DEFAULT_LEAGUE)
+    _results_argument(parser)
     parser.add_argument("-o", "--output", type=Path, help="write to this file (default stdout)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")

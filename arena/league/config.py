@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,7 +16,16 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings
-from arena.runner.limits import SANDBOX_LEVELS
+from arena.settings import (
+    LIMIT_KEYS,
+    SANDBOX_LEVELS,
+    TIME_KEYS,
+    Limits,
+    from_league_file,
+    league_file_limits,
+    league_file_time,
+)
+from arena.tomlinput import TomlProblem, parse_toml
 
 FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -29,26 +37,6 @@ TOP_KEYS = (
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
     "limits", "rating", "cluster",
 )
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    per_decision: float = 1.0  # seconds a bot may think about one decision
-    per_game: float | None = None  # optional clock for the whole game, in seconds
-    overage: float = 0.0  # bank a bot may draw on when a decision runs over
-    handshake: float = 10.0  # seconds to start and say hello
-
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    # Defaults are those of arena.runner.limits.Limits (see its notes on what they mean).
-    memory_mb: int = 2048  # address space per bot process (RLIMIT_AS)
-    cpu_seconds: int = 3600  # CPU time over a bot process's life (it is reused across games)
-    max_processes: int = 64
-    max_file_mb: int = 64  # largest file a bot may write
-    max_open_files: int = 64
-    max_message_kb: int = 1024  # longest line a bot may send
-    sandbox: str = "auto"  # "auto", "bwrap" or "none": see docs/security.md
 
 
 @dataclass(frozen=True)
@@ -75,8 +63,8 @@ class LeagueConfig:
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
-    time: TimeControl = TimeControl()
-    limits: ResourceLimits = ResourceLimits()
+    # [time] and [limits]: the time control and the bots' limits (arena/settings.py)
+    limits: Limits = Limits()
     rating: RatingSettings = RatingSettings()
     # [cluster]: where to play (a Dask scheduler); None plays on this machine
     cluster: ClusterSettings | None = None
@@ -90,6 +78,9 @@ class LeagueConfig:
         data["players"] = list(self.players)
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
+        data.pop("limits")
+        data["time"] = league_file_time(self.limits)
+        data["limits"] = league_file_limits(self.limits)
         if self.cluster is not None:  # where it was played, not what: paths as text
             data["cluster"] = {key: None if value is None else str(value)
                                for key, value in asdict(self.cluster).items()}
@@ -106,8 +97,8 @@ class LeagueConfig:
             "game": self.game,
             "options": dict(self.options),
             "seed": self.seed,
-            "time": asdict(self.time),
-            "limits": asdict(self.limits),
+            "time": league_file_time(self.limits),
+            "limits": league_file_limits(self.limits),
         }
 
 
@@ -229,17 +220,34 @@ def _roster(value: Any) -> tuple[str, ...] | None:
     return names
 
 
+NAME_MAX = 255  # bytes of one path component on Linux file systems
+PATH_MAX = 4096
+
+
+def _path(text: str) -> str:
+    """A path the file system can hold: no component over NAME_MAX bytes, no NUL."""
+    if "\0" in text:
+        raise _Invalid("must not contain a NUL character")
+    if len(text.encode()) >= PATH_MAX:
+        raise _Invalid(f"is longer than a path may be ({PATH_MAX} bytes)")
+    for part in Path(text).parts:
+        if len(part.encode()) > NAME_MAX:
+            raise _Invalid(f"has a part longer than a file name may be ({NAME_MAX} bytes): "
+                           f"{part[:40]}...")
+    return text
+
+
 def _paths(base: Path) -> Callable[[Any], tuple[Path, ...]]:
     def check(value: Any) -> tuple[Path, ...]:
         items = value if isinstance(value, list) else [value]
-        return tuple(base / _string(item) for item in items)
+        return tuple(base / _path(_string(item)) for item in items)
 
     return check
 
 
 def _results(base: Path) -> Callable[[Any], Path]:
     def check(value: Any) -> Path:
-        return base / _string(value)
+        return base / _path(_string(value))
 
     return check
 
@@ -248,24 +256,90 @@ def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
 
+# The leagues shipped inside the package (package data): `arena run NAME` plays one.
+BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+DEFAULT_LEAGUE = "bundled"
+LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
+
+
+def bundled_leagues() -> dict[str, Path]:
+    """name -> file of every league shipped with Ra Arena."""
+    return {path.stem: path for path in sorted(BUNDLED_LEAGUES.glob("*.toml"))}
+
+
+def find_league(spec: str | Path | None) -> Path:
+    """The league file meant by ``spec``: a path to a file, or the name of a bundled
+    league (``arena run dice``); None: ``./league.toml`` if there is one, else the
+    bundled default league."""
+    if spec is None:
+        return LOCAL_LEAGUE if LOCAL_LEAGUE.is_file() else bundled_leagues()[DEFAULT_LEAGUE]
+    path = Path(spec)
+    try:
+        if path.is_file() or path.suffix == ".toml" or len(path.parts) > 1:
+            return path  # a file (load_league says what is wrong with it)
+    except OSError:  # a name longer than the system allows
+        return path
+    found = bundled_leagues().get(str(spec))
+    if found is None:
+        raise ArenaError(
+            f"{str(spec)[:80]!r} is neither a league file nor a bundled league; bundled "
+            f"leagues: {', '.join(bundled_leagues())} (`arena run` plays {DEFAULT_LEAGUE})"
+        )
+    return found
+
+
+def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:
+    """Where the results are for what a user named: a results folder, a league file, a
+    bundled league's name, or None (the default league); with the league file's
+    configuration when there is one."""
+    if target is not None:
+        path = Path(target)
+        try:
+            if path.is_dir():
+                return path, None
+            named = path.is_file() or str(target) in bundled_leagues()
+        except OSError as problem:  # e.g. a name too long for the file system
+            raise ArenaError(f"{str(target)[:80]}...: {problem.strerror}") from None
+        if not named:
+            raise ArenaError(
+                f"{str(target)[:200]}: no such results folder or league file (nor a bundled "
+                f"league: {', '.join(bundled_leagues())})"
+            )
+    config = load_league(find_league(target))
+    return config.results_dir, config.snapshot()
+
+
+def is_bundled(path: Path) -> bool:
+    try:
+        return path.resolve().parent == BUNDLED_LEAGUES
+    except OSError:
+        return False
+
+
 def load_league(path: Path | str) -> LeagueConfig:
-    """Read and validate a league file.  Relative paths in it are relative to the file."""
+    """Read and validate a league file.  Relative paths in it are relative to the file,
+    except in a league bundled with the package (which lives where nobody may write):
+    there they are relative to the current folder, so results go to ./results/NAME."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ArenaError(f"{path}: no such league file") from None
-    except (OSError, UnicodeDecodeError) as problem:
-        raise ArenaError(f"{path}: cannot read the league file: {problem}") from None
+    except OSError as problem:
+        raise ArenaError(f"{path}: cannot read the league file: {problem.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {problem.start})") from None
     return parse_league(text, path)
 
 
 def parse_league(text: str, path: Path) -> LeagueConfig:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as problem:  # its message carries line and column
-        raise ArenaError(f"{path}: not valid TOML: {problem}") from None
-    base = path.parent
+        data = parse_toml(text)
+    except TomlProblem as problem:
+        raise ArenaError(f"{path}: {problem}") from None
+    base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
     top.finish()  # a misspelt key first: "nmae" should not read as "name is required"
@@ -280,7 +354,8 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     if players is None:
         raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
     roster = top.get("roster", _roster, None)
-    default = Path("results") / name
+    # one rule for every path in the file: relative to the file, unless absolute
+    default = base / "results" / name
     league_format = top.get("format", _choice(FORMATS), "round-robin")
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
@@ -306,8 +381,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         results_dir=Path(os.path.normpath(top.get("results_dir", _results(base), default))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),
-        time=_time_control(top.section("time")),
-        limits=_limits(top.section("limits")),
+        limits=_limits(top.section("time"), top.section("limits")),
         rating=_rating(top.section("rating")),
         cluster=_cluster(top.section("cluster"), base),
     )
@@ -358,33 +432,34 @@ def _game_name(value: Any) -> str:
     return name
 
 
-def _time_control(section: _Section) -> TimeControl:
-    defaults = TimeControl()
-    control = TimeControl(
-        per_decision=section.get("per_decision", _seconds, defaults.per_decision),
-        per_game=section.get("per_game", _seconds, defaults.per_game),
-        overage=section.get("overage", _non_negative_seconds, defaults.overage),
-        handshake=section.get("handshake", _seconds, defaults.handshake),
-    )
-    section.finish()
-    return control
-
-
-def _limits(section: _Section) -> ResourceLimits:
-    defaults = ResourceLimits()
-    limits = ResourceLimits(
-        memory_mb=section.get("memory_mb", _memory, defaults.memory_mb),
-        cpu_seconds=section.get("cpu_seconds", _integer(1, 10**7), defaults.cpu_seconds),
-        max_processes=section.get("max_processes", _integer(1, 4096), defaults.max_processes),
-        max_file_mb=section.get("max_file_mb", _integer(1, 1 << 20), defaults.max_file_mb),
-        max_open_files=section.get("max_open_files", _integer(8, 65536), defaults.max_open_files),
-        max_message_kb=section.get(
-            "max_message_kb", _integer(1, 1 << 20), defaults.max_message_kb
-        ),
-        sandbox=section.get("sandbox", _choice(SANDBOX_LEVELS), defaults.sandbox),
-    )
-    section.finish()
-    return limits
+def _limits(time: _Section, limits: _Section) -> Limits:
+    """``[time]`` and ``[limits]``: each key checked here, then one :class:`Limits`."""
+    time_checks: dict[str, Callable[[Any], Any]] = {
+        "per_decision": _seconds, "per_game": _seconds, "overage": _non_negative_seconds,
+        "handshake": _seconds,
+    }
+    limit_checks: dict[str, Callable[[Any], Any]] = {
+        "memory_mb": _memory,
+        "cpu_seconds": _integer(1, 10**7),
+        "max_processes": _integer(1, 4096),
+        "max_file_mb": _integer(1, 1 << 20),
+        "max_open_files": _integer(8, 65536),
+        "max_message_kb": _integer(1, 1 << 20),
+        "sandbox": _choice(SANDBOX_LEVELS),
+    }
+    assert set(time_checks) == set(TIME_KEYS) and set(limit_checks) == set(LIMIT_KEYS)
+    given_time = {key: time.get(key, check) for key, check in time_checks.items()
+                  if key in time.data}
+    time.used.update(time_checks)  # what "allowed here" lists
+    time.finish()
+    given_limits = {key: limits.get(key, check) for key, check in limit_checks.items()
+                    if key in limits.data}
+    limits.used.update(limit_checks)
+    limits.finish()
+    try:
+        return from_league_file(given_time, given_limits)
+    except ArenaError as problem:  # a combination the runner refuses
+        raise ArenaError(f"{time.path}: {problem}") from None
 
 
 def _rating(section: _Section) -> RatingSettings:

@@ -16,7 +16,7 @@ from arena.games.base import Game
 from arena.league.config import LeagueConfig
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
+from arena.settings import Limits
 
 
 @dataclass(frozen=True)
@@ -29,27 +29,9 @@ class GameSettings:
     log_dir: Path | None = None  # one stderr log per bot process start (None: discarded)
 
 
-def runner_limits(config: LeagueConfig) -> Limits:
-    """The league file's time control and resource limits as the runner's Limits."""
-    limits = config.limits
-    return Limits(
-        handshake_seconds=config.time.handshake,
-        move_seconds=config.time.per_decision,
-        bank_seconds=config.time.overage or None,
-        game_seconds=config.time.per_game,
-        max_line_bytes=limits.max_message_kb * 1024,
-        memory_mb=limits.memory_mb,
-        cpu_seconds=limits.cpu_seconds,
-        max_processes=limits.max_processes,
-        max_file_mb=limits.max_file_mb,
-        max_open_files=limits.max_open_files,
-        sandbox=limits.sandbox,
-    )
-
-
 def league_settings(config: LeagueConfig) -> GameSettings:
     return GameSettings(
-        config.game, dict(config.options), runner_limits(config),
+        config.game, dict(config.options), config.limits,
         Path(config.results_dir) / "logs",
     )
 

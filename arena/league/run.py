@@ -55,11 +55,8 @@ def run_league(
     roster = list(bots) if bots is not None else find_bots(config)
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None else choose_level(config.limits.sandbox)
+    _check_anchor(config, roster)
     if dry_run:
-        if backend is None:
-            from arena.league.play import runner_limits
-
-            runner_limits(config)  # what the runner cannot do is refused here too
         return _dry_run(config, roster, err, shard)
     if sandbox is not None and not quiet:
         where = " (on this machine; each cluster worker chooses its own)" if cluster else ""
@@ -95,6 +92,18 @@ def run_league(
         return 0
     finally:
         store.close()
+
+
+def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
+    """The rating anchor must be a bot of the league: found before any game is played,
+    not after every game when the leaderboard is computed."""
+    anchor = config.rating.anchor
+    names = [bot.name for bot in roster]
+    if anchor is not None and anchor not in names:
+        raise ArenaError(
+            f"{config.path}: key 'rating.anchor': {anchor!r} plays no game in this league; "
+            f"anchor one of its bots ({', '.join(names)}) or remove the key"
+        )
 
 
 def _describe(

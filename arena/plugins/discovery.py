@@ -6,7 +6,7 @@ Order (it only decides the order of listings; a name registered twice is unusabl
 2. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name: their games, bots and bot folders;
 3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
-4. the bot folders bundled with Ra Arena (the repository's ``bots/``).
+4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
 Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
 point: the distribution) and the rest still loads.  A name registered by two sources is
@@ -40,10 +40,8 @@ from arena.plugins.manifest import (
 from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
 
-# The bundled bots live beside the package in a source checkout (the README installs in
-# editable mode); an installed wheel has none, and site-packages/bots is someone else's.
-_CHECKOUT = Path(arena.__file__).resolve().parent.parent
-BUNDLED_BOTS = _CHECKOUT / "bots"
+# The bundled bots are package data (arena/bots), in a checkout and in an installed wheel.
+BUNDLED_BOTS = Path(arena.__file__).resolve().parent / "bots"
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
 
@@ -80,7 +78,7 @@ def discover(
     folder_sources: list[tuple[Path, str | None]] = []
     _collect_plugin_bots(manager, registry, folder_sources)
     folder_sources.extend((path, None) for path in paths)
-    if include_bundled and BUNDLED_BOTS.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
+    if include_bundled and BUNDLED_BOTS.is_dir():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
     _collect_bot_folders(folder_sources, registry)
     _mark_clashes(registry)

@@ -41,7 +41,7 @@ from arena.runner.botspec import BotSpec
 
 if TYPE_CHECKING:
     from arena.runner.channel import BotChannel
-    from arena.runner.limits import Limits
+    from arena.settings import Limits
 
 # What a transport returns: given the nursery that owns the bot's helpers (stderr
 # drainers) and the folder for its logs, open a channel to the bot, or raise BotFailure.

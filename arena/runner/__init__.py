@@ -13,7 +13,7 @@ Where to look:
 - :mod:`arena.runner.transports` - the ``arena_open_bot`` hook's bundled transports
   (local process, bwrap, TCP) and ``open_bot_channel``.
 - :mod:`arena.runner.protocol` - the messages and their JSON Schemas (``schemas/``).
-- :mod:`arena.runner.limits` - every limit and its default, in one place.
+- :mod:`arena.settings` - every limit and its default, in one place.
 - :mod:`arena.runner.sandbox` - how a process is launched (rlimits, environment, bwrap).
 - :mod:`arena.runner.process`, :mod:`~arena.runner.pipes`, :mod:`~arena.runner.lines` -
   the process transport itself and the bounded reading of a bot's output.

@@ -37,7 +37,6 @@ import arena
 from arena.runner.botspec import BotSpec
 from arena.runner.channel import BotChannel
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.protocol import (
     EVERYTHING,
     PROTOCOL,
@@ -56,6 +55,7 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
+from arena.settings import Limits
 
 JSON = Any
 # queued notifications are flushed on their own beyond this size (a very long game)

@@ -20,8 +20,8 @@ import trio
 from arena.errors import ArenaError
 from arena.runner.botspec import BotSpec
 from arena.runner.connection import BotConnection
-from arena.runner.limits import Limits
 from arena.runner.sandbox import choose_level
+from arena.settings import Limits
 
 PoolKey = tuple[str, str, tuple[str, ...], str]
 

@@ -48,7 +48,7 @@ from arena.runner.sandbox import BotLaunch, LaunchPlan, prepare_launch
 
 if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
-    from arena.runner.limits import Limits
+    from arena.settings import Limits
 
 # a reply caught busy-waiting yields to the event loop only if it has not run for this
 # long: a yield costs as much as the wake-ups saved, but other tasks (games played

@@ -53,7 +53,6 @@ from arena.errors import ArenaError
 from arena.games.base import Game, GameState
 from arena.records import Comment, Failure, GameRecord, Incident, SeatTimings
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import Player, wants_of
 from arena.runner.protocol import (
     ActionNotice,
@@ -63,6 +62,7 @@ from arena.runner.protocol import (
     Reply,
     Wants,
 )
+from arena.settings import Limits
 
 JSON = Any
 

@@ -63,7 +63,7 @@ from arena.errors import ArenaError
 from arena.runner import cgroups, identity
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
+from arena.settings import Limits
 
 PYTHON_PLACEHOLDER = "{python}"
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"

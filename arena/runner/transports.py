@@ -27,8 +27,8 @@ from arena.plugins.hookspecs import ChannelOpener, hookimpl
 from arena.runner.botspec import BotSpec
 from arena.runner.channel import BotChannel, StreamChannel
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.process import open_process_channel
+from arena.settings import Limits
 
 
 def parse_tcp_address(connect: str) -> tuple[str, int]:

@@ -12,7 +12,7 @@ from arena.cli import main
 from arena.errors import ArenaError
 from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
-from arena.league.play import league_settings, runner_limits
+from arena.league.play import league_settings
 from arena.league.run import run_league
 from arena.league.store import open_store
 from tests.league.fakes import FakePlay, bots
@@ -21,10 +21,10 @@ BAD_BOTS = Path(__file__).with_name("bots")
 
 
 def test_per_game_becomes_the_runners_game_clock(league_file) -> None:
-    assert runner_limits(load_league(league_file())).game_seconds is None
+    assert load_league(league_file()).limits.game_seconds is None
     config = load_league(league_file("[time]", "per_decision = 2", "overage = 5",
                                      "per_game = 90"))
-    limits = runner_limits(config)
+    limits = config.limits
     assert (limits.move_seconds, limits.bank_seconds, limits.game_seconds) == (2.0, 5.0, 90.0)
     assert league_settings(config).limits == limits
     assert limits.protocol_json()["game_ms"] == 90_000  # what the bots are told

@@ -17,7 +17,6 @@ from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import first_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.protocol import (
@@ -32,6 +31,7 @@ from arena.runner.protocol import (
     schema,
 )
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import FAST, assert_no_survivors, the_failure, zoo_spec
 from .toygame import NIM

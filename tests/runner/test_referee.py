@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.protocol import DecisionRequest, Reply
 from arena.runner.referee import adjusted_placements, derived_seed, play_game
+from arena.settings import Limits
 
 from .toygame import NIM
 

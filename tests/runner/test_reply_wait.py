@@ -12,11 +12,11 @@ import trio
 
 from arena.bench.protocol import TRIVIAL_LEAN_SPEC
 from arena.errors import ArenaError
-from arena.runner.limits import Limits
 from arena.runner.pipes import PipeEnd
 from arena.runner.pool import open_bot_pool
 from arena.runner.process import YIELD_EVERY_SECONDS, BotProcess
 from arena.runner.protocol import Reply
+from arena.settings import Limits
 from tests.runner.helpers import FAST
 
 

@@ -15,10 +15,10 @@ import trio
 
 from arena.errors import ArenaError
 from arena.runner import sandbox
-from arena.runner.limits import Limits
 from arena.runner.players import first_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import FAST, SANDBOXES, ZOO, zoo_spec
 from .toygame import NIM

@@ -16,11 +16,11 @@ import pytest
 import trio
 
 from arena.runner.connection import BotConnection
-from arena.runner.limits import Limits
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.process import group_cpu_seconds
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import (
     FAST,

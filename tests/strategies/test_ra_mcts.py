@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from arena.games.ra import GAME, RaState
 from arena.games.ra.scenario import build_state
 from arena.games.ra.tiles import BID_BASE, PASS
-from arena.runner.limits import Limits
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
+from arena.settings import Limits
 from arena.strategies.greedy import greedy_action
 from arena.strategies.mcts import (
     MIN_SHARE,

@@ -27,9 +27,9 @@ import trio
 
 from arena.runner import cgroups, sandbox
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from ..helpers import FAST, bundled_spec
 from ..toygame import NIM

@@ -15,8 +15,9 @@ def probe():
         "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
         "sees_root_home": os.path.exists("/root/.bashrc"),
     }
-    try:
-        facts["tmp_list"] = sorted(os.listdir("/tmp"))
+    try:  # only the test markers: a busy /tmp would not fit in one stderr tail
+        facts["tmp_list"] = sorted(n for n in os.listdir("/tmp")
+                                   if n.startswith("arena-host-marker-"))
     except OSError:  # Landlock at level none
         facts["tmp_list"] = None
     try:
