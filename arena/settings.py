@@ -54,8 +54,10 @@ class Limits:
     # --- input from the bot ---
     max_line_bytes: int = 1 << 20  # one JSON line on stdout; longer = "oversize"
     max_comment_chars: int = 200  # a reply's comment is cut to this length in the record
-    stderr_log_bytes: int = 1 << 20  # per process start; the rest is counted, not kept
+    stderr_log_bytes: int = 1 << 20  # per process start: its first and last halves kept
     stderr_tail_bytes: int = 4096  # the end of stderr kept for the game record
+    # all the stderr logs in a league's log folder: the oldest go beyond this
+    logs_total_bytes: int = 256 << 20
 
     # --- operating-system limits (see the module docstring) ---
     memory_mb: int = 2048  # RLIMIT_AS
@@ -100,7 +102,7 @@ class Limits:
             raise ArenaError(f"limit game_seconds must be a positive number or None (no "
                              f"game clock), not {self.game_seconds!r}")
         for name in ("quit_grace_seconds", "reply_busy_wait_seconds", "max_comment_chars",
-                     "stderr_log_bytes", "stderr_tail_bytes"):
+                     "stderr_log_bytes", "stderr_tail_bytes", "logs_total_bytes"):
             if not getattr(self, name) >= 0:
                 raise ArenaError(f"limit {name} must be >= 0, not {getattr(self, name)!r}")
 

@@ -374,6 +374,7 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
     try:
         plan = launch.plan
         number = next(_starts)
+        bound_logs(log_dir, limits.logs_total_bytes - limits.stderr_log_bytes)
         # the arena's pid keeps the logs of two runs into one directory apart
         log = StderrLog(log_dir / f"{slug(spec.name)}-{os.getpid()}-{number}.stderr.log",
                         limits.stderr_log_bytes, limits.stderr_tail_bytes)
@@ -388,6 +389,27 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
         raise
     nursery.start_soon(process.drain_stderr)
     return ProcessChannel(process, limits, launch)
+
+
+def bound_logs(log_dir: Path, total: int) -> None:
+    """Delete the oldest stderr logs in ``log_dir`` until the rest take at most
+    ``total`` bytes: a league's logs are bounded, however many processes it starts."""
+    try:
+        logs = []
+        with os.scandir(log_dir) as entries:
+            for entry in entries:
+                if entry.name.endswith(".stderr.log") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    logs.append((info.st_mtime, info.st_size, entry.path))
+    except OSError:
+        return
+    size = sum(length for _, length, _ in logs)
+    for _, length, path in sorted(logs):
+        if size <= total:
+            break
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            size -= length
 
 
 def slug(name: str) -> str:

@@ -321,3 +321,24 @@ def test_what_an_arena_killed_with_9_left_is_swept_at_the_next_start(
     assert no_process_runs(str(tmp_path))
     assert not _scratch_folders() - scratch_before
     assert not _bot_groups() - groups_before
+
+
+def test_the_logs_of_a_league_are_bounded_in_total(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    spec = hostile_spec(tmp_path, "log_flood")
+    # each start floods 4 MiB; 16 KiB kept per start, 40 KiB in all
+    limits = dataclasses.replace(HOSTILE_LIMITS, sandbox="auto", stderr_log_bytes=16 << 10,
+                                 logs_total_bytes=40 << 10)
+    other = bundled_spec("first", ("{python}", "bot.py"))
+
+    async def main() -> None:
+        async with open_bot_pool(limits, logs) as pool:
+            for seed in range(6):  # a fresh process each game: the last one crashed
+                async with pool.seated([spec, other]) as players:
+                    await play_game(NIM, players, seed=seed, limits=limits)
+
+    trio.run(main)
+    sizes = [log.stat().st_size for log in logs.glob("*.stderr.log")]
+    floods = list(logs.glob("log_flood-*"))
+    assert sum(sizes) <= (40 << 10) + 6 * 200  # the caps, plus each log's "dropped" line
+    assert 1 <= len(floods) < 6  # the oldest were deleted, the newest kept
