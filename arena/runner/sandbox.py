@@ -116,7 +116,10 @@ class SandboxChoice:
         """One line for the start of a run."""
         line = f"sandbox: {self.level} ({self.why})"
         if self.level == "none":
-            line += "; for trusted bots only"
+            abi = landlock_abi()
+            line += "; for trusted bots only; " + (
+                f"Landlock ABI {abi} keeps them to their folders" if abi else
+                "no Landlock: they can read what their user can")
         if self.accounting.enforced:
             line += f"; per-bot memory and process limits by {self.accounting.why}"
         else:
