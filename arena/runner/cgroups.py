@@ -93,7 +93,13 @@ def detect() -> Accounting:
             break
         parents.append(parent)
     else:
-        return Accounting("cgroup1", "cgroup v1 memory and pids", tuple(parents))
+        own = _own_path("cpuacct")
+        parent = CGROUP_ROOT / "cpuacct" / (own or "/").lstrip("/")
+        if own is not None and _writable_dir(parent):
+            parents.append(parent)
+            return Accounting("cgroup1", "cgroup v1 memory, pids and cpuacct", tuple(parents))
+        return Accounting("cgroup1", "cgroup v1 memory and pids (CPU time per process only)",
+                          tuple(parents))
     return Accounting("rlimits", "; ".join(reasons) or "no cgroups")
 
 
@@ -112,8 +118,10 @@ def _v2_delegate(parent: Path) -> bool:
 class BotGroup:
     """The control group(s) of one bot process; see the module docstring."""
 
-    def __init__(self, accounting: Accounting, memory_bytes: int, max_processes: int) -> None:
+    def __init__(self, accounting: Accounting, memory_bytes: int, max_processes: int,
+                 cpu_seconds: float | None = None) -> None:
         self.kind = accounting.kind
+        self.cpu_limit = cpu_seconds
         name = f"{GROUP_PREFIX}{os.getpid()}-{next(_numbers)}"
         self.paths = tuple(parent / name for parent in accounting.parents)
         try:
@@ -125,7 +133,7 @@ class BotGroup:
                 (path / "memory.swap.max").write_text("0")
                 (path / "pids.max").write_text(str(max_processes))
             elif self.kind == "cgroup1":
-                memory, pids = self.paths
+                memory, pids = self.paths[:2]
                 (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
                 with contextlib.suppress(OSError):  # only with swap accounting
                     (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
@@ -137,13 +145,19 @@ class BotGroup:
         self._procs = [os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
                        for path in self.paths]
         # the counters of going over, kept open: a look costs two preads (~2 µs)
-        memory_events = "memory.events" if self.kind == "cgroup2" else "memory.oom_control"
+        v2 = self.kind == "cgroup2"
+        memory_events = "memory.events" if v2 else "memory.oom_control"
+        pids_path = self.paths[0 if v2 else 1] if self.paths else None
         self._counters = [
             ("memory", b"oom_kill", os.open(self.paths[0] / memory_events,
                                             os.O_RDONLY | os.O_CLOEXEC)),
-            ("processes", b"max", os.open(self.paths[-1] / "pids.events",
+            ("processes", b"max", os.open(pids_path / "pids.events",
                                           os.O_RDONLY | os.O_CLOEXEC)),
-        ] if self.paths else []
+        ] if pids_path is not None else []
+        # CPU time of the whole tree: cgroup v2's cpu.stat (always there), v1's cpuacct
+        cpu_file = (self.paths[0] / "cpu.stat") if v2 and self.paths else \
+            (self.paths[2] / "cpuacct.usage") if len(self.paths) == 3 else None
+        self._cpu_fd = -1 if cpu_file is None else os.open(cpu_file, os.O_RDONLY | os.O_CLOEXEC)
 
     def join(self) -> None:
         """Move the calling process into the group(s): called in the child before exec."""
@@ -153,16 +167,39 @@ class BotGroup:
 
     def exceeded(self) -> str | None:
         """"memory" if the group's memory limit killed a process, "processes" if a fork
-        was refused at its process limit, else None."""
+        was refused at its process limit, "cpu" if its processes together used more
+        than the CPU time allowed, else None."""
         for reason, key, fd in self._counters:
             with contextlib.suppress(OSError):
                 for line in os.pread(fd, 512, 0).splitlines():
                     name, _, value = line.partition(b" ")
                     if name == key and int(value) > 0:
                         return reason
+        if self.cpu_limit is not None and (used := self.cpu_seconds()) is not None \
+                and used > self.cpu_limit:
+            return "cpu"
         return None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) used by every process of the group so far; None
+        where the machine does not count it per group."""
+        if self._cpu_fd < 0:
+            return None
+        try:
+            data = os.pread(self._cpu_fd, 512, 0)
+        except OSError:
+            return None
+        if self.kind == "cgroup2":  # "usage_usec N" first
+            for line in data.splitlines():
+                if line.startswith(b"usage_usec "):
+                    return int(line.split()[1]) / 1e6
+            return None
+        return int(data) / 1e9  # cpuacct.usage: nanoseconds
+
     def exceeded_detail(self, reason: str, memory_mb: int, max_processes: int) -> str:
+        if reason == "cpu":
+            return (f"its processes together used more than {self.cpu_limit:g} CPU seconds "
+                    f"({self.cpu_seconds() or 0:.1f} s)")
         if reason == "memory":
             return (f"went over its memory limit of {memory_mb} MiB (all its processes "
                     "together); the kernel killed a process")
@@ -171,10 +208,12 @@ class BotGroup:
     def remove(self) -> None:
         """Kill whatever is left in the group(s) and remove them."""
         for fd in [*getattr(self, "_procs", []),
-                   *(fd for _, _, fd in getattr(self, "_counters", []))]:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._procs, self._counters = [], []
+                   *(fd for _, _, fd in getattr(self, "_counters", [])),
+                   getattr(self, "_cpu_fd", -1)]:
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._procs, self._counters, self._cpu_fd = [], [], -1
         for path in self.paths:
             _remove_group(path)
         self.paths = ()

@@ -13,6 +13,7 @@ REASONS: dict[str, str] = {
     "protocol": "a well-formed message that is wrong here: wrong id, wrong type, wrong version",
     "memory": "its processes together went over the memory limit (the kernel killed one)",
     "processes": "tried to run more processes at once than the limit allows",
+    "cpu": "its processes together used more CPU time than the limit (cpu_seconds)",
     "forbidden": "made a system call the sandbox forbids (mount, ptrace, unshare, ...)",
 }
 

@@ -361,7 +361,10 @@ class ProcessChannel:
         most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
         if most <= threshold:
             return False
-        self._cpu_used, self._cpu_checked_at = group_cpu_seconds(self.process.pid), now
+        group = self.launch.group
+        tree = None if group is None else group.cpu_seconds()  # every process of the bot
+        used = tree if tree is not None else group_cpu_seconds(self.process.pid)
+        self._cpu_used, self._cpu_checked_at = used, now
         return self._cpu_used > threshold
 
 

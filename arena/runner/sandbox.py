@@ -319,7 +319,7 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
             launch.identity = identity.lease_identity(limits.bot_uid)
         if choice.accounting.enforced:
             launch.group = cgroups.BotGroup(choice.accounting, limits.memory_mb << 20,
-                                            limits.max_processes)
+                                            limits.max_processes, limits.cpu_seconds)
         if choice.level == "none":
             launch.scratch = _make_scratch(launch.identity)
         launch.plan = plan_launch(spec, limits, launch.scratch, launch.identity,

@@ -176,6 +176,19 @@ def test_memory_is_counted_over_all_its_processes(tmp_path: Path, level: str) ->
     assert no_process_runs(str(tmp_path))
 
 
+@pytest.mark.skipif(
+    cgroups.detect().kind == "cgroup1" and len(cgroups.detect().parents) < 3
+    and not (ROOT and os.environ.get("CI") == "true"),
+    reason="no cgroup v1 cpuacct hierarchy: CPU time is per process only")
+@needs_accounting
+@pytest.mark.parametrize("level", LEVELS)
+def test_cpu_time_is_counted_over_all_its_processes(tmp_path: Path, level: str) -> None:
+    failure = failure_of(play(hostile_spec(tmp_path, "cpu_children"), level,
+                              cpu_seconds=1, move_seconds=20.0))
+    assert failure["reason"] == "cpu", failure
+    assert "more than 1 CPU seconds" in failure["detail"]
+
+
 @needs_accounting
 @pytest.mark.parametrize("level", [BWRAP])  # at none the scratch folder is on disk
 def test_files_in_its_private_tmp_count_as_memory(tmp_path: Path, level: str) -> None:
