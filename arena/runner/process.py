@@ -48,6 +48,7 @@ from arena.runner.sandbox import BotLaunch, LaunchPlan, prepare_launch
 
 if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
+    from arena.runner.cgroups import BotGroup
     from arena.settings import Limits
 
 # a reply caught busy-waiting yields to the event loop only if it has not run for this
@@ -124,6 +125,13 @@ def group_cpu_seconds(pgid: int) -> float:
         if int(fields[2]) == pgid:
             most = max(most, (int(fields[11]) + int(fields[12])) / ticks)
     return most
+
+
+def bot_cpu_seconds(pgid: int, group: BotGroup | None) -> float:
+    """CPU seconds the bot has used: over its whole process tree where its control group
+    counts them, else the most of one live process of its group (RLIMIT_CPU's view)."""
+    tree = None if group is None else group.cpu_seconds()
+    return tree if tree is not None else group_cpu_seconds(pgid)
 
 
 class BotProcess:
@@ -361,9 +369,7 @@ class ProcessChannel:
         most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
         if most <= threshold:
             return False
-        group = self.launch.group
-        tree = None if group is None else group.cpu_seconds()  # every process of the bot
-        used = tree if tree is not None else group_cpu_seconds(self.process.pid)
+        used = bot_cpu_seconds(self.process.pid, self.launch.group)
         self._cpu_used, self._cpu_checked_at = used, now
         return self._cpu_used > threshold
 

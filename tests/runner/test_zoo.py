@@ -218,7 +218,7 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_games(
     from arena.runner import process
 
     used = iter([0.0, 1e9])  # before game 2: fine; before game 3: nearly spent
-    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: next(used))
+    monkeypatch.setattr(process, "bot_cpu_seconds", lambda pgid, group: next(used))
     monkeypatch.setattr(process, "_CORES", 10**12)  # so it could have: look each time
     records, bot = play("follower", "none", games=3)
     assert len(bot.pids) == 2
@@ -230,7 +230,8 @@ def test_cpu_use_is_not_scanned_while_the_limit_is_out_of_reach(
     from arena.runner import process
 
     scans: list[int] = []
-    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: scans.append(pgid))
+    monkeypatch.setattr(process, "bot_cpu_seconds",
+                        lambda pgid, group: scans.append(pgid))
     records, bot = play("follower", "none", games=3)
     assert scans == [] and len(bot.pids) == 1  # seconds of games cannot use 1800 s of CPU
     assert all(r["failures"] == [] for r in records)
