@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +286,36 @@ def find_league(spec: str | Path | None) -> Path:
             f"leagues: {', '.join(bundled_leagues())} (`arena run` plays {DEFAULT_LEAGUE})"
         )
     return found
+
+
+def with_overrides(
+    config: LeagueConfig,
+    *,
+    rounds: int | None = None,
+    seed: int | None = None,
+    results_dir: str | None = None,
+    sandbox: str | None = None,
+) -> LeagueConfig:
+    """``config`` with command-line options in place of the file's keys, each checked as
+    the file's key is (a path given on the command line is relative to where you are)."""
+    changes: dict[str, Any] = {}
+
+    def checked(option: str, value: Any, check: Callable[[Any], Any]) -> Any:
+        try:
+            return check(value)
+        except _Invalid as problem:
+            raise ArenaError(f"--{option}: {problem} (got {str(value)[:80]!r})") from None
+
+    if rounds is not None:
+        changes["rounds"] = checked("rounds", rounds, _integer(1, 100_000))
+    if seed is not None:
+        changes["seed"] = checked("seed", seed, _integer(0, MAX_SEED))
+    if results_dir is not None:
+        changes["results_dir"] = Path(checked("results-dir", results_dir, _path))
+    if sandbox is not None:
+        level = checked("sandbox", sandbox, _choice(SANDBOX_LEVELS))
+        changes["limits"] = replace(config.limits, sandbox=level)
+    return replace(config, **changes)
 
 
 def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:

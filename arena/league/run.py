@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -89,6 +90,10 @@ def run_league(
             return EXIT_INTERRUPTED
         store.check()  # never a clean exit over a damaged store
         print_leaderboard(config, store, out)
+        if not quiet:
+            where = shlex.quote(str(config.results_dir))
+            print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
+                  "--matrix; arena replay GAME_ID)", file=err)
         return 0
     finally:
         store.close()
