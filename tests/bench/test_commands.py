@@ -90,3 +90,13 @@ def test_the_sandbox_benchmark_compares_each_level_with_none_in_the_same_run(
     assert none["starts"] == sandboxed["starts"] > 0  # interleaved, one of each per round
     assert sandboxed["start ms (median)"] > 0 and sandboxed["decision µs (median)"] > 0
     assert none["start + ms vs none"] == 0 and "goal: at most +20 ms" in result["notes"][0]
+
+
+def test_the_planning_benchmark_plans_500_bots(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.bench import plan
+
+    monkeypatch.setattr(plan, "CASES", (("sample", (3,), 3000),))  # the real ones take s
+    assert main(["bench", "plan", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert row["bots"] == 500 and 0 < row["games"] <= 3000 and row["plan (s)"] > 0
