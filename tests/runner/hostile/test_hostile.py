@@ -46,8 +46,10 @@ LEVELS = [BWRAP, "none"] if NONE_CONTAINS else [BWRAP]
 # ... and where nothing may be left behind: at none only as root (a setsid double fork
 # escapes the process group; the sweep finds it by its uid)
 LEVELS_SWEPT = [BWRAP, "none"] if ROOT else [BWRAP]
-HOSTILE_LIMITS = dataclasses.replace(FAST, move_seconds=3.0, memory_mb=256,
-                                     max_processes=32, max_comment_chars=1000)
+# generous clocks: on a loaded machine a slow start must not pass for the attack's reason
+HOSTILE_LIMITS = dataclasses.replace(FAST, handshake_seconds=20.0, move_seconds=10.0,
+                                     ping_seconds=5.0, memory_mb=256, max_processes=32,
+                                     max_comment_chars=1000)
 # CI runs as root on a machine with writable cgroups: there these must run; a user
 # without a delegated cgroup subtree has no per-bot accounting (docs/security.md)
 needs_accounting = pytest.mark.skipif(
