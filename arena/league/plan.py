@@ -2,8 +2,9 @@
 
 This is where a changed league file is checked against the games already played.  What
 may change freely: concurrency, the rating settings, the league's name, the sandbox level
-(it contains bots; it changes no rule or limit), and anything that only *adds* games (a new bot, more rounds, another player count).  What is refused, with a
-message saying what changed: the game, its options, the seed, the time control, the
+(it contains bots; it changes no rule or limit), and anything that only *adds* games (a
+new bot, more rounds, another player count).  What is refused, with a message saying what
+changed: the game, its options, the seed, the time control, the
 limits, a bot whose version or content changed, and anything that would drop games
 already played from the schedule (removing a bot, fewer rounds, a different cap).
 """
