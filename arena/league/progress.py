@@ -1,5 +1,6 @@
-"""The live progress line of a league on stderr: done/total, games/s, ETA, failures and
-the current top of the leaderboard (sequential Elo, updated game by game)."""
+"""The live progress line of a league on stderr: done/total, games/s, ETA, failures, the
+state of the league's sequential test if it has one, and the current top of the
+leaderboard (sequential Elo, updated game by game)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from arena.league.results import GameResult
@@ -25,6 +27,7 @@ class Progress:
         stream: TextIO | None = None,
         top: int = 3,
         clock: Any = time.monotonic,
+        status: Callable[[], str] | None = None,
     ) -> None:
         self.total = total
         self.already = done  # finished before this run (resume)
@@ -38,6 +41,7 @@ class Progress:
         self.start = clock()
         self.last_draw = -1e9
         self.ticker = EloTicker()
+        self.status = status  # e.g. the sequential test's running LLR
 
     def seed_leaderboard(self, results: list[GameResult]) -> None:
         """Feed the games stored before this run, so the ticker covers the whole league."""
@@ -67,6 +71,8 @@ class Progress:
             f"ETA {eta}",
             f"failures {failed}",
         ]
+        if self.status is not None:
+            parts.append(self.status())
         board = self.ticker.leaderboard()[: self.top]
         if board:
             parts.append("top: " + ", ".join(f"{bot} {elo:.0f}" for bot, elo in board) + " (Elo)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -16,6 +17,7 @@ from arena.league.plan import Plan, prepare
 from arena.league.progress import Progress
 from arena.league.results import GameResult
 from arena.league.scheduler import PlayerFactory, RunSummary, play_games
+from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import Store, create_store, open_store
 from arena.runner.botspec import BotSpec
 
@@ -55,19 +57,35 @@ def run_league(
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store)
+        stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
+        stored = store.results()
+        to_play = plan.to_play
+        if stop is not None:
+            stop.seed(stored)
+            to_play = [] if stop.decided else stop.order(to_play)
         if not quiet:
-            _describe(config, roster, plan, err)
-        progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
-        progress.seed_leaderboard(store.results())
+            _describe(config, roster, plan, err, stop)
+        progress = Progress(
+            len(plan.schedule),
+            plan.done,
+            quiet=quiet,
+            stream=err,
+            status=stop.status if stop is not None else None,
+        )
+        progress.seed_leaderboard(stored)
         summary = RunSummary(0, False, 0.0)
         try:
-            if plan.to_play:  # (no worker or bot process for a finished league)
-                summary = trio.run(play_games, plan.to_play, player, store, concurrency,
-                                   progress)
+            if to_play:  # (no worker or bot process for a finished league)
+                summary = trio.run(
+                    functools.partial(play_games, stop=stop),
+                    to_play, player, store, concurrency, progress,
+                )
         except BaseExceptionGroup as group:
             raise _single(group) from None
         finally:
             progress.finish()
+            if stop is not None:
+                store.save_stop(stop.summary())
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "
@@ -75,13 +93,21 @@ def run_league(
                 file=err,
             )
             return EXIT_INTERRUPTED
+        if stop is not None:
+            print(f"{config.name}: {stop.verdict()}", file=out)
         print_leaderboard(config, store, out)
         return 0
     finally:
         store.close()
 
 
-def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: TextIO) -> None:
+def _describe(
+    config: LeagueConfig,
+    roster: Sequence[BotSpec],
+    plan: Plan,
+    err: TextIO,
+    stop: SequentialStop | None = None,
+) -> None:
     names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
     kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
     print(f"{config.name}: {config.game}, {kind} {names}", file=err)
@@ -92,6 +118,15 @@ def _describe(config: LeagueConfig, roster: Sequence[BotSpec], plan: Plan, err: 
         f"{len(plan.to_play)} to play, results in {config.results_dir}",
         file=err,
     )
+    if stop is not None:
+        h0, h1 = stop.hypotheses()
+        state = "decided already" if stop.decided else "stops as soon as it decides"
+        print(
+            f"{config.name}: sequential test of H0 ({h0}) against H1 ({h1}), "
+            f"alpha {stop.design.alpha:g}, beta {stop.design.beta:g}, in "
+            f"{stop.unit_name}: {state} (at most {len(plan.schedule)} games)",
+            file=err,
+        )
 
 
 def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> int:
@@ -102,10 +137,13 @@ def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> in
         store = None  # a new league
     try:
         plan = prepare(config, roster, store, save=False)
+        stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
+        if stop is not None and store is not None:
+            stop.seed(store.results())
     finally:
         if store is not None:
             store.close()
-    _describe(config, roster, plan, err)
+    _describe(config, roster, plan, err, stop)
     return 0
 
 

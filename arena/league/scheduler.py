@@ -7,7 +7,9 @@ SQLite with no checkpoint inside, so a cancellation can never leave half a game 
 
 SIGINT (Ctrl-C) and SIGTERM cancel the nursery: games in flight are abandoned (their bot
 processes are killed by the runner's own cleanup as the cancellation unwinds) and the run
-reports how far it got; rerunning the same command resumes.
+reports how far it got; rerunning the same command resumes.  A stop rule (a league's
+sequential test) is asked after every stored game and ends the run the same way once it
+has its answer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from typing import Protocol
 
 import trio
 
@@ -30,11 +33,18 @@ PlayFunction = Callable[[ScheduledGame], Awaitable[PlayedGame]]
 PlayerFactory = Callable[[trio.Nursery], AbstractAsyncContextManager[PlayFunction]]
 
 
+class StopRule(Protocol):
+    def game_done(self, result: GameResult) -> bool:
+        """Called after each stored game: True when the league has its answer."""
+        ...
+
+
 @dataclass(frozen=True)
 class RunSummary:
     played: int
     interrupted: bool
     elapsed: float
+    stopped: bool = False  # the stop rule ended the run early
 
 
 def as_result(played: PlayedGame, sequence: int = 0) -> GameResult:
@@ -57,24 +67,29 @@ async def play_games(
     progress: Progress,
     *,
     handle_signals: bool = True,
+    stop: StopRule | None = None,
 ) -> RunSummary:
     start = trio.current_time()
     played = 0
-    interrupted = False
+    interrupted = stopped = False
     send, receive = trio.open_memory_channel[ScheduledGame](math.inf)
     for game in games:
         send.send_nowait(game)
     send.close()
 
     async def take_games(play: PlayFunction) -> None:
-        nonlocal played
+        nonlocal played, stopped
         async with receive.clone() as games_left:
             async for game in games_left:
                 result = await play(game)
                 # No checkpoint from here on: the game is stored whole or not at all.
                 if store.add_game(result):
                     played += 1
-                    progress.game_done(as_result(result))
+                    finished = as_result(result)
+                    if stop is not None and stop.game_done(finished) and not stopped:
+                        stopped = True
+                        league_scope.cancel()  # games in flight are abandoned
+                    progress.game_done(finished)
 
     async def watch_signals(scope: trio.CancelScope) -> None:
         nonlocal interrupted
@@ -92,7 +107,7 @@ async def play_games(
                 for _ in range(max(1, min(concurrency, len(games)))):
                     in_flight.start_soon(take_games, play)
             nursery.cancel_scope.cancel()  # all played: stop the signal watcher
-    return RunSummary(played, interrupted, trio.current_time() - start)
+    return RunSummary(played, interrupted, trio.current_time() - start, stopped)
 
 
 def simple_player(play: PlayFunction) -> PlayerFactory:
