@@ -23,11 +23,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("arena.report.commands", "write a self-contained HTML report of a league"),
     "replay": ("arena.league.commands", "tell the story of one stored game"),
     "export": ("arena.league.commands", "write a league's games as JSON Lines"),
+    "merge": ("arena.league.commands", "join the stores of a league's shards into one"),
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
-    "bench": ("arena.bench", "measure speed: a game engine, the protocol, a league, ratings"),
+    "bench": ("arena.bench.commands",
+              "measure speed: a game engine, the protocol, a league, ratings"),
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
+from arena.records import GameResult
 
 ELO_PER_NATURAL = 400.0 / math.log(10.0)  # Elo points per unit of natural log-odds
 DEFAULT_CENTRE = 1500.0

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.bench.synthetic import simulate_league, spread_ratings
 from arena.errors import ArenaError
-from arena.league.results import GameResult
 from arena.rating import (
     EloTicker,
     build_pairs,
@@ -20,7 +20,7 @@ from arena.rating import (
     rating_history,
     seat_advantage,
 )
-from arena.rating_bench import simulate_league, spread_ratings
+from arena.records import GameResult
 
 
 def game(bots: tuple[str, ...], placements: tuple[int, ...], gid: str = "g") -> GameResult:

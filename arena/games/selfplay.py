@@ -1,4 +1,7 @@
-"""``arena selfplay GAME``: one full game between seeded random players, told as a story."""
+"""``arena selfplay GAME``: one full game between seeded random players, told as a story.
+
+Any registered game (bundled or from a plugin) can be played; the story is the game's own
+``narrate``."""
 
 from __future__ import annotations
 
@@ -8,28 +11,50 @@ import random
 from tabulate import tabulate
 
 from arena.errors import ArenaError
-from arena.games import BUILTIN_GAMES, builtin_game
+from arena.games.base import Game, GameError, GameState
+
+
+def random_playout(game: Game, num_players: int, seed: int) -> tuple[GameState, int]:
+    """One game with uniformly random choices (seeded by ``seed``, as is the game): the
+    final state and the number of decisions."""
+    try:
+        state = game.new_game(num_players, seed)
+    except GameError as problem:  # e.g. a plugin game that needs options
+        raise ArenaError(f"cannot start {game.name}: {problem}") from None
+    rng = random.Random(seed)
+    decisions = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+        decisions += 1
+    return state, decisions
 
 
 def selfplay_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=sorted(BUILTIN_GAMES), help="which game")
-    parser.add_argument("--players", type=int, default=4, help="number of players (default 4)")
+    from arena.plugins import game_registry
+
+    parser.epilog = "example: arena selfplay ra --players 3 --seed 7"
+    games = ", ".join(sorted(game_registry().games)) or "none found"
+    parser.add_argument("game", help=f"which game ({games})")
+    parser.add_argument("--players", type=int,
+                        help="number of players (default 4, or the nearest the game allows)")
     parser.add_argument("--seed", type=int, default=1, help="game seed (default 1)")
     parser.add_argument("--quiet", action="store_true", help="only the final scores")
 
 
 def selfplay_command(args: argparse.Namespace) -> int:
-    game = builtin_game(args.game)
-    if not game.min_players <= args.players <= game.max_players:
+    from arena.plugins import load_game
+
+    game = load_game(args.game)
+    players = args.players
+    if players is None:
+        players = min(max(4, game.min_players), game.max_players)
+    if not game.min_players <= players <= game.max_players:
         raise ArenaError(
             f"{game.title} is for {game.min_players}-{game.max_players} players, "
-            f"not {args.players}"
+            f"not {players}"
         )
-    state = game.new_game(args.players, args.seed)
-    rng = random.Random(args.seed)
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+    state, _ = random_playout(game, players, args.seed)
     if not args.quiet:
         for line in game.narrate(state.record()):
             print(line)
@@ -37,9 +62,9 @@ def selfplay_command(args: argparse.Namespace) -> int:
     scores, places = state.returns(), state.placements()
     rows = sorted(
         ({"place": places[s], "seat": s, "player": f"random-{s}", "score": scores[s]}
-         for s in range(args.players)),
+         for s in range(players)),
         key=lambda row: (row["place"], row["seat"]),
     )
-    print(f"{game.title}, {args.players} players, seed {args.seed}")
+    print(f"{game.title}, {players} players, seed {args.seed}")
     print(tabulate(rows, headers="keys"))
     return 0

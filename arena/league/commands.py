@@ -6,22 +6,23 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.league.config import load_league
+from arena.league.config import DEFAULT_LEAGUE, find_league, load_league, results_of
 from arena.league.store import DB_NAME, Store, open_store
-
-DEFAULT_LEAGUE = Path("configs/league.toml")
+from arena.records import GameRecord
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "league",
-        type=Path,
         nargs="?",
-        default=DEFAULT_LEAGUE,
-        help=f"the league file (default {DEFAULT_LEAGUE})",
+        default=None,
+        metavar="LEAGUE",
+        help=f"a league file, or the name of a bundled league (default: ./league.toml if "
+        f"there is one, else the bundled league {DEFAULT_LEAGUE!r})",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument(
@@ -34,6 +35,24 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="games in flight at once (default: the file's, else the number of CPUs)",
     )
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="play only slice I of N of the league, into its own store (default: beside "
+        "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the games on the Dask cluster whose scheduler is at ADDRESS, e.g. "
+        "tcp://127.0.0.1:8786 (overrides [cluster] address; see docs/cluster.md)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a --cluster address off this machine without TLS (a Dask scheduler "
+        "runs any code it is sent: only on a network you trust)",
+    )
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -41,35 +60,56 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
-    config = load_league(args.league)
+    config = load_league(find_league(args.league))
+    shard = None
+    if getattr(args, "shard", None) is not None:
+        from dataclasses import replace
+
+        from arena.league.plan import Shard
+
+        shard = Shard.parse(args.shard)
+        config = replace(config, results_dir=shard.folder(config.results_dir))
+    cluster = config.cluster
+    if getattr(args, "cluster", None) is not None:
+        from dataclasses import replace as with_changes
+
+        from arena.league.cluster import ClusterSettings
+
+        cluster = (with_changes(cluster, address=args.cluster) if cluster is not None
+                   else ClusterSettings(args.cluster))
+    if cluster is not None and getattr(args, "insecure", False):
+        from dataclasses import replace as with_changes
+
+        cluster = with_changes(cluster, insecure=True)
+    if cluster is not None:
+        from arena.league.cluster import check_address
+
+        check_address(cluster)  # before anything is opened or played
     return run_league(
-        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run
+        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
+        shard=shard, cluster=cluster,
     )
 
 
-def _results_argument(parser: argparse.ArgumentParser, default: Path | None) -> None:
+def _results_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "results",
-        type=Path,
-        nargs="?" if default else None,
-        default=default,
-        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
-        help="a league's results folder or its league file"
-        + (f" (default {default})" if default else ""),
+        nargs="?",
+        default=None,
+        metavar="RESULTS_DIR_OR_LEAGUE",
+        help="a league's results folder, its league file or a bundled league's name "
+        "(default: the league `arena run` plays)",
     )
 
 
-def resolve_store(target: Path) -> Store:
-    """The store of a results folder, or of the league a league file describes."""
-    if target.is_file() and target.suffix == ".toml":
-        return open_store(load_league(target).results_dir)
-    if not target.exists():
-        raise ArenaError(f"{target}: no such results folder or league file")
-    return open_store(target)
+def resolve_store(target: Path | str | None) -> Store:
+    """The store of a results folder, or of the league a league file (or a bundled
+    league's name, or None: the default league) describes."""
+    return open_store(results_of(target)[0])
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
-    _results_argument(parser, DEFAULT_LEAGUE)
+    _results_argument(parser)
     parser.add_argument("-o", "--output", type=Path, help="write to this file (default stdout)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
@@ -94,6 +134,52 @@ def export_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "examples: arena merge results/spring.shard-1-of-2 results/spring.shard-2-of-2 "
+        "-o results/spring; arena leaderboard results/spring"
+    )
+    parser.add_argument(
+        "stores", type=Path, nargs="+", metavar="RESULTS_DIR_OR_LEAGUE_FILE",
+        help="the shards' results folders (or league files)",
+    )
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True,
+        help="the results folder to merge into (created if needed; may hold games already)",
+    )
+
+
+def merge_command(args: argparse.Namespace) -> int:
+    from arena.league.merge import merge_stores
+
+    output = args.output.resolve()
+    sources = []
+    try:
+        for target in args.stores:
+            store = resolve_store(target)
+            sources.append(store)
+            if store.path.parent.resolve() == output:
+                raise ArenaError(f"{target} is the output itself; name another -o folder")
+        summary = merge_stores(sources, args.output)
+    finally:
+        for store in sources:
+            store.close()
+    print(
+        f"merged {summary.sources} store(s) into {args.output}: {summary.added} games added, "
+        f"{summary.already_there} already there, {summary.total} in all",
+        file=sys.stderr,
+    )
+    if summary.conflicting:
+        print(
+            f"warning: {len(summary.conflicting)} game(s) were stored with different results "
+            f"in two stores (kept the first), e.g. {summary.conflicting[0]}: a bot that does "
+            "not play deterministically",
+            file=sys.stderr,
+        )
+    print(f"next: arena leaderboard {args.output}", file=sys.stderr)
+    return 0
+
+
 def replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (a unique prefix works)")
     parser.add_argument(
@@ -106,16 +192,16 @@ def replay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    data = _find_anywhere(args.game_id, args.results)
+    record = _find_anywhere(args.game_id, args.results)
     if args.json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(record.to_json(), indent=2))
         return 0
-    for line in tell(data):
+    for line in tell(record):
         print(line)
     return 0
 
 
-def _find_anywhere(game_id: str, target: Path | None) -> dict:
+def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
     if target is not None:
         store = resolve_store(target)
         try:
@@ -141,43 +227,41 @@ def _find_anywhere(game_id: str, target: Path | None) -> dict:
     return found[0]
 
 
-def tell(data: dict) -> list[str]:
+def tell(record: GameRecord) -> list[str]:
     """A stored game told as a person would tell it: who sat where, the engine's own
     narration, then the result and any failures."""
-    from arena.games import builtin_game
     from arena.games.base import GameError
-    from arena.league.play import engine_record
+    from arena.plugins import load_game
 
-    seats = data["seats"]
+    seats = record.seats
     lines = [
-        f"Game {data['game_id']} ({data['game']}, {len(seats)} players, seed {data['seed']}, "
-        f"round {data['round'] + 1})",
+        f"Game {record.game_id} ({record.game}, {len(seats)} players, seed {record.seed}, "
+        f"round {record.round + 1})",
         "Seats: " + ", ".join(f"{i}: {bot}" for i, bot in enumerate(seats)),
         "",
     ]
     try:
-        game = builtin_game(data["game"])
-        story = game.narrate(engine_record(data["record"]))
+        game = load_game(record.game)
+        story = game.narrate(record.engine)
     except (ArenaError, ImportError) as problem:
         story = [f"(no narration: {problem})"]
     except (GameError, KeyError, TypeError, ValueError) as problem:  # a foreign record
-        story = [f"(no narration: the {data['game']} engine cannot read this record: "
+        story = [f"(no narration: the {record.game} engine cannot read this record: "
                  f"{type(problem).__name__}: {problem})"]
     lines += [_with_names(line, seats) for line in story]
     lines.append("")
-    order = sorted(range(len(seats)), key=lambda s: (data["placements"][s], s))
-    for seat in order:
-        failure = data["failures"].get(str(seat))
-        note = f"  (forfeit: {failure})" if failure else ""
-        score = data["scores"][seat]
+    forfeits = record.forfeits
+    for seat in sorted(range(len(seats)), key=lambda s: (record.placements[s], s)):
+        note = f"  (forfeit: {forfeits[seat]})" if seat in forfeits else ""
+        score = float(record.scores[seat])
         lines.append(
-            f"{data['placements'][seat]}. {seats[seat]} (seat {seat}): "
+            f"{record.placements[seat]}. {seats[seat]} (seat {seat}): "
             f"{score:g} point{'' if score == 1 else 's'}{note}"
         )
     return lines
 
 
-def _with_names(line: str, seats: list[str]) -> str:
+def _with_names(line: str, seats: Sequence[str]) -> str:
     """The engine says "seat 2"; a reader wants the bot's name.  Rows of the engine's
     score tables keep "seat N" so their columns stay aligned (the header maps them)."""
     if re.match(r"^\s+seat \d+\s{2,}", line, re.IGNORECASE):

@@ -16,37 +16,28 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league.cluster import ClusterSettings
+from arena.settings import (
+    LIMIT_KEYS,
+    SANDBOX_LEVELS,
+    TIME_KEYS,
+    Limits,
+    from_league_file,
+    league_file_limits,
+    league_file_time,
+)
 
 FORMATS = ("round-robin", "gauntlet")
-SANDBOX_LEVELS = ("none", "bwrap")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_SEED = 2**63 - 1
+CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",
+                "chunk_seconds")
 TOP_KEYS = (
     "name", "game", "players", "roster", "format", "challenger", "rounds", "seed",
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
-    "limits", "rating", "stop",
+    "limits", "rating", "cluster", "stop",
 )
 STOP_TESTS = ("sprt", "gauntlet")
-
-
-@dataclass(frozen=True)
-class TimeControl:
-    per_decision: float = 1.0  # seconds a bot may think about one decision
-    per_game: float | None = None  # optional clock for the whole game, in seconds
-    overage: float = 0.0  # bank a bot may draw on when a decision runs over
-    handshake: float = 10.0  # seconds to start and say hello
-
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    # Defaults are those of arena.runner.limits.Limits (see its notes on what they mean).
-    memory_mb: int = 2048  # address space per bot process (RLIMIT_AS)
-    cpu_seconds: int = 3600  # CPU time over a bot process's life (it is reused across games)
-    max_processes: int = 64
-    max_file_mb: int = 64  # largest file a bot may write
-    max_open_files: int = 64
-    max_message_kb: int = 1024  # longest line a bot may send
-    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap"
 
 
 @dataclass(frozen=True)
@@ -90,10 +81,12 @@ class LeagueConfig:
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
-    time: TimeControl = TimeControl()
-    limits: ResourceLimits = ResourceLimits()
+    # [time] and [limits]: the time control and the bots' limits (arena/settings.py)
+    limits: Limits = Limits()
     rating: RatingSettings = RatingSettings()
-    stop: StopSettings | None = None  # None: play the whole schedule
+    # [cluster]: where to play (a Dask scheduler); None plays on this machine
+    cluster: ClusterSettings | None = None
+    stop: StopSettings | None = None  # [stop]: None plays the whole schedule
 
     def snapshot(self) -> dict[str, Any]:
         """The whole configuration as JSON data (stored with the results)."""
@@ -104,6 +97,12 @@ class LeagueConfig:
         data["players"] = list(self.players)
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
+        data.pop("limits")
+        data["time"] = league_file_time(self.limits)
+        data["limits"] = league_file_limits(self.limits)
+        if self.cluster is not None:  # where it was played, not what: paths as text
+            data["cluster"] = {key: None if value is None else str(value)
+                               for key, value in asdict(self.cluster).items()}
         return data
 
     def worker_count(self, concurrency: int | None = None) -> int:
@@ -117,8 +116,8 @@ class LeagueConfig:
             "game": self.game,
             "options": dict(self.options),
             "seed": self.seed,
-            "time": asdict(self.time),
-            "limits": asdict(self.limits),
+            "time": league_file_time(self.limits),
+            "limits": league_file_limits(self.limits),
         }
 
 
@@ -259,8 +258,70 @@ def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
 
+# The leagues shipped inside the package (package data): `arena run NAME` plays one.
+BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+DEFAULT_LEAGUE = "bundled"
+LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
+
+
+def bundled_leagues() -> dict[str, Path]:
+    """name -> file of every league shipped with Ra Arena."""
+    return {path.stem: path for path in sorted(BUNDLED_LEAGUES.glob("*.toml"))}
+
+
+def find_league(spec: str | Path | None) -> Path:
+    """The league file meant by ``spec``: a path to a file, or the name of a bundled
+    league (``arena run dice``); None: ``./league.toml`` if there is one, else the
+    bundled default league."""
+    if spec is None:
+        return LOCAL_LEAGUE if LOCAL_LEAGUE.is_file() else bundled_leagues()[DEFAULT_LEAGUE]
+    path = Path(spec)
+    try:
+        if path.is_file() or path.suffix == ".toml" or len(path.parts) > 1:
+            return path  # a file (load_league says what is wrong with it)
+    except OSError:  # a name longer than the system allows
+        return path
+    found = bundled_leagues().get(str(spec))
+    if found is None:
+        raise ArenaError(
+            f"{str(spec)[:80]!r} is neither a league file nor a bundled league; bundled "
+            f"leagues: {', '.join(bundled_leagues())} (`arena run` plays {DEFAULT_LEAGUE})"
+        )
+    return found
+
+
+def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:
+    """Where the results are for what a user named: a results folder, a league file, a
+    bundled league's name, or None (the default league); with the league file's
+    configuration when there is one."""
+    if target is not None:
+        path = Path(target)
+        try:
+            if path.is_dir():
+                return path, None
+            named = path.is_file() or str(target) in bundled_leagues()
+        except OSError as problem:  # e.g. a name too long for the file system
+            raise ArenaError(f"{str(target)[:80]}...: {problem.strerror}") from None
+        if not named:
+            raise ArenaError(
+                f"{str(target)[:200]}: no such results folder or league file (nor a bundled "
+                f"league: {', '.join(bundled_leagues())})"
+            )
+    config = load_league(find_league(target))
+    return config.results_dir, config.snapshot()
+
+
+def is_bundled(path: Path) -> bool:
+    try:
+        return path.resolve().parent == BUNDLED_LEAGUES
+    except OSError:
+        return False
+
+
 def load_league(path: Path | str) -> LeagueConfig:
-    """Read and validate a league file.  Relative paths in it are relative to the file."""
+    """Read and validate a league file.  Relative paths in it are relative to the file,
+    except in a league bundled with the package (which lives where nobody may write):
+    there they are relative to the current folder, so results go to ./results/NAME."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -276,7 +337,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:  # its message carries line and column
         raise ArenaError(f"{path}: not valid TOML: {problem}") from None
-    base = path.parent
+    base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
     top.finish()  # a misspelt key first: "nmae" should not read as "name is required"
@@ -291,7 +352,8 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     if players is None:
         raise top.error("players", "is required: a player count or a list, e.g. [3, 4]")
     roster = top.get("roster", _roster, None)
-    default = Path("results") / name
+    # one rule for every path in the file: relative to the file, unless absolute
+    default = base / "results" / name
     league_format = top.get("format", _choice(FORMATS), "round-robin")
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
@@ -317,73 +379,86 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         results_dir=Path(os.path.normpath(top.get("results_dir", _results(base), default))),
         bot_paths=top.get("bot_paths", _paths(base), ()),
         options=dict(top.get("options", _table, {})),
-        time=_time_control(top.section("time")),
-        limits=_limits(top.section("limits")),
+        limits=_limits(top.section("time"), top.section("limits")),
         rating=_rating(top.section("rating")),
+        cluster=_cluster(top.section("cluster"), base),
         stop=_stop(top.section("stop"), league_format, players, roster),
     )
     top.finish()
-    _check_game(config, top)
     return config
 
 
-def _game_name(value: Any) -> str:
-    from arena.games import BUILTIN_GAMES
+def _cluster(section: _Section, base: Path) -> ClusterSettings | None:
+    if not section.data:
+        section.finish()
+        return None
 
+    def file(value: Any) -> Path:
+        return base / _string(value)
+
+    section.used.update(CLUSTER_KEYS)
+    section.finish()  # a misspelt key first: "adress" should not read as "address missing"
+    section.used.clear()
+    address = section.get("address", _string)
+    if address is None:
+        raise section.error("address", "is required in [cluster]: the Dask scheduler, e.g. "
+                                       "\"tls://scheduler.example:8786\"")
+    settings = ClusterSettings(
+        address=address,
+        insecure=section.get("insecure", _boolean, False),
+        tls_ca_file=section.get("tls_ca_file", file),
+        tls_cert_file=section.get("tls_cert_file", file),
+        tls_key_file=section.get("tls_key_file", file),
+        chunk_seconds=section.get("chunk_seconds", _seconds, 2.0),
+    )
+    section.finish()
+    return settings
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _Invalid("must be true or false")
+    return value
+
+
+def _game_name(value: Any) -> str:
+    """Only the form: whether a game of that name exists, and which player counts and
+    options it takes, is checked when the league runs and discovery has found the games
+    (arena.league.bots.find_game), the same way for every game."""
     name = _string(value)
-    if name not in BUILTIN_GAMES and not NAME_PATTERN.match(name):
-        raise _Invalid("must be a game name such as " + ", ".join(sorted(BUILTIN_GAMES)))
+    if not NAME_PATTERN.match(name):
+        raise _Invalid("must be the name of a game (letters, digits, '.', '-', '_')")
     return name
 
 
-def _check_game(config: LeagueConfig, top: _Section) -> None:
-    """Player counts within the game's range, when the game is one we know."""
-    from arena.games import BUILTIN_GAMES
-
-    if config.game not in BUILTIN_GAMES:
-        return  # a plugin game: checked once discovery has loaded it
+def _limits(time: _Section, limits: _Section) -> Limits:
+    """``[time]`` and ``[limits]``: each key checked here, then one :class:`Limits`."""
+    time_checks: dict[str, Callable[[Any], Any]] = {
+        "per_decision": _seconds, "per_game": _seconds, "overage": _non_negative_seconds,
+        "handshake": _seconds,
+    }
+    limit_checks: dict[str, Callable[[Any], Any]] = {
+        "memory_mb": _memory,
+        "cpu_seconds": _integer(1, 10**7),
+        "max_processes": _integer(1, 4096),
+        "max_file_mb": _integer(1, 1 << 20),
+        "max_open_files": _integer(8, 65536),
+        "max_message_kb": _integer(1, 1 << 20),
+        "sandbox": _choice(SANDBOX_LEVELS),
+    }
+    assert set(time_checks) == set(TIME_KEYS) and set(limit_checks) == set(LIMIT_KEYS)
+    given_time = {key: time.get(key, check) for key, check in time_checks.items()
+                  if key in time.data}
+    time.used.update(time_checks)  # what "allowed here" lists
+    time.finish()
+    given_limits = {key: limits.get(key, check) for key, check in limit_checks.items()
+                    if key in limits.data}
+    limits.used.update(limit_checks)
+    limits.finish()
     try:
-        from arena.games import builtin_game
-
-        game = builtin_game(config.game)
-    except ImportError:
-        return  # engine not importable here; the run will report it
-    for count in config.players:
-        if not game.min_players <= count <= game.max_players:
-            raise top.error(
-                "players",
-                f"{game.title} is for {game.min_players}-{game.max_players} players, "
-                f"not {count}",
-            )
-
-
-def _time_control(section: _Section) -> TimeControl:
-    defaults = TimeControl()
-    control = TimeControl(
-        per_decision=section.get("per_decision", _seconds, defaults.per_decision),
-        per_game=section.get("per_game", _seconds, defaults.per_game),
-        overage=section.get("overage", _non_negative_seconds, defaults.overage),
-        handshake=section.get("handshake", _seconds, defaults.handshake),
-    )
-    section.finish()
-    return control
-
-
-def _limits(section: _Section) -> ResourceLimits:
-    defaults = ResourceLimits()
-    limits = ResourceLimits(
-        memory_mb=section.get("memory_mb", _memory, defaults.memory_mb),
-        cpu_seconds=section.get("cpu_seconds", _integer(1, 10**7), defaults.cpu_seconds),
-        max_processes=section.get("max_processes", _integer(1, 4096), defaults.max_processes),
-        max_file_mb=section.get("max_file_mb", _integer(1, 1 << 20), defaults.max_file_mb),
-        max_open_files=section.get("max_open_files", _integer(8, 65536), defaults.max_open_files),
-        max_message_kb=section.get(
-            "max_message_kb", _integer(1, 1 << 20), defaults.max_message_kb
-        ),
-        sandbox=section.get("sandbox", _choice(SANDBOX_LEVELS), defaults.sandbox),
-    )
-    section.finish()
-    return limits
+        return from_league_file(given_time, given_limits)
+    except ArenaError as problem:  # a combination the runner refuses
+        raise ArenaError(f"{time.path}: {problem}") from None
 
 
 def _rating(section: _Section) -> RatingSettings:

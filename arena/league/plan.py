@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
-from arena.league.schedule import Balance, ScheduledGame, build_schedule
+from arena.league.schedule import Balance, ScheduledGame, build_schedule, stable_int
 from arena.league.store import Store, StoredBot
 from arena.runner.botspec import BotSpec
 
@@ -30,6 +31,40 @@ class Plan:
     @property
     def done(self) -> int:
         return len(self.schedule) - len(self.to_play)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Slice ``index`` (1-based) of ``count`` of a league (``arena run --shard I/N``), for
+    machines that cannot reach each other; ``arena merge`` joins the slices' stores.
+
+    A table (all its seat rotations) belongs to one shard, chosen from a hash of the table
+    and its round: the same on every machine, and unchanged when the league grows."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        index, slash, count = text.partition("/")
+        if not (slash and index.isdigit() and count.isdigit()) or not 1 <= int(index) <= int(
+            count
+        ):
+            raise ArenaError(
+                f"--shard wants I/N with 1 <= I <= N, e.g. 2/4 for the second of four, "
+                f"not {text[:40]!r}"
+            )
+        return cls(int(index), int(count))
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def holds(self, game: ScheduledGame) -> bool:
+        return stable_int("shard", game.table, game.round) % self.count == self.index - 1
+
+    def folder(self, results_dir: Path) -> Path:
+        """Where a shard's store goes unless told: beside the league's own."""
+        return results_dir.with_name(f"{results_dir.name}.shard-{self.index}-of-{self.count}")
 
 
 def league_schedule(
@@ -47,11 +82,19 @@ def league_schedule(
 
 
 def prepare(
-    config: LeagueConfig, bots: Sequence[BotSpec], store: Store | None, *, save: bool = True
+    config: LeagueConfig,
+    bots: Sequence[BotSpec],
+    store: Store | None,
+    *,
+    save: bool = True,
+    shard: Shard | None = None,
 ) -> Plan:
     """Check the file against the store (None: no games yet), record the setup (unless
-    ``save`` is false: a dry run), and list the missing games."""
+    ``save`` is false: a dry run), and list the missing games (of ``shard`` only, if
+    given)."""
     schedule, balances = league_schedule(config, bots)
+    if shard is not None:
+        schedule = [game for game in schedule if shard.holds(game)]
     played = store.played_ids() if store is not None else set()
     if store is not None and played:
         _check_settings(config, store.game_settings or {})
@@ -135,7 +178,7 @@ def _check_schedule(
     raise ArenaError(
         f"{config.path}: {len(dropped)} game(s) already played in {config.results_dir} are "
         f"not in this file's schedule any more (for example game {dropped[0]}: "
-        f"{' vs '.join(example['seats'])}, round {example['round'] + 1}). Removing a bot, "
+        f"{' vs '.join(example.seats)}, round {example.round + 1}). Removing a bot, "
         f"lowering rounds, dropping a player count or changing max_games/format/challenger "
         f"changes the league; {_remedy(config)}"
     )

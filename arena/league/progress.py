@@ -1,6 +1,7 @@
 """The live progress line of a league on stderr: done/total, games/s, ETA, failures, the
 state of the league's sequential test if it has one, and the current top of the
-leaderboard (sequential Elo, updated game by game)."""
+leaderboard (sequential Elo, updated game by game); on a cluster, the games per second of
+each worker, in the line and in a summary at the end."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from arena.league.results import GameResult
 from arena.rating import EloTicker
+from arena.records import GameResult
 
 BAR_WIDTH = 20  # characters of the progress bar
 
@@ -42,14 +43,17 @@ class Progress:
         self.last_draw = -1e9
         self.ticker = EloTicker()
         self.status = status  # e.g. the sequential test's running LLR
+        self.by_worker: Counter[str] = Counter()  # games of this run per cluster worker
 
     def seed_leaderboard(self, results: list[GameResult]) -> None:
         """Feed the games stored before this run, so the ticker covers the whole league."""
         for result in results:
             self.ticker.update(result)
 
-    def game_done(self, result: GameResult) -> None:
+    def game_done(self, result: GameResult, worker: str | None = None) -> None:
         self.played += 1
+        if worker is not None:
+            self.by_worker[worker] += 1
         for reason in result.failures.values():
             self.failures[reason] += 1
         self.ticker.update(result)
@@ -73,6 +77,9 @@ class Progress:
         ]
         if self.status is not None:
             parts.append(self.status())
+        if self.by_worker:
+            rates = ", ".join(f"{n / elapsed:.1f}" for _, n in sorted(self.by_worker.items()))
+            parts.append(f"{len(self.by_worker)} workers: {rates} games/s")
         board = self.ticker.leaderboard()[: self.top]
         if board:
             parts.append("top: " + ", ".join(f"{bot} {elo:.0f}" for bot, elo in board) + " (Elo)")
@@ -99,7 +106,12 @@ class Progress:
         self.draw(force=True)
         if self.live:
             self.stream.write("\n")
-            self.stream.flush()
+        if self.by_worker:
+            elapsed = max(self.clock() - self.start, 1e-9)
+            self.stream.write("games per cluster worker this run:\n")
+            for worker, count in sorted(self.by_worker.items()):
+                self.stream.write(f"  {worker}: {count} games, {count / elapsed:.1f} games/s\n")
+        self.stream.flush()
 
 
 def _duration(seconds: float) -> str:

@@ -5,20 +5,24 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.league.backends import Backend
 from arena.league.bots import find_bots, find_game
 from arena.league.config import LeagueConfig
-from arena.league.plan import Plan, prepare
+from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
-from arena.league.results import GameResult
-from arena.league.scheduler import PlayerFactory, RunSummary, play_games
+from arena.league.scheduler import RunSummary, play_games
 from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import Store, create_store, open_store
+from arena.records import GameResult
+
+if TYPE_CHECKING:
+    from arena.league.cluster import ClusterSettings
 from arena.runner.botspec import BotSpec
 
 EXIT_INTERRUPTED = 130
@@ -28,35 +32,41 @@ def run_league(
     config: LeagueConfig,
     *,
     quiet: bool = False,
-    player: PlayerFactory | None = None,
+    backend: Backend | None = None,
     bots: Sequence[BotSpec] | None = None,
     concurrency: int | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
     dry_run: bool = False,
+    shard: Shard | None = None,
+    cluster: ClusterSettings | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
-    ``player`` defaults to real bot processes through the runner; ``bots`` to discovery.
-    ``dry_run``: check everything and say what would be played, then stop."""
+    ``backend`` defaults to real bots: in this process, in worker processes, or on the
+    Dask cluster of ``cluster``; ``bots`` defaults to discovery.
+    ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
+    play only that slice of the league (into the store of ``config.results_dir``).
+    ``cluster``: play the games on that Dask cluster (this process still stores them)."""
     out = out or sys.stdout
     err = err or sys.stderr
     concurrency = concurrency or config.concurrency
     # the game first: player counts and options are checked before anything starts
-    game = find_game(config) if player is None else None
+    game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    if shard is not None and config.stop is not None:
+        raise ArenaError(
+            f"{config.path}: a league with a [stop] test cannot be split into shards: the "
+            "test takes its games in schedule order as they finish; run it whole"
+        )
     if dry_run:
-        if player is None:
-            from arena.league.play import runner_limits
-
-            runner_limits(config)  # what the runner cannot do is refused here too
-        return _dry_run(config, roster, err)
-    if player is None:
+        return _dry_run(config, roster, err, shard)
+    if backend is None:
         assert game is not None
-        player = _bot_processes(config, roster, concurrency, game)
+        backend = _real_bots(config, roster, concurrency, game, cluster)
     store = create_store(config.results_dir)
     try:
-        plan = prepare(config, roster, store)
+        plan = prepare(config, roster, store, shard=shard)
         stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
         stored = store.results()
         to_play = plan.to_play
@@ -64,7 +74,7 @@ def run_league(
             stop.seed(stored)
             to_play = [] if stop.decided else stop.order(to_play)
         if not quiet:
-            _describe(config, roster, plan, err, stop)
+            _describe(config, roster, plan, err, shard, stop)
         progress = Progress(
             len(plan.schedule),
             plan.done,
@@ -78,7 +88,7 @@ def run_league(
             if to_play:  # (no worker or bot process for a finished league)
                 summary = trio.run(
                     functools.partial(play_games, stop=stop),
-                    to_play, player, store, concurrency, progress,
+                    to_play, backend, store, concurrency, progress,
                 )
         except BaseExceptionGroup as group:
             raise _single(group) from None
@@ -106,6 +116,7 @@ def _describe(
     roster: Sequence[BotSpec],
     plan: Plan,
     err: TextIO,
+    shard: Shard | None = None,
     stop: SequentialStop | None = None,
 ) -> None:
     names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
@@ -113,6 +124,9 @@ def _describe(
     print(f"{config.name}: {config.game}, {kind} {names}", file=err)
     for k, balance in sorted(plan.balances.items()):
         print(f"{config.name}: {k} players: {balance.describe()}", file=err)
+    if shard is not None:
+        print(f"{config.name}: shard {shard}: the tables of this slice only; join the "
+              f"shards' stores with `arena merge`", file=err)
     print(
         f"{config.name}: {len(plan.schedule)} games, {plan.done} already played, "
         f"{len(plan.to_play)} to play, results in {config.results_dir}",
@@ -129,35 +143,40 @@ def _describe(
         )
 
 
-def _dry_run(config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO) -> int:
+def _dry_run(
+    config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO, shard: Shard | None
+) -> int:
     """Everything a run checks (file, game, bots, changes against the store), no game."""
     try:
         store: Store | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
     try:
-        plan = prepare(config, roster, store, save=False)
+        plan = prepare(config, roster, store, save=False, shard=shard)
         stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
         if stop is not None and store is not None:
             stop.seed(store.results())
     finally:
         if store is not None:
             store.close()
-    _describe(config, roster, plan, err, stop)
+    _describe(config, roster, plan, err, shard, stop)
     return 0
 
 
-def _bot_processes(
-    config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game
-) -> PlayerFactory:
-    """Real bots: in this process, or spread over worker processes (one per core)."""
-    from arena.league.play import league_settings, process_player
-    from arena.league.workers import worker_player
+def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game,
+               cluster: ClusterSettings | None) -> Backend:
+    """Real bots: on a Dask cluster, in this process, or spread over worker processes
+    (one per core)."""
+    from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
+    from arena.league.play import league_settings
 
+    settings = league_settings(config)
+    if cluster is not None:
+        return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)
     if workers == 1:
-        return process_player(config, roster, game)
-    return worker_player(league_settings(config), roster, workers, concurrency)
+        return LocalBackend(settings, roster, game)
+    return WorkerBackend(settings, roster, workers)
 
 
 def _single(group: BaseExceptionGroup) -> BaseException:

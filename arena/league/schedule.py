@@ -8,6 +8,11 @@ Python's ``hash()``, so they are the same on every machine and every run; a game
 depends only on the game, its seating and its seed, which is what lets a league resume
 and lets a new bot add only its own games.
 
+The order of play is a seeded interleaving: round by round, and within a round the tables
+of every player count in a seeded shuffle (a table's seat rotations stay together, so its
+luck cancels as soon as it is complete).  A league stopped at any point is then a fair
+sample of the whole, rather than all tables of one size, in name order.
+
 Formats:
 
 * round-robin: every k-combination of the roster;
@@ -92,12 +97,13 @@ def build_schedule(
     challenger: str | None = None,
     max_games: int | None = None,
 ) -> tuple[list[ScheduledGame], dict[int, Balance]]:
-    """All games of a league, in a stable order, and the balance per player count.
+    """All games of a league, in their order of play, and the balance per player count.
 
     ``bots`` is the roster (the field, for a gauntlet).  ``max_games`` caps the whole
     league; the budget is split evenly over player counts and rounds."""
     field = sorted(set(bots) - {challenger} if challenger else set(bots))
     games: list[ScheduledGame] = []
+    tables_by_round: dict[int, list[list[ScheduledGame]]] = {}
     balances: dict[int, Balance] = {}
     budget = None if max_games is None else max_games // (len(players) * rounds)
     for k in players:
@@ -120,15 +126,30 @@ def build_schedule(
                 # A shuffled base order, so who sits after whom is not alphabetical.
                 order = sorted(members)
                 random.Random(table_seed).shuffle(order)
-                for seats in rotations(order):
-                    games.append(
-                        ScheduledGame(game_id(game, seats, table_seed), table, round_number,
-                                      seats, table_seed)
-                    )
+                table_games = [
+                    ScheduledGame(game_id(game, seats, table_seed), table, round_number,
+                                  seats, table_seed)
+                    for seats in rotations(order)
+                ]
+                games.extend(table_games)
+                tables_by_round.setdefault(round_number, []).append(table_games)
         balances[k] = measure_balance(
             [g for g in games if g.num_players == k], sampled=sampled, ignore=challenger
         )
-    return games, balances
+    return _order_of_play(tables_by_round, seed), balances
+
+
+def _order_of_play(
+    tables_by_round: dict[int, list[list[ScheduledGame]]], seed: int
+) -> list[ScheduledGame]:
+    """Round by round; within a round, every player count's tables in a seeded shuffle."""
+    ordered: list[ScheduledGame] = []
+    for round_number in sorted(tables_by_round):
+        tables = tables_by_round[round_number]
+        random.Random(stable_int("order", seed, round_number)).shuffle(tables)
+        for table_games in tables:
+            ordered.extend(table_games)
+    return ordered
 
 
 def _tables(

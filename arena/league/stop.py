@@ -21,8 +21,8 @@ import numpy as np
 
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig, StopSettings
-from arena.league.results import GameResult
 from arena.league.schedule import ScheduledGame
+from arena.records import GameResult
 from arena.stats.sprt import (
     ACCEPT_H0,
     ACCEPT_H1,

@@ -1,8 +1,23 @@
 """A league's results: one SQLite file (WAL mode) in the league's results folder.
 
 What is kept: the configuration (the latest snapshot, and the settings every game was
-played under), the bots (name, version, content hash), and every finished game with its
-seating, seed, scores, placements, failure reasons, timings and full record.
+played under), the bots (name, version, content hash), and every finished game: its
+:class:`~arena.records.GameRecord` whole, plus the columns that reading a league needs
+without parsing records (seating, seed, scores, placements, failure reasons, timings).
+A record goes in through :meth:`Store._stored_row` and comes out through
+:meth:`Store._record_from_row` and nowhere else.
+
+Records are kept small (schema version 2; ``arena bench store`` measures it against the
+JSON text of version 1 in the same run): each record is zlib-compressed with a preset
+dictionary, the first record stored of its game.  Game records share most of their text
+(keys, actions, tile names), so a dictionary taken from one of them cuts the compressed
+size by a third to a half; taking it from the store's own first game keeps any game,
+bundled or from a plugin, working without a dictionary shipped for it, and keeping it in
+the store (table ``dictionaries``) keeps every record readable whatever later arenas do.
+zlib was chosen by measurement: zstd with a trained dictionary saved under 10% more and is
+not in the standard library.  Pages are 16 KB, so several records share a page (with 4 KB
+pages each ~2 KB row had a page to itself).  A store written by an older arena (version 1,
+JSON text) is read as it is and converted when it is next opened for playing.
 
 Crash safety: each game is written in its own transaction, and only once it is finished,
 so killing the arena at any moment (even ``kill -9``) loses at most the games in flight.
@@ -10,7 +25,8 @@ Game ids are primary keys, so a game can never be stored twice.  ``synchronous=N
 in WAL mode survives a killed process; a power cut may lose the last few games, never
 the file's consistency.
 
-Ratings and reports read the games through :func:`open_store` and :meth:`Store.results`.
+Ratings and reports read the games through :func:`open_store` and :meth:`Store.results`
+(:class:`~arena.records.GameResult`, from the columns alone).
 """
 
 from __future__ import annotations
@@ -20,17 +36,21 @@ import json
 import os
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
+from arena.records import GameRecord, GameResult
 
 DB_NAME = "league.sqlite"
 LOCK_NAME = "league.lock"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+RECORD_COMPRESSION_LEVEL = 6  # zlib: level 9 saves 2% more at twice the time
+PAGE_SIZE = 16384
+DICTIONARY_BYTES = 32768  # zlib's window: a longer dictionary is not used
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,29 +74,17 @@ CREATE TABLE IF NOT EXISTS games (
     scores TEXT NOT NULL,
     placements TEXT NOT NULL,
     failures TEXT NOT NULL,
-    timings TEXT NOT NULL,
-    record TEXT NOT NULL,
-    finished_at REAL NOT NULL
+    record BLOB NOT NULL,
+    dictionary INTEGER REFERENCES dictionaries (id),
+    finished_at REAL NOT NULL,
+    worker TEXT
+);
+CREATE TABLE IF NOT EXISTS dictionaries (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL UNIQUE,
+    data BLOB NOT NULL
 );
 """
-
-
-@dataclass(frozen=True)
-class PlayedGame:
-    """One finished game, as the scheduler hands it to the store."""
-
-    game_id: str
-    game: str
-    table: str
-    round: int
-    seats: tuple[str, ...]
-    seed: int
-    status: str  # "ok", or "failed" when at least one bot failed (the game still counts)
-    scores: tuple[float, ...]
-    placements: tuple[int, ...]  # forfeits already placed last
-    failures: Mapping[int, str] = field(default_factory=dict)  # seat -> reason
-    timings: Mapping[str, Any] = field(default_factory=dict)
-    record: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,7 @@ class Store:
         self.connection = connection
         self.path = path
         self.lock: IO[str] | None = None  # held while a league is being played
+        self._dictionaries: dict[int, bytes] = {}  # id -> preset dictionary
 
     # -- metadata -------------------------------------------------------------------
     def _meta(self, key: str) -> Any:
@@ -143,7 +152,6 @@ class Store:
     ) -> None:
         """Record the configuration and the bots (in one transaction)."""
         with self.connection:
-            self._set_meta("schema_version", SCHEMA_VERSION)
             self._set_meta("league_name", league_name)
             self._set_meta("config", dict(config))
             if self.count() == 0:  # the settings the stored games were played under
@@ -172,29 +180,14 @@ class Store:
         row = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0])
 
-    def add_game(self, played: PlayedGame) -> bool:
+    def add_game(self, record: GameRecord) -> bool:
         """Store one finished game in its own transaction.  False if it was already there."""
+        row = self._stored_row(record)
+        columns = ", ".join(row)
         with self.connection:
             cursor = self.connection.execute(
-                "INSERT OR IGNORE INTO games (game_id, game, table_id, round, num_players,"
-                " seats, seed, status, scores, placements, failures, timings, record,"
-                " finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    played.game_id,
-                    played.game,
-                    played.table,
-                    played.round,
-                    len(played.seats),
-                    json.dumps(list(played.seats)),
-                    played.seed,
-                    played.status,
-                    json.dumps(list(played.scores)),
-                    json.dumps(list(played.placements)),
-                    json.dumps({str(k): v for k, v in played.failures.items()}),
-                    json.dumps(dict(played.timings)),
-                    json.dumps(dict(played.record), separators=(",", ":")),
-                    time.time(),
-                ),
+                f"INSERT OR IGNORE INTO games ({columns}) VALUES ({', '.join('?' * len(row))})",
+                tuple(row.values()),
             )
             return cursor.rowcount == 1
 
@@ -218,15 +211,15 @@ class Store:
 
     def games(
         self, game: str | None = None, num_players: int | None = None
-    ) -> Iterator[dict[str, Any]]:
-        """Every stored game in full (as JSON data), in the order they finished."""
+    ) -> Iterator[GameRecord]:
+        """Every stored game in full, in the order they finished."""
         clauses, params = _filters(game, num_players)
         cursor = self.connection.execute(f"SELECT * FROM games{clauses} ORDER BY seq", params)
         names = [column[0] for column in cursor.description]
         for row in cursor:
-            yield _game_json(dict(zip(names, row, strict=True)))
+            yield self._record_from_row(dict(zip(names, row, strict=True)))
 
-    def find_game(self, game_id: str) -> dict[str, Any]:
+    def find_game(self, game_id: str) -> GameRecord:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
         pattern = game_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         cursor = self.connection.execute(
@@ -242,14 +235,133 @@ class Store:
         if len(rows) > 1:
             ids = ", ".join(row[names.index("game_id")] for row in rows)
             raise ArenaError(f"{game_id!r} matches several games ({ids}); give more characters")
-        return _game_json(dict(zip(names, rows[0], strict=True)))
+        return self._record_from_row(dict(zip(names, rows[0], strict=True)))
 
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None) -> int:
+        """Every stored game as one line of JSON (docs/records.md); returns the count."""
         count = 0
-        for data in self.games(game, num_players):
-            out.write(json.dumps(data, separators=(",", ":")) + "\n")
+        for record in self.games(game, num_players):
+            out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
             count += 1
         return count
+
+    # -- how a record is kept ---------------------------------------------------------
+    def _dictionary_for(self, game: str, text: bytes) -> tuple[int, bytes]:
+        """The preset dictionary of ``game``'s records: the first one stored (``text``)."""
+        row = self.connection.execute(
+            "SELECT id, data FROM dictionaries WHERE game = ?", (game,)
+        ).fetchone()
+        if row is None:
+            data = text[-DICTIONARY_BYTES:]
+            cursor = self.connection.execute(
+                "INSERT INTO dictionaries (game, data) VALUES (?, ?)", (game, data)
+            )
+            row = (cursor.lastrowid, data)
+        self._dictionaries[row[0]] = row[1]
+        return row[0], row[1]
+
+    def _dictionary(self, ident: int) -> bytes:
+        if ident not in self._dictionaries:
+            row = self.connection.execute(
+                "SELECT data FROM dictionaries WHERE id = ?", (ident,)
+            ).fetchone()
+            if row is None:
+                raise ValueError(f"its compression dictionary {ident} is missing")
+            self._dictionaries[ident] = row[0]
+        return self._dictionaries[ident]
+
+    def _stored_row(self, record: GameRecord) -> dict[str, Any]:
+        """The games row of a record: the one place a record is written to the store
+        (inside the caller's transaction: a new dictionary and its first game go in
+        together)."""
+        text = json.dumps(record.playthrough_json(), separators=(",", ":")).encode()
+        ident, dictionary = self._dictionary_for(record.game, text)
+        return {
+            "game_id": record.game_id,
+            "game": record.game,
+            "table_id": record.table,
+            "round": record.round,
+            "num_players": record.num_players,
+            "seats": json.dumps(list(record.seats)),
+            "seed": record.seed,
+            "status": record.status,
+            "scores": json.dumps([float(s) for s in record.scores]),
+            "placements": json.dumps(list(record.placements)),
+            "failures": json.dumps({str(seat): why for seat, why in record.forfeits.items()}),
+            "record": compress(text, dictionary),
+            "dictionary": ident,
+            # kept when a game is copied (``arena merge``); else the time it is stored
+            "finished_at": record.finished_at if record.finished_at is not None else time.time(),
+            "worker": record.worker,  # a cluster worker's address; NULL: this machine
+        }
+
+    def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
+        """The record of a games row: the one place a record is read from the store.  The
+        summary columns are derived from ``record`` when it is written, so only the
+        league's own columns and ``record`` are read."""
+        try:
+            stored, ident = row["record"], row.get("dictionary")
+            if isinstance(stored, bytes):
+                dictionary = b"" if ident is None else self._dictionary(ident)
+                stored = decompress(stored, dictionary)
+            return GameRecord.from_json({
+                "game_id": row["game_id"],
+                "sequence": row["seq"] - 1,
+                "table": row["table_id"],
+                "round": row["round"],
+                "finished_at": row["finished_at"],
+                "worker": row.get("worker"),
+                "record": json.loads(stored),
+            })
+        except (ValueError, zlib.error) as problem:  # not JSON, or a RecordError
+            raise ArenaError(
+                f"{self.path}: game {row['game_id']} cannot be read ({problem})"
+            ) from None
+
+    def upgrade(self) -> None:
+        """Bring a store written by an older arena up to :data:`SCHEMA_VERSION` in one
+        transaction (a crash leaves the old store whole), then repack its pages."""
+        connection = self.connection
+        if _schema_version(connection, self.path) == SCHEMA_VERSION:
+            with connection:  # a new store gets its version written now
+                connection.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+                    (json.dumps(SCHEMA_VERSION),),
+                )
+            return
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(games)")}
+        connection.execute("BEGIN IMMEDIATE")  # DDL too: sqlite3 would not open one for it
+        try:
+            if "dictionary" not in columns:
+                connection.execute("ALTER TABLE games ADD COLUMN dictionary INTEGER "
+                                   "REFERENCES dictionaries (id)")
+            rows = connection.execute(
+                "SELECT seq, game, record FROM games WHERE typeof(record) = 'text' ORDER BY seq"
+            ).fetchall()
+            for seq, game, text in rows:
+                data = text.encode()
+                ident, dictionary = self._dictionary_for(game, data)
+                connection.execute(
+                    "UPDATE games SET record = ?, dictionary = ? WHERE seq = ?",
+                    (compress(data, dictionary), ident, seq),
+                )
+            if "worker" not in columns:
+                connection.execute("ALTER TABLE games ADD COLUMN worker TEXT")
+            if "timings" in columns:  # a copy of the record's own timings
+                connection.execute("ALTER TABLE games DROP COLUMN timings")
+            connection.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (json.dumps(SCHEMA_VERSION),),
+            )
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
+        # Repack into larger pages; the page size of a WAL database changes only outside WAL.
+        connection.execute("PRAGMA journal_mode=DELETE")
+        connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
+        connection.execute("VACUUM")
+        connection.execute("PRAGMA journal_mode=WAL")
 
     def close(self) -> None:
         self.connection.close()
@@ -270,28 +382,36 @@ def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
 
 
-def _game_json(row: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "game_id": row["game_id"],
-        "sequence": row["seq"] - 1,
-        "game": row["game"],
-        "table": row["table_id"],
-        "round": row["round"],
-        "seats": json.loads(row["seats"]),
-        "seed": row["seed"],
-        "status": row["status"],
-        "scores": json.loads(row["scores"]),
-        "placements": json.loads(row["placements"]),
-        "failures": json.loads(row["failures"]),
-        "timings": json.loads(row["timings"]),
-        "finished_at": row["finished_at"],
-        "record": json.loads(row["record"]),
-    }
+def compress(text: bytes, dictionary: bytes = b"") -> bytes:
+    packer = zlib.compressobj(RECORD_COMPRESSION_LEVEL, zdict=dictionary) if dictionary \
+        else zlib.compressobj(RECORD_COMPRESSION_LEVEL)
+    return packer.compress(text) + packer.flush()
+
+
+def decompress(data: bytes, dictionary: bytes = b"") -> bytes:
+    unpacker = zlib.decompressobj(zdict=dictionary) if dictionary else zlib.decompressobj()
+    return unpacker.decompress(data) + unpacker.flush()
+
+
+def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
+    """The store's version; a store with no games and no version is a new one."""
+    row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        empty = connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+        return SCHEMA_VERSION if empty else 1
+    version = json.loads(row[0])
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ArenaError(
+            f"{path} was written by a newer arena (store version {version}, this arena "
+            f"reads up to {SCHEMA_VERSION}); upgrade with `pip install -U ra-arena`"
+        )
+    return version
 
 
 def _connect(path: Path) -> sqlite3.Connection:
     try:
         connection = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+        connection.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.executescript(_SCHEMA)
@@ -324,6 +444,12 @@ def create_store(results_dir: Path) -> Store:
     lock.flush()
     path = results_dir / DB_NAME
     store = Store(_connect(path), path)
+    try:
+        store.upgrade()
+    except BaseException:
+        store.close()
+        lock.close()
+        raise
     store.lock = lock
     return store
 
@@ -336,4 +462,10 @@ def open_store(results_dir: Path) -> Store:
             f"no league results in {results_dir} (expected {DB_NAME}); "
             "run the league first with `arena run LEAGUE.toml`"
         )
-    return Store(_connect(path), path)
+    connection = _connect(path)
+    try:
+        _schema_version(connection, path)  # a newer store is refused; an older one is read
+    except BaseException:
+        connection.close()
+        raise
+    return Store(connection, path)

@@ -11,7 +11,7 @@ Frames both ways are a 4-byte length + pickle (both ends are this program):
 
     parent -> worker   setup: (GameSettings, {name: BotSpec}, games at once)
     parent -> worker   (game_id, seats, seed)
-    worker -> parent   (game_id, record, None) or (game_id, None, error message)
+    worker -> parent   (game_id, GameRecord, None) or (game_id, None, error message)
 
 A worker stops, killing its bots, when its input closes (the parent is done, or was
 killed: then PR_SET_PDEATHSIG also sends it SIGTERM) or on SIGTERM.
@@ -27,16 +27,16 @@ import signal
 import struct
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from arena.errors import ArenaError
+from arena.league.backends import PlayFunction
 from arena.league.schedule import ScheduledGame
-from arena.league.scheduler import PlayerFactory, PlayFunction
-from arena.league.store import PlayedGame
+from arena.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
@@ -138,7 +138,7 @@ class _Worker:
             return "it closed its output"
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
-    async def play(self, game: ScheduledGame) -> Mapping[str, Any]:
+    async def play(self, game: ScheduledGame) -> GameRecord:
         send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)
         self.waiting[game.game_id] = send
         self.in_flight += 1
@@ -151,7 +151,7 @@ class _Worker:
             self.waiting.pop(game.game_id, None)
         if error is not None:
             raise ArenaError(f"game {game.game_id}: {error}")
-        assert isinstance(record, Mapping)
+        assert isinstance(record, GameRecord)
         return record
 
     async def stop(self) -> None:
@@ -167,17 +167,15 @@ class _Worker:
             os.close(self.pidfd)
 
 
-def worker_player(
+@asynccontextmanager
+async def open_workers(
     settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int
-) -> PlayerFactory:
-    """A :data:`PlayerFactory` whose games are played by ``workers`` child processes."""
-    from arena.league.play import to_played
-
+) -> AsyncIterator[PlayFunction]:
+    """``workers`` child processes; yields a function playing one game on the least busy
+    (the record placed in the league).  Leaving stops them, killing their bots."""
     specs = {spec.name: spec for spec in roster}
     per_worker = math.ceil(concurrency / workers)
-
-    @asynccontextmanager
-    async def factory(nursery: trio.Nursery) -> AsyncIterator[PlayFunction]:
+    async with trio.open_nursery() as nursery:
         pool: list[_Worker] = []
         try:
             for _ in range(workers):
@@ -186,9 +184,10 @@ def worker_player(
                 await _send(worker.stdin, (settings, specs, per_worker))
                 nursery.start_soon(worker.read_replies)
 
-            async def play(game: ScheduledGame) -> PlayedGame:
+            async def play(game: ScheduledGame) -> GameRecord:
                 worker = min(pool, key=lambda w: w.in_flight)
-                return to_played(game, await worker.play(game))
+                record = await worker.play(game)
+                return record.in_league(game.game_id, game.table, game.round)
 
             yield play
         finally:
@@ -196,17 +195,16 @@ def worker_player(
                 async with trio.open_nursery() as stopping:
                     for worker in pool:
                         stopping.start_soon(worker.stop)
-
-    return factory
+        nursery.cancel_scope.cancel()  # the reply readers
 
 
 # ---------------------------------------------------------------------------- worker
 
 
 async def _serve() -> None:
+    from arena.league.backends import play_seating
     from arena.league.play import GameSettings, _game
     from arena.runner.pool import open_bot_pool
-    from arena.runner.referee import play_game
 
     stdin = trio.lowlevel.FdStream(os.dup(0))
     stdout = trio.lowlevel.FdStream(os.dup(1))
@@ -224,12 +222,9 @@ async def _serve() -> None:
         async with limiter:
             reply: tuple[str, Any, str | None]
             try:
-                async with pool.seated([specs[name] for name in seats]) as players:
-                    outcome = await play_game(
-                        game, players, seed, options=dict(settings.options) or None,
-                        limits=settings.limits,
-                    )
-                reply = (game_id, outcome.record, None)
+                record = await play_seating(pool, game, settings,
+                                            [specs[name] for name in seats], seed)
+                reply = (game_id, record, None)
             except ArenaError as error:
                 reply = (game_id, None, str(error))
         async with write_lock:

@@ -13,6 +13,7 @@ from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
 from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
+from arena.settings import SANDBOX_LEVELS
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -212,7 +213,7 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop after this many violations (default 3)",
     )
     parser.add_argument(
-        "--sandbox", choices=("none", "bwrap"), default=None,
+        "--sandbox", choices=SANDBOX_LEVELS, default=None,
         help="run the bot in this sandbox (default: the league default)",
     )
     _add_path_option(parser)
@@ -224,7 +225,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
     from arena.plugins.conformance import OPPONENT_NAMES, run_check
     from arena.plugins.manifest import load_manifest
-    from arena.runner.limits import Limits
+    from arena.settings import Limits
 
     if args.games < 1:
         raise ArenaError(f"--games must be at least 1, not {args.games}")

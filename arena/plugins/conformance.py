@@ -1,6 +1,6 @@
 """``arena validate``: does a bot follow protocol "ra-arena/1" for every game it claims?
 
-The check, under the league's default limits (``arena.runner.limits.Limits``):
+The check, under the league's default limits (``arena.settings.Limits``):
 
 1. handshake: a fresh process answers hello with ready (right protocol) in time;
 2. ping: it answers a ping with the matching pong in time;
@@ -27,7 +27,6 @@ import trio
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import Player, WrappedPlayer, first_player, random_player
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
@@ -35,6 +34,7 @@ from arena.runner.protocol import (
     Reply,
 )
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 JSON = Any
 OPPONENT_NAMES = ("random", "first")
@@ -233,7 +233,7 @@ async def _play_one(
     seating: list[Player] = [*others[:seat], TimedPlayer(bot, setting.latencies), *others[seat:]]
     this_seed = game_seed(seed, game.name, count, index)
     try:
-        outcome = await play_game(game, seating, this_seed, limits=limits)
+        record = await play_game(game, seating, this_seed, limits=limits)
     finally:
         pool.checkin(bot)
         for other in others:
@@ -241,8 +241,8 @@ async def _play_one(
                 pool.checkin(other)  # type: ignore[arg-type]
     setting.games_played += 1
     check = f"{game.name} {count}p game {index + 1}"
-    record = outcome.record
-    for entry in [*record["failures"], *record["incidents"]]:
+    entries: list[Mapping[str, Any]] = [*record.failures, *record.incidents]
+    for entry in entries:
         if entry["seat"] != seat:
             continue  # an opponent's trouble is not this bot's violation
         setting.violations += 1

@@ -2,11 +2,11 @@
 
 Order (it only decides the order of listings; a name registered twice is unusable):
 
-1. the built-in games ("ra", "ra_dice"), each engine imported on its own;
+1. the plugins bundled with Ra Arena (:data:`BUNDLED_PLUGINS`: its games), each on its own;
 2. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name: their games, bots and bot folders;
 3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
-4. the bot folders bundled with Ra Arena (the repository's ``bots/``).
+4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
 Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
 point: the distribution) and the rest still loads.  A name registered by two sources is
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import importlib.metadata
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -28,7 +29,6 @@ import arena
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.plugins import hookspecs
-from arena.plugins.builtin import builtin_plugins
 from arena.plugins.manifest import (
     MANIFEST_NAME,
     NAME_PATTERN,
@@ -40,12 +40,17 @@ from arena.plugins.manifest import (
 from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
 
-# The bundled bots live beside the package in a source checkout (the README installs in
-# editable mode); an installed wheel has none, and site-packages/bots is someone else's.
-_CHECKOUT = Path(arena.__file__).resolve().parent.parent
-BUNDLED_BOTS = _CHECKOUT / "bots"
+# The bundled bots are package data (arena/bots), in a checkout and in an installed wheel.
+BUNDLED_BOTS = Path(arena.__file__).resolve().parent / "bots"
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
+
+# The plugins that ship inside Ra Arena: a module per bundled game, whose
+# ``arena_register_games`` registers it.  They are loaded exactly as an entry point is
+# (import, register, the same hooks, the same checks); only their names come from here
+# rather than from installed package metadata, so that they are there in any checkout or
+# installation without reinstalling, and with ``entry_points=False``.
+BUNDLED_PLUGINS: tuple[str, ...] = ("arena.games.ra.plugin", "arena.games.ra_dice.plugin")
 
 
 def discover(
@@ -69,21 +74,35 @@ def discover(
     registry = Registry()
     manager = _plugin_manager(registry, entry_points)
     _collect_games(manager, registry)
+    registry.game_problems = list(registry.problems)  # any of them may be a missing game
     folder_sources: list[tuple[Path, str | None]] = []
     _collect_plugin_bots(manager, registry, folder_sources)
     folder_sources.extend((path, None) for path in paths)
-    if include_bundled and BUNDLED_BOTS.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
+    if include_bundled and BUNDLED_BOTS.is_dir():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
     _collect_bot_folders(folder_sources, registry)
     _mark_clashes(registry)
     return registry
 
 
+def game_registry() -> Registry:
+    """Discovery for commands that need games only (no bot folder is read)."""
+    return discover([], include_bundled=False)
+
+
+def load_game(name: str) -> Game:
+    """The game called ``name``, bundled or from a plugin; an ArenaError saying why not."""
+    game: Game = game_registry().game(name)
+    return game
+
+
 def _plugin_manager(registry: Registry, entry_points: bool) -> pluggy.PluginManager:
     manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     manager.add_hookspecs(hookspecs)
     plugins: list[tuple[str, Callable[[], Any]]] = [
-        (name, functools.partial(_identity, plugin)) for name, plugin in builtin_plugins()
+        (f"plugin {module} (bundled with Ra Arena)",
+         functools.partial(importlib.import_module, module))
+        for module in BUNDLED_PLUGINS
     ]
     if entry_points:
         plugins.extend(_entry_point_plugins())
@@ -163,11 +182,6 @@ def _collect_games(manager: pluggy.PluginManager, registry: Registry) -> None:
                 continue
             registry.games[name] = game
             registry.game_sources[name] = source
-    # so that asking for a built-in game whose engine failed says why
-    for source, plugin in builtin_plugins():
-        for failure in registry.problems:
-            if failure.source == source:
-                registry.unusable_games.setdefault(plugin.game_name, failure.message)
 
 
 def _game_problem(game: object) -> str | None:
@@ -259,10 +273,6 @@ def _mark_clashes(registry: Registry) -> None:
         for entry in entries:
             others = ", ".join(other.source for other in entries if other is not entry)
             entry.problems.append(f"name {name!r} is also registered by {others}")
-
-
-def _identity(value: object) -> object:
-    return value
 
 
 def _describe(error: BaseException) -> str:

@@ -15,20 +15,37 @@ the group ``arena``::
     def arena_register_games():
         return [MyGame()]
 
-Every hook takes no arguments and returns a list; an implementation may return an empty
-list.  What one plugin returns is checked on its own: a plugin that fails (raises, returns
-the wrong type, registers a name another plugin already uses) is reported with its name in
-``Registry.problems`` and the other plugins still load.
+The registration hooks (games, bots, bot folders) take no arguments and return a list; an
+implementation may return an empty list.  What one plugin returns is checked on its own: a
+plugin that fails (raises, returns the wrong type, registers a name another plugin already
+uses) is reported with its name in ``Registry.problems`` and the other plugins still load.
+
+``arena_open_bot`` is different: it is asked each time a bot must be reached, and the
+first implementation that answers (not None) wins, so a plugin can add a transport (a
+websocket, a bot in a container) without touching the arena.  The bundled transports (the
+local process, the bwrap sandbox and TCP) are implementations of it too
+(:mod:`arena.runner.transports`), asked after every plugin's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pluggy
+import trio
 
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
+
+if TYPE_CHECKING:
+    from arena.runner.channel import BotChannel
+    from arena.settings import Limits
+
+# What a transport returns: given the nursery that owns the bot's helpers (stderr
+# drainers) and the folder for its logs, open a channel to the bot, or raise BotFailure.
+ChannelOpener = Callable[[trio.Nursery, Path], Awaitable["BotChannel"]]
 
 PROJECT_NAME = "arena"
 ENTRY_POINT_GROUP = "arena"
@@ -41,8 +58,9 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 def arena_register_games() -> list[Game]:  # type: ignore[empty-body]
     """Games this plugin provides, as :class:`arena.games.base.Game` objects.
 
-    Each game's ``name`` must be unique among all plugins (the built-in games "ra" and
-    "ra_dice" included); it is the name manifests, league files and the protocol use."""
+    Each game's ``name`` must be unique among all plugins (the bundled games "ra" and
+    "ra_dice", which register through this hook too, included); it is the name manifests,
+    league files, the protocol and the commands (``arena selfplay``, ``arena bench``) use."""
 
 
 @hookspec
@@ -64,4 +82,22 @@ def arena_bot_folders() -> list[Path]:  # type: ignore[empty-body]
     ``--path`` option of ``arena bots``."""
 
 
-HOOK_NAMES: tuple[str, ...] = ("arena_register_games", "arena_register_bots", "arena_bot_folders")
+@hookspec(firstresult=True)
+def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:  # type: ignore[empty-body]
+    """How to reach ``spec``'s bot under ``limits``: a :data:`ChannelOpener`, or None if
+    this transport does not serve it (the next one is asked).
+
+    The opener returns a :class:`arena.runner.channel.BotChannel` (send lines, receive
+    lines, close, abort); :class:`arena.runner.channel.StreamChannel` wraps any trio byte
+    stream.  The conversation on top (handshake, time limits, failure reasons) is the
+    arena's, identical for every transport.  Raise
+    :class:`arena.runner.failures.BotFailure` ("crash") when the bot cannot be reached.
+    A task the opener starts in the nursery (a reader, a bot in memory) lives as long as
+    the arena's pool and must end quietly when its channel is closed: an exception there
+    stops the pool."""
+
+
+REGISTRATION_HOOKS: tuple[str, ...] = (
+    "arena_register_games", "arena_register_bots", "arena_bot_folders",
+)
+HOOK_NAMES: tuple[str, ...] = (*REGISTRATION_HOOKS, "arena_open_bot")

@@ -20,8 +20,8 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
 from arena.runner.sandbox import SAFE_PATH
+from arena.settings import Limits
 
 MANIFEST_NAME = "bot.toml"
 INSTALL_RECORD_NAME = ".arena-install.json"
@@ -34,7 +34,7 @@ VERSION_PATTERN = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
 VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".", "+", "-", "_")'
 
 # Resources a manifest may request: key -> what it means.  The cap is the arena's default
-# limit (arena/runner/limits.py); a league clamps a request to its own caps when it runs.
+# limit (arena/settings.py); a league clamps a request to its own caps when it runs.
 RESOURCE_MEANINGS: dict[str, str] = {
     "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
 }
@@ -45,8 +45,8 @@ def resource_caps() -> dict[str, float]:
     return {key: getattr(defaults, key) for key in RESOURCE_MEANINGS}
 
 
-REQUIRED_KEYS = ("name", "version", "command", "games")
-OPTIONAL_KEYS = ("authors", "description", "resources")
+REQUIRED_KEYS = ("name", "version", "games")  # and one of "command", "connect"
+OPTIONAL_KEYS = ("command", "connect", "authors", "description", "resources")
 
 # Left out of the content hash and of an installed copy: caches and bookkeeping that do
 # not change what the bot does.
@@ -86,6 +86,7 @@ def load_manifest(
         name=_valid(data, "name", bad_keys, ""),
         version=_valid(data, "version", bad_keys, ""),
         command=tuple(_valid(data, "command", bad_keys, [])),
+        connect=_valid(data, "connect", bad_keys, None),
         folder=folder.resolve(),
         games={
             game: tuple(sorted(counts))
@@ -159,9 +160,17 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     for key in data:
         if key not in allowed:
             wrong(key, f"unknown key; allowed keys: {', '.join(allowed)}")
-    for key in REQUIRED_KEYS:
-        if key not in data:
-            wrong(key, f"missing (required keys: {', '.join(REQUIRED_KEYS)})")
+    for key in ("name", "version", "command", "games"):
+        if key == "command":
+            if "command" not in data and "connect" not in data:
+                wrong("command", 'missing: give command (the bot\'s argv, e.g. ["{python}", '
+                                 '"bot.py"]) or connect (a bot server, e.g. '
+                                 '"tcp://127.0.0.1:9000")')
+            elif "command" in data and "connect" in data:
+                wrong("connect", "give command or connect, not both")
+        elif key not in data:
+            wrong(key, f"missing (required keys: {', '.join(REQUIRED_KEYS)}, and command "
+                       "or connect)")
     if not isinstance(data.get("name", ""), str):
         wrong("name", f"must be a string of {NAME_RULE}")
     if not isinstance(data.get("version", ""), str):
@@ -174,6 +183,8 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     command = data.get("command", [])
     if not (isinstance(command, list) and all(isinstance(arg, str) for arg in command)):
         wrong("command", 'must be a list of strings (argv), e.g. ["{python}", "bot.py"]')
+    if "connect" in data and not isinstance(data["connect"], str):
+        wrong("connect", 'must be a string "tcp://HOST:PORT"')
     games = data.get("games", {})
     if not isinstance(games, dict):
         wrong("games", "must be a table of game name -> list of player counts, e.g. ra = [2, 3]")
@@ -211,9 +222,28 @@ def spec_problems(
     if "games" not in skip:
         problems.extend(_games_problems(spec.games, games, unavailable_games or {}))
     problems.extend(_resources_problems(spec.resources))
-    if "command" not in skip:
+    if spec.connect is not None:
+        if "connect" not in skip:
+            problems.extend(connect_problems(spec.connect))
+    elif "command" not in skip:
         problems.extend(command_problems(spec.command, spec.folder))
     return problems
+
+
+def connect_problems(connect: str) -> list[str]:
+    """``tcp://HOST:PORT`` is checked here; another scheme is a plugin transport's."""
+    from arena.runner.transports import parse_tcp_address
+
+    scheme, separator, _rest = connect.partition("://")
+    if not separator or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+        return [f"key 'connect': {connect[:80]!r} is not an address like "
+                "tcp://127.0.0.1:9000"]
+    if scheme == "tcp":
+        try:
+            parse_tcp_address(connect)
+        except ValueError as problem:
+            return [f"key 'connect': {problem}"]
+    return []
 
 
 def _games_problems(

@@ -47,8 +47,10 @@ class BotEntry:
 class Registry:
     games: dict[str, Game] = field(default_factory=dict)
     game_sources: dict[str, str] = field(default_factory=dict)
-    # game name -> why it cannot be used (engine failed to load, name registered twice)
+    # game name -> why it cannot be used (its name was registered twice)
     unusable_games: dict[str, str] = field(default_factory=dict)
+    # plugins that failed to load or to register their games: an unknown game may be theirs
+    game_problems: list[Problem] = field(default_factory=list)
     entries: list[BotEntry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -79,7 +81,10 @@ class Registry:
                 raise ArenaError(f"game {name!r} cannot be used: {reason}") from None
             known = ", ".join(sorted(self.games)) or "none"
             hint = _did_you_mean(name, self.games)
-            raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}") from None
+            failed = "; ".join(str(problem) for problem in self.game_problems)
+            failed = f" (plugins that failed to load: {failed})" if failed else ""
+            raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}{failed}"
+                             ) from None
 
 
 def _did_you_mean(name: str, known: Iterable[str]) -> str:

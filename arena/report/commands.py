@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
+from arena.records import GameResult
 
 STORE_FILE = "league.sqlite"  # arena.league.store.DB_NAME, kept here for the search below
 
@@ -193,15 +193,9 @@ def find_results_dir(source: str | None) -> tuple[Path, dict[str, Any] | None]:
             names = ", ".join(str(p) for p in found)
             raise ArenaError(f"several leagues found ({names}); say which one")
         return found[0], None
-    path = Path(source)
-    if path.is_dir():
-        return path, None
-    if path.is_file():
-        from arena.league.config import load_league
+    from arena.league.config import results_of
 
-        config = load_league(path)
-        return config.results_dir, config.snapshot()
-    raise ArenaError(f"{source}: no such results folder or league file")
+    return results_of(source)
 
 
 def load_data(args: argparse.Namespace) -> LeagueData:

@@ -8,13 +8,13 @@ from html import escape
 from importlib import resources
 
 from arena import __version__
-from arena.league.results import GameResult
 from arena.rating import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_PRIOR_DRAWS,
     rating_history,
     seat_advantage,
 )
+from arena.records import GameResult
 from arena.report import svg
 from arena.report.leaderboard import (
     DASH,

@@ -15,7 +15,6 @@ from typing import Any
 from tabulate import tabulate, tabulate_formats
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
 from arena.rating import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_CENTRE,
@@ -24,6 +23,7 @@ from arena.rating import (
     plackett_luce,
     rate,
 )
+from arena.records import GameResult
 
 DASH = "—"
 

@@ -27,6 +27,9 @@ class BotSpec:
     resources: Mapping[str, float] = field(default_factory=dict)
     # sha256 of the bot folder's content (None when not computed)
     content_hash: str | None = None
+    # "tcp://HOST:PORT": a bot that runs as a server elsewhere, reached by the TCP
+    # transport instead of starting ``command`` (which is then empty)
+    connect: str | None = None
 
     def plays(self, game: str, num_players: int) -> bool:
         return num_players in self.games.get(game, ())

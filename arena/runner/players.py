@@ -1,7 +1,8 @@
 """The player interface the referee talks to, and players that live inside the arena.
 
 A :class:`Player` is anything with these async methods; the referee never knows whether a
-process (:class:`arena.runner.bot_player.ProcessPlayer`) or a Python function
+bot reached over a channel (:class:`arena.runner.connection.BotConnection`: a process, TCP,
+a plugin's transport) or a Python function
 (:class:`PythonPlayer`) is behind it.  Methods raise
 :class:`~arena.runner.failures.BotFailure` when the player breaks the protocol.
 """

@@ -1,4 +1,4 @@
-"""A pool of warm bot processes, reused across games.
+"""A pool of warm bots (processes, connections), reused across games.
 
     async with open_bot_pool(limits, log_dir) as pool:
         async with pool.seated([spec_a, spec_b]) as players:
@@ -18,16 +18,16 @@ from pathlib import Path
 import trio
 
 from arena.errors import ArenaError
-from arena.runner.bot_player import ProcessPlayer
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
+from arena.runner.connection import BotConnection
 from arena.runner.sandbox import bwrap_path
+from arena.settings import Limits
 
 PoolKey = tuple[str, str, tuple[str, ...], str]
 
 
 def _key(spec: BotSpec) -> PoolKey:
-    return (spec.name, spec.version, spec.command, str(spec.folder))
+    return (spec.name, spec.version, spec.command, f"{spec.folder}|{spec.connect}")
 
 
 class BotPool:
@@ -35,23 +35,23 @@ class BotPool:
         self.limits = limits
         self.log_dir = log_dir
         self._nursery = nursery
-        self._idle: dict[PoolKey, list[ProcessPlayer]] = {}
-        self._all: list[ProcessPlayer] = []
+        self._idle: dict[PoolKey, list[BotConnection]] = {}
+        self._all: list[BotConnection] = []
 
-    def checkout(self, spec: BotSpec) -> ProcessPlayer:
+    def checkout(self, spec: BotSpec) -> BotConnection:
         """A player for ``spec`` that no game is using (a warm one when there is one)."""
         idle = self._idle.get(_key(spec))
         if idle:
             return idle.pop()
-        player = ProcessPlayer(spec, self.limits, self._nursery, self.log_dir)
+        player = BotConnection(spec, self.limits, self._nursery, self.log_dir)
         self._all.append(player)
         return player
 
-    def checkin(self, player: ProcessPlayer) -> None:
+    def checkin(self, player: BotConnection) -> None:
         self._idle.setdefault(_key(player.spec), []).append(player)
 
     @asynccontextmanager
-    async def seated(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[ProcessPlayer]]:
+    async def seated(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[BotConnection]]:
         players = [self.checkout(spec) for spec in specs]
         try:
             yield players

@@ -1,4 +1,11 @@
-"""One running bot process: start, talk, drain stderr, kill the whole group, reap.
+"""The local-process transport: one running bot process (start, talk, drain stderr, kill
+the whole group, reap) as a :class:`~arena.runner.channel.BotChannel`.
+
+:func:`open_process_channel` plans the launch (``none`` or ``bwrap``, see
+:mod:`arena.runner.sandbox`), starts the process with a private scratch folder and a
+stderr log, and returns a :class:`ProcessChannel`.  A process that has used half of its
+CPU-seconds limit (RLIMIT_CPU counts over the process's whole life) says it is worn out,
+so the connection replaces it between games rather than have it killed in mid-game.
 
 The process is started synchronously from the arena's thread (a fork takes milliseconds)
 rather than through ``trio.open_process``, which forks from a worker thread: a bot whose
@@ -21,11 +28,15 @@ one such moment, not one per decision).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import re
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -33,7 +44,11 @@ from arena.runner.failures import BotFailure
 from arena.runner.lines import LineReader
 from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
-from arena.runner.sandbox import LaunchPlan
+from arena.runner.sandbox import LaunchPlan, plan_launch
+
+if TYPE_CHECKING:
+    from arena.runner.botspec import BotSpec
+    from arena.settings import Limits
 
 # a reply caught busy-waiting yields to the event loop only if it has not run for this
 # long: a yield costs as much as the wake-ups saved, but other tasks (games played
@@ -144,16 +159,20 @@ class BotProcess:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotFailure("crash", "closed its input") from None
 
-    async def receive(self, answer_to_fresh_message: bool = False) -> BotMessage:
-        """The next message.  A crash is reported at once; how the process ended is
+    async def receive_line(self, *, fresh: bool = False) -> bytes:
+        """The next line.  A crash is reported at once; how the process ended is
         added by :meth:`exit_description` outside the decision's time limit.
 
-        ``answer_to_fresh_message``: the message answers what was just written, so it
-        is almost never there yet: wait for it without trying a read first (one system
-        call less per decision)."""
-        if answer_to_fresh_message and not self._lines.buffered:
+        ``fresh``: the line answers what was just written, so it is almost never there
+        yet: wait for it without trying a read first (one system call less per
+        decision)."""
+        if fresh and not self._lines.buffered:
             await self._wait_for_answer()
-        return decode_bot_message(await self._lines.next_line())
+        return await self._lines.next_line()
+
+    async def receive(self, answer_to_fresh_message: bool = False) -> BotMessage:
+        """The next line as a message (for tests of the process alone)."""
+        return decode_bot_message(await self.receive_line(fresh=answer_to_fresh_message))
 
     async def _wait_for_answer(self) -> None:
         """Until the pipe has something (or is closed): a short busy-wait when the bot
@@ -225,3 +244,104 @@ class BotProcess:
             self._stdout.close()
             # stderr is closed by its drainer once it has read the last bytes; if a
             # stray descendant still holds it open, the pool's nursery cancels the drainer
+
+
+# ------------------------------------------------------------------ the channel
+
+# a process that has used this share of its CPU-seconds limit is replaced between games
+CPU_RECYCLE = 0.5
+_CORES = os.cpu_count() or 1
+_starts = itertools.count(1)
+
+
+class ProcessChannel:
+    """A :class:`~arena.runner.channel.BotChannel` to a local bot process."""
+
+    kind = "process"
+
+    def __init__(self, process: BotProcess, limits: Limits,
+                 scratch: tempfile.TemporaryDirectory[str]) -> None:
+        self.process = process
+        self.limits = limits
+        self._scratch: tempfile.TemporaryDirectory[str] | None = scratch
+        # CPU seconds the process had used at the last look (see worn_out)
+        self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.process.stderr_log.path
+
+    async def send(self, data: bytes) -> None:
+        await self.process.send_raw(data)
+
+    async def receive_line(self, *, fresh: bool = False) -> bytes:
+        return await self.process.receive_line(fresh=fresh)
+
+    async def close(self, grace: float) -> None:
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(grace):
+                await self.process.wait()
+            await self.process.kill()
+        self._cleanup_scratch()
+
+    async def abort(self, failure: BotFailure, grace: float) -> str:
+        if failure.reason == "crash":  # say how it ended: exit code, signal, still running
+            failure.detail = await self.process.exit_description(failure.detail, grace)
+        await self.process.kill()
+        self._cleanup_scratch()
+        # let the drainer read what the bot wrote last (often why it failed)
+        with trio.move_on_after(grace):
+            await self.process.stderr_done.wait()
+        return self.process.stderr_log.tail()
+
+    def worn_out(self) -> bool:
+        """Has the process used CPU_RECYCLE of its CPU-seconds limit?  Scanning /proc
+        costs milliseconds, so it is skipped while even every core busy since the last
+        scan could not have reached the threshold."""
+        threshold = CPU_RECYCLE * self.limits.cpu_seconds
+        now = time.monotonic()
+        most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
+        if most <= threshold:
+            return False
+        self._cpu_used, self._cpu_checked_at = group_cpu_seconds(self.process.pid), now
+        return self._cpu_used > threshold
+
+    def _cleanup_scratch(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+
+def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
+                         log_dir: Path) -> ProcessChannel:
+    """Start ``spec``'s process (sandboxed as ``limits.sandbox`` says) with a private
+    scratch folder; its stderr drains into a log under ``log_dir`` from ``nursery``.
+    Raises BotFailure("crash") if it cannot be started."""
+    scratch = tempfile.TemporaryDirectory(prefix=f"arena-{slug(spec.name)}-",
+                                          ignore_cleanup_errors=True)
+    try:
+        plan = plan_launch(spec, limits, Path(scratch.name))
+        number = next(_starts)
+        # the arena's pid keeps the logs of two runs into one directory apart
+        log = StderrLog(log_dir / f"{slug(spec.name)}-{os.getpid()}-{number}.stderr.log",
+                        limits.stderr_log_bytes, limits.stderr_tail_bytes)
+        try:
+            process = BotProcess(plan, limits.max_line_bytes, log,
+                                 limits.reply_busy_wait_seconds)
+        except BotFailure:
+            log.close()
+            raise
+    except BaseException:
+        scratch.cleanup()
+        raise
+    nursery.start_soon(process.drain_stderr)
+    return ProcessChannel(process, limits, scratch)
+
+
+def slug(name: str) -> str:
+    """A bot's name as a safe part of a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"

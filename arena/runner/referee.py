@@ -2,10 +2,11 @@
 
 The API the league uses::
 
-    outcome = await play_game(game, players, seed, options=None, limits=Limits())
-    outcome.record        # plain JSON: see below
-    outcome.placements    # per seat, forfeits placed last: what ratings use
-    outcome.failures      # seat -> reason, for seats that forfeited
+    record = await play_game(game, players, seed, options=None, limits=Limits())
+    record.placements    # per seat, forfeits placed last: what ratings use
+    record.forfeits      # seat -> reason, for seats that forfeited
+
+``record`` is an :class:`arena.records.GameRecord` (every field in ``docs/records.md``).
 
 ``players`` are :class:`~arena.runner.players.Player` objects: process-backed bots from a
 :class:`~arena.runner.pool.BotPool` or in-process :class:`PythonPlayer` objects.  The same
@@ -27,18 +28,6 @@ themselves (place = 1 + number of non-forfeiting seats placed strictly better by
 engine); every forfeiting seat shares the place after them (number of non-forfeiting
 seats + 1).  Scores stay the engine's.
 
-The record::
-
-    {"game", "options", "seed", "num_players",
-     "players": [{"seat", "name", "version", "kind"}],
-     "scores", "engine_placements", "placements",
-     "failures":  [{"seat", "bot", "reason", "detail", "phase", "decision", "stderr_tail"}],
-     "incidents": [{"seat", "bot", "reason", "detail", "phase", "stderr_tail"}],
-     "comments":  [{"decision", "seat", "comment"}],
-     "engine": <the engine's own record: Game.replay(record["engine"]) rebuilds the game>,
-     "timings": {"seconds", "seats": [{"decisions", "seconds", "max_seconds",
-                                       "bank_left", "clock_left"}]}}
-
 Time: a decision may take at most ``min(move_seconds + bank left, clock left)`` (the bank
 and the whole-game clock count only when the limits set them).  Its elapsed time is
 charged to the clock, and what it took beyond ``move_seconds`` to the bank.  A seat that
@@ -56,15 +45,14 @@ import hmac
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game, GameState
+from arena.records import Comment, Failure, GameRecord, Incident, SeatTimings
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import Player, wants_of
 from arena.runner.protocol import (
     ActionNotice,
@@ -74,27 +62,9 @@ from arena.runner.protocol import (
     Reply,
     Wants,
 )
+from arena.settings import Limits
 
 JSON = Any
-
-
-@dataclass(frozen=True)
-class GameOutcome:
-    record: dict[str, JSON]
-
-    @property
-    def placements(self) -> list[int]:
-        placements: list[int] = self.record["placements"]
-        return placements
-
-    @property
-    def scores(self) -> list[float]:
-        scores: list[float] = self.record["scores"]
-        return scores
-
-    @property
-    def failures(self) -> dict[int, str]:
-        return {f["seat"]: f["reason"] for f in self.record["failures"]}
 
 
 def derived_seed(seed: int, seat: int, purpose: str, secret: str = "") -> int:
@@ -182,14 +152,14 @@ class Referee:
             _Seat(i, p, limits, derived_seed(seed, i, "fallback", secret))
             for i, p in enumerate(players)
         ]
-        self.failures: list[dict[str, JSON]] = []
-        self.incidents: list[dict[str, JSON]] = []
-        self.comments: list[dict[str, JSON]] = []
+        self.failures: list[Failure] = []
+        self.incidents: list[Incident] = []
+        self.comments: list[Comment] = []
         self.listeners: list[_Seat] = []  # seats that want notifications, set at the start
 
     # ------------------------------------------------------------ the game
 
-    async def play(self) -> GameOutcome:
+    async def play(self) -> GameRecord:
         started = time.perf_counter()
         try:
             state = self.game.new_game(len(self.seats), self.seed, self.options)
@@ -243,7 +213,7 @@ class Referee:
             if seat.wants.notifications:
                 self.listeners.append(seat)
             for incident in seat.player.take_incidents():
-                self.incidents.append({"seat": seat.seat, **incident})
+                self.incidents.append(cast(Incident, {"seat": seat.seat, **incident}))
 
     async def _decide(self, seat: _Seat, state: GameState, legal: list[int],
                       decision: int) -> int:
@@ -285,8 +255,8 @@ class Referee:
             raise BotFailure("illegal", f"index {reply.index} of {len(legal)} legal choices "
                                         f"(0-{len(legal) - 1})")
         if reply.comment:
-            self.comments.append({"decision": decision, "seat": seat.seat,
-                                  "comment": reply.comment[: self.limits.max_comment_chars]})
+            self.comments.append(Comment(decision=decision, seat=seat.seat,
+                                         comment=reply.comment[: self.limits.max_comment_chars]))
         return reply.index
 
     async def _notify_all(self, notice: ActionNotice, decision: int) -> None:
@@ -301,13 +271,11 @@ class Referee:
                     decision: int | None) -> None:
         seat.failed = True
         tail = await seat.player.abandon(failure)
-        self.failures.append({
-            "seat": seat.seat, "bot": seat.player.name, "reason": failure.reason,
-            "detail": failure.detail, "phase": phase, "decision": decision,
-            "stderr_tail": tail,
-        })
+        self.failures.append(Failure(
+            seat=seat.seat, bot=seat.player.name, reason=failure.reason,
+            detail=failure.detail, phase=phase, decision=decision, stderr_tail=tail))
 
-    async def _finish(self, state: GameState, seconds: float) -> GameOutcome:
+    async def _finish(self, state: GameState, seconds: float) -> GameRecord:
         scores = list(state.returns())
         engine_placements = list(state.placements())
         forfeits = {s.seat for s in self.seats if s.failed}
@@ -320,39 +288,39 @@ class Referee:
                 await seat.player.game_over(result)
             except BotFailure as failure:  # the result stands: an incident, no forfeit
                 tail = await seat.player.abandon(failure)
-                self.incidents.append({
-                    "seat": seat.seat, "bot": seat.player.name, "reason": failure.reason,
-                    "detail": failure.detail, "phase": "game_over", "stderr_tail": tail})
-        record = {
-            "game": self.game.name,
-            "options": self.options,
-            "seed": self.seed,
-            "num_players": len(self.seats),
-            "players": [{"seat": s.seat, "name": s.player.name, "version": s.player.version,
-                         "kind": s.player.kind} for s in self.seats],
-            "scores": scores,
-            "engine_placements": engine_placements,
-            "placements": placements,
-            "failures": self.failures,
-            "incidents": self.incidents,
-            "comments": self.comments,
-            "engine": state.record(),
-            "timings": {
-                "seconds": round(seconds, 6),
-                "seats": [{"decisions": s.decisions, "seconds": round(s.seconds, 6),
-                           "max_seconds": round(s.max_seconds, 6),
-                           "bank_left": None if s.bank_left is None
-                           else round(s.bank_left, 6),
-                           "clock_left": None if s.clock_left is None
-                           else round(s.clock_left, 6)} for s in self.seats],
-            },
-        }
-        return GameOutcome(record)
+                self.incidents.append(Incident(
+                    seat=seat.seat, bot=seat.player.name, reason=failure.reason,
+                    detail=failure.detail, phase="game_over", stderr_tail=tail))
+        return GameRecord(
+            game=self.game.name,
+            options=self.options,
+            seed=self.seed,
+            players=tuple({"seat": s.seat, "name": s.player.name, "version": s.player.version,
+                           "kind": s.player.kind} for s in self.seats),
+            scores=tuple(scores),
+            engine_placements=tuple(engine_placements),
+            placements=tuple(placements),
+            failures=tuple(self.failures),
+            incidents=tuple(self.incidents),
+            comments=tuple(self.comments),
+            engine=state.record(),
+            timings={"seconds": round(seconds, 6),
+                     "seats": [_seat_timings(s) for s in self.seats]},
+        )
+
+
+def _seat_timings(seat: _Seat) -> SeatTimings:
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 6)
+
+    return {"decisions": seat.decisions, "seconds": round(seat.seconds, 6),
+            "max_seconds": round(seat.max_seconds, 6), "bank_left": rounded(seat.bank_left),
+            "clock_left": rounded(seat.clock_left)}
 
 
 async def play_game(game: Game, players: Sequence[Player], seed: int,
                     options: Mapping[str, JSON] | None = None, limits: Limits | None = None,
-                    secret: str = "") -> GameOutcome:
+                    secret: str = "") -> GameRecord:
     """Play one game; see the module docstring.  Raises ArenaError for a bad seating or
     bad options (the configuration's fault), never for a player's misbehaviour."""
     if not game.min_players <= len(players) <= game.max_players:

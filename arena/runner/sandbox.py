@@ -4,7 +4,7 @@ Two levels (``Limits.sandbox``):
 
 ``"none"``
     The bot runs as a child of the arena in its own session and process group, with
-    rlimits (see :mod:`arena.runner.limits`), a scrubbed environment, its own folder as
+    rlimits (see :mod:`arena.settings`), a scrubbed environment, its own folder as
     working directory and a fresh scratch directory as HOME and TMPDIR.  It dies with the
     arena (PR_SET_PDEATHSIG).  It can still read what the arena's user can read.
 ``"bwrap"``
@@ -41,7 +41,7 @@ from pathlib import Path
 import arena
 from arena.errors import ArenaError
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
+from arena.settings import Limits
 
 PYTHON_PLACEHOLDER = "{python}"
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"

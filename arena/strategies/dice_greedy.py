@@ -465,9 +465,7 @@ def dice_greedy_player(name: str = "dice-greedy") -> PythonPlayer:
 def against_random(num_players: int, games: int, seed: int = 20260) -> dict[str, float]:
     """Play ``games`` in-process games, the greedy bot in a rotating seat and seeded random
     players elsewhere; how often it wins and by how much."""
-    from arena.games import builtin_game
-
-    game = builtin_game("ra_dice")
+    from arena.games.ra_dice import GAME as game
     wins, margins, own, others = 0, [], [], []
     for number in range(games):
         seat, rng = number % num_players, random.Random(seed + number)

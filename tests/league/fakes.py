@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 
 from arena.league.schedule import ScheduledGame
-from arena.league.store import PlayedGame
+from arena.records import Failure, GameRecord, PlayerEntry
 from arena.runner.botspec import BotSpec
 
 
@@ -36,27 +36,27 @@ def strength(bot: str) -> int:
     return int(hashlib.sha256(bot.encode()).hexdigest(), 16) % 20
 
 
-def fake_outcome(game: ScheduledGame) -> PlayedGame:
+def fake_record(game: ScheduledGame) -> GameRecord:
     luck = random.Random(game.seed)
     scores = [strength(bot) + luck.randrange(10) for bot in game.seats]
-    placements = [1 + sum(other > mine for other in scores) for mine in scores]
-    failures = {seat: "crash" for seat, bot in enumerate(game.seats) if bot.startswith("crashy")}
-    for seat in failures:
-        placements[seat] = len(game.seats)
-    return PlayedGame(
-        game_id=game.game_id,
+    engine_placements = [1 + sum(other > mine for other in scores) for mine in scores]
+    failed = [seat for seat, bot in enumerate(game.seats) if bot.startswith("crashy")]
+    placements = [len(game.seats) if seat in failed else place
+                  for seat, place in enumerate(engine_placements)]
+    return GameRecord(
         game="ra",
-        table=game.table,
-        round=game.round,
-        seats=game.seats,
+        options={},
         seed=game.seed,
-        status="failed" if failures else "ok",
+        players=tuple(PlayerEntry(seat=seat, name=bot, version="1.0.0", kind="fake")
+                      for seat, bot in enumerate(game.seats)),
         scores=tuple(float(s) for s in scores),
+        engine_placements=tuple(engine_placements),
         placements=tuple(placements),
-        failures=failures,
-        timings={"seconds": 0.0},
-        record={"seed": game.seed, "actions": [{"seat": 0, "action": {"type": "pass"}}]},
-    )
+        failures=tuple(Failure(seat=seat, bot=game.seats[seat], reason="crash", detail="",
+                               phase="decision", decision=1, stderr_tail="")
+                       for seat in failed),
+        engine={"seed": game.seed, "actions": [{"seat": 0, "action": {"type": "pass"}}]},
+    ).in_league(game.game_id, game.table, game.round)
 
 
 class FakePlay:
@@ -71,7 +71,7 @@ class FakePlay:
         self.max_in_flight = 0
         self.started: list[str] = []
 
-    async def __call__(self, game: ScheduledGame) -> PlayedGame:
+    async def __call__(self, game: ScheduledGame) -> GameRecord:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         self.started.append(game.game_id)
@@ -82,7 +82,7 @@ class FakePlay:
                 await trio.sleep(random.Random(game.seed).uniform(0, self.sleep))
             else:
                 await trio.sleep(0)
-            return fake_outcome(game)
+            return fake_record(game)
         finally:
             self.in_flight -= 1
 

@@ -12,9 +12,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from arena.errors import ArenaError  # noqa: E402
+from arena.league.backends import FunctionBackend  # noqa: E402
 from arena.league.config import load_league  # noqa: E402
 from arena.league.run import run_league  # noqa: E402
-from arena.league.scheduler import simple_player  # noqa: E402
 from tests.league.fakes import FakePlay, bots  # noqa: E402
 
 
@@ -24,7 +24,7 @@ def main() -> int:
     play = FakePlay(sleep=sleep, child=child)
     try:
         return run_league(load_league(Path(league)), quiet=True,
-                          player=simple_player(play), bots=bots(names))
+                          backend=FunctionBackend(play), bots=bots(names))
     except ArenaError as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return error.exit_code

@@ -8,16 +8,16 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
 from arena.league.run import run_league
-from arena.league.scheduler import simple_player
 from tests.league.fakes import FakePlay, bots
 
 
 @pytest.fixture
 def played(league_file) -> Path:
     path = league_file('roster = ["a", "b", "c", "crashy"]')
-    assert run_league(load_league(path), quiet=True, player=simple_player(FakePlay()),
+    assert run_league(load_league(path), quiet=True, backend=FunctionBackend(FakePlay()),
                       bots=bots(["a", "b", "c", "crashy"])) == 0
     return path
 
@@ -65,7 +65,7 @@ def test_gauntlet_league(league_file) -> None:
     path = league_file('format = "gauntlet"', 'challenger = "hero"',
                        'roster = ["a", "b", "c", "d"]', players="[2, 3]")
     play = FakePlay()
-    assert run_league(load_league(path), quiet=True, player=simple_player(play),
+    assert run_league(load_league(path), quiet=True, backend=FunctionBackend(play),
                       bots=bots(["hero", "a", "b", "c", "d"])) == 0
     assert len(play.started) == 4 * 2 + 6 * 3
 

@@ -42,9 +42,14 @@ def test_a_full_file_reads_every_key(league_file) -> None:
     assert config.results_dir == path.parent / "out"
     assert config.bot_paths == (path.parent / "mybots",)
     assert config.options == {"short": True}
-    assert config.time.per_decision == 0.5 and config.time.overage == 2.0
-    assert config.time.handshake == 3.0 and config.time.per_game is None
-    assert config.limits.memory_mb == 256 and config.limits.sandbox == "bwrap"
+    limits = config.limits  # [time] and [limits] make one Limits (arena/settings.py)
+    assert limits.move_seconds == 0.5 and limits.bank_seconds == 2.0
+    assert limits.handshake_seconds == 3.0 and limits.game_seconds is None
+    assert limits.memory_mb == 256 and limits.sandbox == "bwrap"
+    # the store keeps them under the league file's own names
+    assert config.game_settings()["time"] == {"per_decision": 0.5, "per_game": None,
+                                              "overage": 2.0, "handshake": 3.0}
+    assert config.game_settings()["limits"]["memory_mb"] == 256
     assert config.rating.anchor == "a" and config.rating.bootstrap == 50
 
 
@@ -53,8 +58,14 @@ def test_defaults(league_file) -> None:
     assert config.roster is None  # all discovered bots
     assert config.format == "round-robin" and config.rounds == 1 and config.seed == 1
     assert config.concurrency == (os.cpu_count() or 1)
-    assert config.time.per_decision == 1.0
+    assert config.limits.move_seconds == 1.0 and config.limits.bank_seconds is None
     assert config.limits.sandbox == "none"
+    # what a store written before settings.py holds for a league with no [time]/[limits]
+    assert config.game_settings()["time"] == {"per_decision": 1.0, "per_game": None,
+                                              "overage": 0.0, "handshake": 10.0}
+    assert config.game_settings()["limits"] == {
+        "memory_mb": 2048, "cpu_seconds": 3600, "max_processes": 64, "max_file_mb": 64,
+        "max_open_files": 64, "max_message_kb": 1024, "sandbox": "none"}
     assert config.players == (3,)
 
 
@@ -131,10 +142,22 @@ def test_game_settings_cover_what_changes_a_game(league_file) -> None:
     assert config.snapshot()["name"] == "test"
 
 
-def test_default_results_folder_is_in_the_current_folder(tmp_path: Path) -> None:
-    config = parse_league('name = "spring"\ngame = "ra"\nplayers = 3\n',
-                          tmp_path / "configs" / "spring.toml")
-    assert config.results_dir == Path("results/spring")
+def test_the_store_is_found_from_the_league_file_wherever_the_command_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One rule (issue 12): relative to the league file unless absolute, default too."""
+    league = tmp_path / "configs" / "spring.toml"
+    for cwd in (tmp_path, tmp_path / "elsewhere"):
+        cwd.mkdir(exist_ok=True)
+        monkeypatch.chdir(cwd)
+        default = parse_league('name = "spring"\ngame = "ra"\nplayers = 3\n', league)
+        assert default.results_dir == tmp_path / "configs" / "results" / "spring"
+        relative = parse_league('name = "s"\ngame = "ra"\nplayers = 3\nresults_dir = "../r"\n',
+                                league)
+        assert relative.results_dir == tmp_path / "r"
+        absolute = parse_league(f'name = "s"\ngame = "ra"\nplayers = 3\n'
+                                f'results_dir = "{tmp_path / "abs"}"\n', league)
+        assert absolute.results_dir == tmp_path / "abs"
 
 
 def test_a_misspelt_required_key_is_named_as_unknown(tmp_path: Path) -> None:

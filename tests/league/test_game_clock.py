@@ -10,10 +10,10 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ArenaError
+from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
-from arena.league.play import league_settings, runner_limits
+from arena.league.play import league_settings
 from arena.league.run import run_league
-from arena.league.scheduler import simple_player
 from arena.league.store import open_store
 from tests.league.fakes import FakePlay, bots
 
@@ -21,10 +21,10 @@ BAD_BOTS = Path(__file__).with_name("bots")
 
 
 def test_per_game_becomes_the_runners_game_clock(league_file) -> None:
-    assert runner_limits(load_league(league_file())).game_seconds is None
+    assert load_league(league_file()).limits.game_seconds is None
     config = load_league(league_file("[time]", "per_decision = 2", "overage = 5",
                                      "per_game = 90"))
-    limits = runner_limits(config)
+    limits = config.limits
     assert (limits.move_seconds, limits.bank_seconds, limits.game_seconds) == (2.0, 5.0, 90.0)
     assert league_settings(config).limits == limits
     assert limits.protocol_json()["game_ms"] == 90_000  # what the bots are told
@@ -37,7 +37,7 @@ def test_per_game_becomes_the_runners_game_clock(league_file) -> None:
 def test_changing_the_clock_after_games_were_played_is_refused(
         league_file, before: str, after: str, message: str) -> None:
     def run(path: Path) -> int:
-        return run_league(load_league(path), player=simple_player(FakePlay()),
+        return run_league(load_league(path), backend=FunctionBackend(FakePlay()),
                           bots=bots(["a", "b", "c"]), out=io.StringIO(), err=io.StringIO())
 
     assert run(league_file("[time]", before)) == 0
@@ -65,10 +65,10 @@ def test_a_bot_that_thinks_too_long_forfeits_on_the_league_clock(tmp_path: Path,
     for result in results:
         slow = result.bots.index("slowpoke")
         assert dict(result.failures) == {slow: "timeout"}
-        record = store.find_game(result.game_id)["record"]
-        (failure,) = record["failures"]
+        record = store.find_game(result.game_id)
+        (failure,) = record.failures
         assert "left on its game clock (1 s per game)" in failure["detail"]
-        seats = record["timings"]["seats"]
+        seats = record.timings["seats"]
         assert seats[slow]["clock_left"] == 0.0
         assert seats[slow]["max_seconds"] < 5  # cut off at the clock, not after 10 s
         assert 0 < seats[1 - slow]["clock_left"] < 1.0  # first's clock ran too

@@ -16,7 +16,7 @@ from pathlib import Path
 from arena.league.config import load_league
 from arena.league.plan import league_schedule
 from arena.league.store import DB_NAME, open_store
-from tests.league.fakes import bots, fake_outcome
+from tests.league.fakes import bots, fake_record
 
 SCRIPT = Path(__file__).with_name("league_script.py")
 ROSTER = ["a", "b", "c", "d", "e", "f"]
@@ -53,7 +53,7 @@ def check_store(path: Path) -> int:
     assert set(ids) <= set(expected)
     store = open_store(config.results_dir)
     for result in store.results():  # every stored game is whole and right
-        want = fake_outcome(expected[result.game_id])
+        want = fake_record(expected[result.game_id])
         assert (result.scores, result.placements) == (want.scores, want.placements)
     store.close()
     return len(ids)

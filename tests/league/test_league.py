@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ArenaError
+from arena.league.backends import FunctionBackend
 from arena.league.config import load_league
 from arena.league.plan import league_schedule
 from arena.league.run import run_league
-from arena.league.scheduler import simple_player
 from arena.league.store import open_store
 from tests.league.fakes import FakePlay, bots, fake_bot
 
 
 def run(path: Path, names: list[str], play: FakePlay | None = None, **kw) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = run_league(load_league(path), player=simple_player(play or FakePlay()),
+    code = run_league(load_league(path), backend=FunctionBackend(play or FakePlay()),
                       bots=kw.pop("specs", None) or bots(names), out=out, err=err, **kw)
     return code, out.getvalue() + err.getvalue()
 

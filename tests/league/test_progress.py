@@ -3,7 +3,7 @@ from __future__ import annotations
 import io
 
 from arena.league.progress import Progress
-from arena.league.results import GameResult
+from arena.records import GameResult
 
 
 class Clock:
@@ -49,3 +49,19 @@ def test_resumed_leaderboard_includes_earlier_games() -> None:
     progress = Progress(3, done=2, stream=io.StringIO())
     progress.seed_leaderboard([result(("a", "b"), (2, 1)), result(("a", "b"), (2, 1))])
     assert progress.line().split("top: ")[1].startswith("b ")
+
+
+def test_cluster_workers_get_their_rate_in_the_line_and_a_summary_at_the_end() -> None:
+    clock, stream = Clock(), io.StringIO()
+    progress = Progress(10, stream=stream, clock=clock)
+    clock.now += 2.0
+    for worker in ("tcp://10.0.0.2:4001", "tcp://10.0.0.1:4001", "tcp://10.0.0.1:4001"):
+        progress.game_done(result(("a", "b"), (1, 2)), worker)
+    assert "2 workers: 1.0, 0.5 games/s" in progress.line()
+    progress.finish()
+    summary = stream.getvalue().split("games per cluster worker this run:\n")[1]
+    assert summary.splitlines() == ["  tcp://10.0.0.1:4001: 2 games, 1.0 games/s",
+                                    "  tcp://10.0.0.2:4001: 1 games, 0.5 games/s"]
+    local = Progress(10, stream=io.StringIO(), clock=clock)
+    local.game_done(result(("a", "b"), (1, 2)))
+    assert "workers" not in local.line()

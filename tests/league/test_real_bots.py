@@ -38,7 +38,7 @@ def test_misbehaving_bots_forfeit_with_the_right_reason(tmp_path: Path, capsys) 
         for seat in want:  # forfeits are placed after every seat that stayed
             assert result.placements[seat] == len(stayed) + 1
     game = store.find_game(results[0].game_id)
-    assert game["record"]["engine"]["actions"]  # the full record, replayable
+    assert game.engine["actions"]  # the full record, replayable
     assert main(["replay", results[0].game_id[:8], "--results", str(league)]) == 0
     told = capsys.readouterr().out
     assert "Epoch 1" in told and "forfeit" in told
@@ -161,9 +161,9 @@ def test_play_one_game_is_a_plain_deterministic_function() -> None:
     first = play_one_game_sync(settings, seating, 77)
     again = play_one_game_sync(settings, seating, 77)
     other = play_one_game_sync(settings, seating, 78)
-    assert first["engine"]["actions"] == again["engine"]["actions"]
-    assert first["scores"] == again["scores"] and first["failures"] == []
-    assert first["engine"]["actions"] != other["engine"]["actions"]
+    assert first.engine["actions"] == again.engine["actions"]
+    assert first.scores == again.scores and first.failures == ()
+    assert first.engine["actions"] != other.engine["actions"]
 
 
 def test_same_league_file_same_results(tmp_path: Path) -> None:

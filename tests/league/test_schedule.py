@@ -158,3 +158,29 @@ def test_any_balanced_sample_gives_equal_games_and_seats(
     counts = seat_counts(games)
     assert len(counts) == n * k and len(set(counts.values())) == 1
     assert len({g.game_id for g in games}) == len(games)
+
+
+def test_order_of_play_interleaves_player_counts_round_by_round() -> None:
+    bots = [f"b{i}" for i in range(6)]
+    games, _ = build_schedule("ra", bots, [2, 3, 4], seed=11, rounds=2)
+    # round by round: every game of round 0 comes before any game of round 1
+    rounds = [g.round for g in games]
+    assert rounds == sorted(rounds)
+    # a table's seat rotations are played one after the other
+    starts = [i for i, g in enumerate(games) if i == 0 or games[i - 1].table != g.table]
+    for i in starts:
+        size = games[i].num_players
+        assert {g.table for g in games[i:i + size]} == {games[i].table}
+    assert len(starts) == len({(g.table, g.round) for g in games})
+    # stopped after the first fifth of round 0, the league has every player count,
+    # in about the share the whole round has
+    round_zero = [g for g in games if g.round == 0]
+    early = round_zero[: len(round_zero) // 5]
+    for k in (2, 3, 4):
+        share = sum(g.num_players == k for g in round_zero) / len(round_zero)
+        assert abs(sum(g.num_players == k for g in early) / len(early) - share) < 0.25
+    # the order is the seed's: the same seed gives it again, another seed another order
+    again, _ = build_schedule("ra", bots, [2, 3, 4], seed=11, rounds=2)
+    other, _ = build_schedule("ra", bots, [2, 3, 4], seed=12, rounds=2)
+    assert [g.game_id for g in again] == [g.game_id for g in games]
+    assert [g.table for g in other] != [g.table for g in games]

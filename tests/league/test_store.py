@@ -1,24 +1,28 @@
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import sqlite3
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.bench.store import write_version_one_store
 from arena.errors import ArenaError
 from arena.league.schedule import build_schedule
-from arena.league.store import DB_NAME, create_store, open_store
-from tests.league.fakes import fake_outcome
+from arena.league.store import DB_NAME, SCHEMA_VERSION, create_store, open_store
+from tests.league.fakes import fake_record
 
 
 def test_games_round_trip_and_never_double(tmp_path: Path) -> None:
     games, _ = build_schedule("ra", ["a", "b", "c", "crashy"], [3], seed=1)
     store = create_store(tmp_path / "res")
     for game in games:
-        assert store.add_game(fake_outcome(game))
-    assert not store.add_game(fake_outcome(games[0]))  # the same game again: ignored
+        assert store.add_game(fake_record(game))
+    assert not store.add_game(fake_record(games[0]))  # the same game again: ignored
     assert store.count() == len(games) == len(store.played_ids())
 
     results = store.results()
@@ -31,8 +35,11 @@ def test_games_round_trip_and_never_double(tmp_path: Path) -> None:
     assert store.results(num_players=4) == [] and store.results(game="ra_dice") == []
 
     found = store.find_game(games[2].game_id[:10])
-    assert found["seats"] == list(games[2].seats) and found["seed"] == games[2].seed
-    assert found["record"]["seed"] == games[2].seed
+    assert found.seats == games[2].seats and found.seed == games[2].seed
+    assert found.sequence == 2 and found.finished_at is not None and found.finished_at > 0
+    # the whole record comes back as it went in, plus when it was stored
+    unstored = [dataclasses.replace(r, sequence=None, finished_at=None) for r in store.games()]
+    assert unstored == [fake_record(game) for game in games]
     out = io.StringIO()
     assert store.export(out) == len(games)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -51,7 +58,7 @@ def test_find_game_errors(tmp_path: Path) -> None:
         store.find_game("abc")
     games, _ = build_schedule("ra", ["a", "b", "c", "d", "e", "f"], [2], seed=1)
     for game in games:
-        store.add_game(fake_outcome(game))
+        store.add_game(fake_record(game))
     with pytest.raises(ArenaError, match="matches several games"):
         store.find_game("")
 
@@ -72,3 +79,71 @@ def test_one_league_run_at_a_time(tmp_path: Path) -> None:
     assert reader.count() == 0
     first.close()
     create_store(tmp_path / "res").close()  # free again
+
+
+def _version_one_store(folder: Path, games: list[Any]) -> None:
+    write_version_one_store(folder, [fake_record(game) for game in games])
+
+
+def test_records_are_stored_compressed(tmp_path: Path) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c"], [3], seed=4)
+    store = create_store(tmp_path)
+    for game in games:
+        store.add_game(fake_record(game))
+    rows = store.connection.execute("SELECT typeof(record), record FROM games").fetchall()
+    assert {kind for kind, _ in rows} == {"blob"}
+    (dictionary,) = store.connection.execute("SELECT data FROM dictionaries").fetchone()
+    for _, blob in rows:  # zlib with the game's preset dictionary, nothing home-made
+        unpacker = zlib.decompressobj(zdict=dictionary)
+        assert json.loads(unpacker.decompress(blob) + unpacker.flush())["game"] == "ra"
+    assert store.connection.execute("PRAGMA page_size").fetchone()[0] == 16384
+    version = store.connection.execute(
+        "SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    assert version == (str(SCHEMA_VERSION),)
+    store.close()
+
+
+def test_a_version_one_store_is_read_as_it_is_and_converted_when_played(
+    tmp_path: Path,
+) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c", "d"], [3], seed=9)
+    _version_one_store(tmp_path, games)
+    expected = [fake_record(game) for game in games]
+
+    def stored(store: Any) -> list[Any]:
+        return [dataclasses.replace(r, sequence=None, finished_at=None) for r in store.games()]
+
+    reader = open_store(tmp_path)  # reading does not write
+    assert stored(reader) == expected
+    reader_results = reader.results()
+    reader.close()
+    connection = sqlite3.connect(tmp_path / DB_NAME)
+    assert {k for (k,) in connection.execute("SELECT typeof(record) FROM games")} == {"text"}
+    connection.close()
+
+    player = create_store(tmp_path)  # opening to play converts, keeping every game
+    assert stored(player) == expected
+    kinds = {k for (k,) in player.connection.execute("SELECT typeof(record) FROM games")}
+    assert kinds == {"blob"}
+    columns = {row[1] for row in player.connection.execute("PRAGMA table_info(games)")}
+    assert "timings" not in columns and "dictionary" in columns
+    assert player.connection.execute("PRAGMA page_size").fetchone()[0] == 16384
+    assert player.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert player.results() == reader_results
+    assert player.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    player.close()
+
+
+def test_a_store_from_a_newer_arena_is_refused_not_rewritten(tmp_path: Path) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c"], [3], seed=2)
+    store = create_store(tmp_path)
+    store.add_game(fake_record(games[0]))
+    with store.connection:
+        store.connection.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    store.close()
+    for opener in (open_store, create_store):
+        with pytest.raises(ArenaError, match="newer arena .*version 99"):
+            opener(tmp_path)
+    # both refused, and the stored game is still there
+    connection = sqlite3.connect(tmp_path / DB_NAME)
+    assert connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1

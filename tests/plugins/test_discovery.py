@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import arena.games
 from arena.errors import ArenaError
-from arena.plugins import discover
+from arena.plugins import discover, discovery
 
 from .conftest import GOOD_MANIFEST, write_bot
 
@@ -49,27 +49,31 @@ def toy_plugin(fake_distribution: Installer) -> Installer:
     return fake_distribution
 
 
-def test_builtin_games_load_or_say_why() -> None:
-    registry = discover([], include_bundled=False)
-    for name in arena.games.BUILTIN_GAMES:
-        if name in registry.games:
-            assert registry.game(name).name == name
-            assert registry.game_sources[name] == f"built-in game {name}"
-        else:  # engine not importable: reported, and asking for it says why
-            assert any(p.source == f"built-in game {name}" for p in registry.problems)
-            with pytest.raises(ArenaError, match=f"game '{name}' cannot be used"):
-                registry.game(name)
+def test_bundled_games_come_in_through_the_game_hook() -> None:
+    registry = discover([], include_bundled=False, entry_points=False)
+    assert sorted(registry.games) == ["ra", "ra_dice"] and registry.problems == []
+    for name in ("ra", "ra_dice"):
+        engine = importlib.import_module(f"arena.games.{name}")
+        assert registry.game(name) is engine.GAME
+        plugin = f"arena.games.{name}.plugin"
+        assert registry.game_sources[name] == f"plugin {plugin} (bundled with Ra Arena)"
+        # the module is an ordinary plugin: its hook is what registered the game
+        assert importlib.import_module(plugin).arena_register_games() == [engine.GAME]
 
 
-def test_broken_builtin_engine_does_not_hide_the_others(
+def test_a_broken_bundled_plugin_does_not_hide_the_others(
     monkeypatch: pytest.MonkeyPatch, toy_plugin: Installer
 ) -> None:
-    monkeypatch.setitem(arena.games.BUILTIN_GAMES, "broken", "arena.games.no_such_engine")
+    broken = "arena.games.no_such_engine.plugin"
+    monkeypatch.setattr(discovery, "BUNDLED_PLUGINS", (*discovery.BUNDLED_PLUGINS, broken))
     registry = discover([], include_bundled=False)
-    assert registry.game("toy").name == "toy"
-    problem = next(p for p in registry.problems if p.source == "built-in game broken")
+    assert registry.game("toy").name == "toy" and registry.game("ra").name == "ra"
+    (problem,) = registry.problems
+    assert problem.source == f"plugin {broken} (bundled with Ra Arena)"
     assert "ModuleNotFoundError" in problem.message
-    with pytest.raises(ArenaError, match="no_such_engine"):
+    # asking for a game that is not there names the plugins that failed to load
+    with pytest.raises(ArenaError, match=r"unknown game 'broken'.*failed to load: plugin "
+                                         r"arena\.games\.no_such_engine\.plugin"):
         registry.game("broken")
 
 

@@ -19,7 +19,7 @@ from arena.plugins.conformance import (
     run_check,
 )
 from arena.plugins.manifest import load_manifest
-from arena.runner.limits import Limits
+from arena.settings import Limits
 
 ZOO = Path(__file__).resolve().parents[1] / "runner" / "zoo"
 # short limits keep the zoo fast; the handshake allows for a slow interpreter start

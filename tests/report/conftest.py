@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from arena.league.results import GameResult
-from arena.rating_bench import simulate_league
+from arena.bench.synthetic import simulate_league
+from arena.records import GameResult
 
 from .helpers import TRUTH
 

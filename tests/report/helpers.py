@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.league.results import GameResult
-from arena.league.store import PlayedGame, create_store
+from arena.league.store import create_store
+from arena.records import Failure, GameRecord, GameResult, PlayerEntry
 
 NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 TRUTH = {name: 1300.0 + 80.0 * i for i, name in enumerate(NAMES)}
@@ -22,20 +22,24 @@ def write_store(
     try:
         store.save_setup(name, config or {"seed": 3}, {}, [])
         for result in results:
-            store.add_game(
-                PlayedGame(
-                    game_id=result.game_id,
-                    game=result.game,
-                    table="t",
-                    round=0,
-                    seats=result.bots,
-                    seed=0,
-                    status="failed" if result.failures else "ok",
-                    scores=result.scores,
-                    placements=result.placements,
-                    failures=result.failures,
-                )
-            )
+            store.add_game(record_of(result))
     finally:
         store.close()
     return folder
+
+
+def record_of(result: GameResult) -> GameRecord:
+    """A record with ``result``'s seating and outcome (no actions: ratings never read them)."""
+    return GameRecord(
+        game=result.game,
+        options={},
+        seed=0,
+        players=tuple(PlayerEntry(seat=seat, name=bot, version="1", kind="synthetic")
+                      for seat, bot in enumerate(result.bots)),
+        scores=result.scores,
+        engine_placements=result.placements,
+        placements=result.placements,
+        failures=tuple(Failure(seat=seat, bot=result.bots[seat], reason=reason, detail="",
+                               phase="decision", decision=1, stderr_tail="")
+                       for seat, reason in sorted(result.failures.items())),
+    ).in_league(result.game_id, "t", 0)

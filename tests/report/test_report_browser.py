@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.results import GameResult
+from arena.records import GameResult
 from arena.report.html import render_report
 from arena.report.leaderboard import build_leaderboard
 

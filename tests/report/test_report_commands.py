@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.league.results import GameResult
+from arena.records import GameResult
 
 from .helpers import NAMES, write_store
 

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from arena.league.results import GameResult
+from arena.records import GameResult
 from arena.report.html import render_report
 from arena.report.leaderboard import build_leaderboard
 from arena.report.svg import contrast, heat_map, padded_ticks, quartiles, rate_colour, ticks
@@ -140,7 +140,7 @@ def test_heat_map_text_colour_survives_the_stylesheet() -> None:
 
 
 def test_rating_history_draws_at_most_ten_lines() -> None:
-    from arena.rating_bench import simulate_league, spread_ratings
+    from arena.bench.synthetic import simulate_league, spread_ratings
 
     results = simulate_league(spread_ratings(14), 300, seed=2)
     page = render_report(results, bootstrap=0)

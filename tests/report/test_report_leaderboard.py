@@ -7,7 +7,7 @@ import json
 import pytest
 
 from arena.errors import ArenaError
-from arena.league.results import GameResult
+from arena.records import GameResult
 from arena.report.leaderboard import (
     build_leaderboard,
     filter_results,

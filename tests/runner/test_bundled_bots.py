@@ -50,7 +50,7 @@ def play(folders: list[str], seeds: list[int], sandbox: str = "none"
                 async with pool.seated([spec(f) for f in folders]) as players:
                     outcome = await play_game(NIM, players, seed, options={"pile": 40},
                                               limits=limits)
-                records.append(outcome.record)
+                records.append(outcome.playthrough_json())
             pids = [pid for player in pool._all for pid in player.pids]
         assert_no_survivors(pids)
         return records

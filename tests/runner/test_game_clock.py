@@ -14,9 +14,9 @@ import pytest
 import trio
 
 from arena.errors import ArenaError
+from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import first_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.protocol import (
@@ -30,7 +30,8 @@ from arena.runner.protocol import (
     hello,
     schema,
 )
-from arena.runner.referee import GameOutcome, play_game
+from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import FAST, assert_no_survivors, the_failure, zoo_spec
 from .toygame import NIM
@@ -74,7 +75,7 @@ class Sleeper:
         return []
 
 
-def run(players: list[Any], limits: Limits, seed: int = 1) -> GameOutcome:
+def run(players: list[Any], limits: Limits, seed: int = 1) -> GameRecord:
     return trio.run(lambda: play_game(NIM, players, seed, options=LONG_GAME, limits=limits))
 
 
@@ -101,7 +102,7 @@ def test_the_clock_runs_out_on_the_decision_that_uses_it_up_not_before() -> None
     # limit never matters)
     slow = Sleeper(0.15)
     outcome = run([slow, first_player()], Limits(move_seconds=1.0, game_seconds=0.55))
-    failure = the_failure(outcome.record)
+    failure = the_failure(outcome.playthrough_json())
     assert (failure["seat"], failure["reason"], failure["phase"]) == (0, "timeout", "decision")
     assert failure["decision"] == 7  # seat 0 decides at 1, 3, 5, 7: its fourth decision
     assert "game clock (0.55 s per game)" in failure["detail"]
@@ -111,7 +112,7 @@ def test_the_clock_runs_out_on_the_decision_that_uses_it_up_not_before() -> None
     left = [r.game_ms_left or 0 for r in slow.requests]
     assert len(left) == 4 and left[0] == 550
     assert left == sorted(set(left), reverse=True) and left[-1] <= 100
-    seats = outcome.record["timings"]["seats"]
+    seats = outcome.timings["seats"]
     assert seats[0]["clock_left"] == 0.0 and seats[0]["decisions"] == 4
     assert 0.5 < seats[1]["clock_left"] <= 0.55  # an instant player hardly uses its clock
     assert outcome.placements[0] == 2  # forfeited
@@ -122,12 +123,12 @@ def test_a_bank_smaller_than_the_clock_runs_out_first() -> None:
     slow = Sleeper(0.2)
     limits = Limits(move_seconds=0.05, bank_seconds=0.4, game_seconds=5.0)
     outcome = run([slow, first_player()], limits)
-    failure = the_failure(outcome.record)
+    failure = the_failure(outcome.playthrough_json())
     assert (failure["reason"], failure["decision"]) == ("timeout", 5)
     assert "decision limit (0.05 s) plus the" in failure["detail"]
     assert "left in its overage bank" in failure["detail"]
     assert "game clock" not in failure["detail"]
-    seat = outcome.record["timings"]["seats"][0]
+    seat = outcome.timings["seats"][0]
     assert seat["bank_left"] == 0.0
     assert 4.0 < seat["clock_left"] < 4.5  # all of its 0.55 s of thought, on the clock
     assert [r.bank_ms for r in slow.requests][0] == 400
@@ -138,10 +139,10 @@ def test_a_clock_smaller_than_the_bank_runs_out_first() -> None:
     slow = Sleeper(0.15)
     limits = Limits(move_seconds=0.05, bank_seconds=1.0, game_seconds=0.4)
     outcome = run([slow, first_player()], limits)
-    failure = the_failure(outcome.record)
+    failure = the_failure(outcome.playthrough_json())
     assert (failure["reason"], failure["decision"]) == ("timeout", 5)
     assert "left on its game clock (0.4 s per game)" in failure["detail"]
-    seat = outcome.record["timings"]["seats"][0]
+    seat = outcome.timings["seats"][0]
     assert seat["clock_left"] == 0.0
     # the overage (beyond 0.05 s) of all three decisions came out of the bank too
     assert 0.6 < seat["bank_left"] < 0.8
@@ -157,19 +158,19 @@ def test_without_bank_or_clock_the_decision_limit_is_named(bank: float | None,
                                                           phrase: str) -> None:
     outcome = run([Sleeper(0.15), first_player()],
                   Limits(move_seconds=0.05, bank_seconds=bank))
-    failure = the_failure(outcome.record)
+    failure = the_failure(outcome.playthrough_json())
     assert (failure["reason"], failure["decision"]) == ("timeout", 1)
     assert failure["detail"].startswith("no reply to request 1 within")
     assert phrase in failure["detail"]
     assert "game clock" not in failure["detail"]
-    assert outcome.record["timings"]["seats"][0]["clock_left"] is None
+    assert outcome.timings["seats"][0]["clock_left"] is None
 
 
 def test_every_message_carries_the_clock_and_matches_its_schema() -> None:
     for clock in (None, 30.0):
         fast = Sleeper(0.0)
         outcome = run([fast, first_player()], Limits(bank_seconds=2.0, game_seconds=clock))
-        assert outcome.record["failures"] == []
+        assert outcome.failures == ()
         (info,) = fast.infos
         assert info.to_json()["time"]["game_ms"] == (None if clock is None else 30_000)
         validate(info.to_json())
@@ -181,10 +182,10 @@ def test_every_message_carries_the_clock_and_matches_its_schema() -> None:
         left = [r.game_ms_left for r in fast.requests]
         if clock is None:
             assert set(left) == {None}
-            assert outcome.record["timings"]["seats"][0]["clock_left"] is None
+            assert outcome.timings["seats"][0]["clock_left"] is None
         else:
             assert left[0] == 30_000 and all(0 < v <= 30_000 for v in left if v)
-            assert 29.0 < outcome.record["timings"]["seats"][0]["clock_left"] <= 30.0
+            assert 29.0 < outcome.timings["seats"][0]["clock_left"] <= 30.0
 
 
 def test_an_old_request_without_the_clock_still_matches_the_schemas() -> None:
@@ -204,7 +205,7 @@ async def _play_process(spec: BotSpec, limits: Limits) -> tuple[dict[str, JSON],
     async with open_bot_pool(limits) as pool, pool.seated([spec]) as (bot,):
         outcome = await play_game(NIM, [bot, first_player()], seed=3, options=LONG_GAME,
                                   limits=limits)
-    return outcome.record, bot.pids
+    return outcome.playthrough_json(), bot.pids
 
 
 def test_a_bot_that_never_answers_is_stopped_at_its_clock_not_at_move_plus_bank() -> None:

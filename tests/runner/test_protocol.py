@@ -14,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.runner.failures import REASONS, BotFailure
-from arena.runner.limits import Limits
 from arena.runner.lines import CHUNK, LineReader
 from arena.runner.players import PythonPlayer
 from arena.runner.protocol import (
@@ -32,6 +31,7 @@ from arena.runner.protocol import (
     schema,
 )
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .toygame import NIM
 

@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import ArenaError
+from arena.records import GameRecord
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.protocol import DecisionRequest, Reply
-from arena.runner.referee import GameOutcome, adjusted_placements, derived_seed, play_game
+from arena.runner.referee import adjusted_placements, derived_seed, play_game
+from arena.settings import Limits
 
 from .toygame import NIM
 
@@ -24,7 +25,7 @@ JSON = Any
 
 
 def run(players: list[Any], seed: int = 1, limits: Limits | None = None,
-        options: dict[str, JSON] | None = None) -> GameOutcome:
+        options: dict[str, JSON] | None = None) -> GameRecord:
     return trio.run(lambda: play_game(NIM, players, seed, options=options, limits=limits))
 
 
@@ -34,7 +35,7 @@ def without_timings(record: dict[str, JSON]) -> dict[str, JSON]:
 
 def test_a_game_between_python_players_is_a_complete_json_record() -> None:
     outcome = run([random_player("a"), first_player("b"), random_player("c")], seed=5)
-    record = json.loads(json.dumps(outcome.record))
+    record = json.loads(json.dumps(outcome.playthrough_json()))
     state = NIM.replay(record["engine"])
     assert state.is_terminal()
     assert record["scores"] == state.returns()
@@ -46,8 +47,8 @@ def test_a_game_between_python_players_is_a_complete_json_record() -> None:
 
 
 def test_same_seed_same_record_different_seed_different_game() -> None:
-    records = [run([random_player(), random_player()], seed=s, options={"pile": 40}).record
-               for s in (11, 11, 12)]
+    records = [run([random_player(), random_player()], seed=s,
+                   options={"pile": 40}).playthrough_json() for s in (11, 11, 12)]
     assert without_timings(records[0]) == without_timings(records[1])
     assert records[0]["engine"]["actions"] != records[2]["engine"]["actions"]
 
@@ -63,12 +64,12 @@ def test_every_seat_sees_every_action_and_the_result() -> None:
                             on_game_over=results.append)
 
     outcome = run([player(0), player(1)], seed=3)
-    actions = outcome.record["engine"]["actions"]
+    actions = outcome.engine["actions"]
     for seat in (0, 1):
         assert [(n["seat"], n["action"]["stones"]) for n in seen[seat]] == \
             [(a["seat"], a["action"]) for a in actions]
         assert [n["decision"] for n in seen[seat]] == list(range(1, len(actions) + 1))
-    assert [r["placements"] for r in results] == [outcome.placements] * 2
+    assert [r["placements"] for r in results] == [list(outcome.placements)] * 2
     assert sorted(i["seat"] for i in infos) == [0, 1]
     assert all(i["type"] == "new_game" and i["game"] == "nim" and i["num_players"] == 2
                for i in infos)
@@ -143,19 +144,19 @@ def test_a_failing_seat_forfeits_and_is_played_out(answer: Any, reason: str) -> 
     bad = Scripted("bad", answer)
     limits = Limits(move_seconds=0.05)
     outcome = run([bad, first_player()], seed=2, limits=limits)
-    (failure,) = outcome.record["failures"]
+    (failure,) = outcome.failures
     assert failure == {**failure, "seat": 0, "bot": "bad", "reason": reason,
                        "phase": "decision", "decision": 1, "stderr_tail": "tail of stderr"}
     assert bad.abandoned == [reason]  # told once, then never asked again
-    assert outcome.failures == {0: reason}
-    assert outcome.placements == [2, 1]
-    assert NIM.replay(outcome.record["engine"]).is_terminal()
+    assert outcome.forfeits == {0: reason}
+    assert outcome.placements == (2, 1)
+    assert NIM.replay(outcome.engine).is_terminal()
 
 
 def test_the_fallback_is_seeded_by_game_seed_and_seat() -> None:
     limits = Limits(move_seconds=0.05)
     games = [run([Scripted("bad", _illegal), first_player()], seed=s, limits=limits,
-                 options={"pile": 60}).record["engine"]["actions"] for s in (4, 4, 5)]
+                 options={"pile": 60}).engine["actions"] for s in (4, 4, 5)]
     assert games[0] == games[1]
     fallback_moves = [[a["action"] for a in g if a["seat"] == 0] for g in games]
     assert fallback_moves[0] != fallback_moves[2]  # not a constant policy
@@ -166,13 +167,13 @@ def test_an_exception_in_a_python_player_is_a_crash() -> None:
         raise ValueError("no idea")
 
     outcome = run([PythonPlayer("x", explode), first_player()], seed=1)
-    (failure,) = outcome.record["failures"]
+    (failure,) = outcome.failures
     assert failure["reason"] == "crash" and "ValueError: no idea" in failure["detail"]
 
 
 def test_a_python_player_returning_junk_is_malformed() -> None:
     outcome = run([PythonPlayer("x", lambda o, legal: "0"), first_player()], seed=1)  # type: ignore[arg-type,return-value]
-    assert outcome.failures == {0: "malformed"}
+    assert outcome.forfeits == {0: "malformed"}
 
 
 def test_a_slow_python_player_times_out_even_though_it_cannot_be_interrupted() -> None:
@@ -182,7 +183,7 @@ def test_a_slow_python_player_times_out_even_though_it_cannot_be_interrupted() -
 
     outcome = run([PythonPlayer("slow", slow), first_player()], seed=1,
                   limits=Limits(move_seconds=0.01))
-    assert outcome.failures == {0: "timeout"}
+    assert outcome.forfeits == {0: "timeout"}
 
 
 def test_the_overage_bank_absorbs_slow_moves_until_it_is_spent() -> None:
@@ -193,11 +194,11 @@ def test_the_overage_bank_absorbs_slow_moves_until_it_is_spent() -> None:
     limits = Limits(move_seconds=0.01, bank_seconds=0.07)  # about 3 slow moves
     outcome = run([PythonPlayer("slow", slow), first_player()], seed=1, limits=limits,
                   options={"pile": 40})
-    (failure,) = outcome.record["failures"]
+    (failure,) = outcome.failures
     assert failure["reason"] == "timeout"
     assert 2 <= failure["decision"] // 2 + 1 <= 4  # seat 0 decides at 1, 3, 5, ...
-    assert outcome.record["timings"]["seats"][0]["bank_left"] < 0.07
-    assert outcome.record["timings"]["seats"][1]["bank_left"] == 0.07  # never touched
+    assert outcome.timings["seats"][0]["bank_left"] < 0.07
+    assert outcome.timings["seats"][1]["bank_left"] == 0.07  # never touched
 
 
 def test_the_request_tells_the_time_left() -> None:
@@ -218,7 +219,7 @@ def test_comments_are_recorded_and_capped() -> None:
         return Reply(request.id, 0, "why " * 100)
 
     outcome = run([Scripted("c", chatty), first_player()], limits=Limits(max_comment_chars=10))
-    comments = outcome.record["comments"]
+    comments = outcome.comments
     assert comments and all(c["seat"] == 0 and c["comment"] == "why why wh" for c in comments)
 
 
@@ -297,8 +298,8 @@ def test_notices_are_built_only_for_players_that_follow_the_game(
 
     monkeypatch.setattr(referee, "ActionNotice", CountedNotice)
     outcome = run([first_player(), random_player()], seed=2)  # no on_action hooks
-    assert made == [] and outcome.record["failures"] == []
+    assert made == [] and outcome.failures == ()
     followed: list[JSON] = []
     outcome = run([first_player(), PythonPlayer("f", lambda o, legal: 0,
                                                 on_action=followed.append)], seed=2)
-    assert len(made) == len(followed) == len(outcome.record["engine"]["actions"])
+    assert len(made) == len(followed) == len(outcome.engine["actions"])

@@ -10,13 +10,13 @@ from dataclasses import replace
 import pytest
 import trio
 
+from arena.bench.protocol import TRIVIAL_LEAN_SPEC
 from arena.errors import ArenaError
-from arena.runner.bench import TRIVIAL_LEAN_SPEC
-from arena.runner.limits import Limits
 from arena.runner.pipes import PipeEnd
 from arena.runner.pool import open_bot_pool
 from arena.runner.process import YIELD_EVERY_SECONDS, BotProcess
 from arena.runner.protocol import Reply
+from arena.settings import Limits
 from tests.runner.helpers import FAST
 
 
@@ -57,7 +57,7 @@ def test_quick_replies_still_let_the_other_tasks_run() -> None:
         async with open_bot_pool(FAST) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
             player = seated[0]
             await player.handshake()
-            process = player._running()
+            process = player._running().process
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(ticker)
                 await trio.sleep(0)
@@ -85,7 +85,7 @@ def test_no_busy_wait_with_a_single_cpu() -> None:
     async def main() -> tuple[float, float]:
         async with open_bot_pool(FAST) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
             await seated[0].handshake()
-            process: BotProcess = seated[0]._running()
+            process: BotProcess = seated[0]._running().process
             spin = process.spin_seconds
             await process.send_raw(_request(1))
             assert await process.receive(answer_to_fresh_message=True) == Reply(1, 0)
@@ -111,7 +111,7 @@ def test_the_busy_wait_is_a_limit_a_league_can_turn_off() -> None:
     async def main() -> float:
         async with open_bot_pool(off) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
             await seated[0].handshake()
-            process = seated[0]._running()
+            process = seated[0]._running().process
             for request_id in (1, 2):  # replies still arrive, sleeping at once
                 await process.send_raw(_request(request_id))
                 reply = await process.receive(answer_to_fresh_message=True)

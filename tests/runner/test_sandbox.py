@@ -13,10 +13,10 @@ import trio
 
 from arena.errors import ArenaError
 from arena.runner import sandbox
-from arena.runner.limits import Limits
 from arena.runner.players import first_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import FAST, ZOO, zoo_spec
 from .toygame import NIM
@@ -31,8 +31,8 @@ def snoop(level: str) -> dict[str, Any]:
     async def main() -> dict[str, Any]:
         async with open_bot_pool(limits) as pool, pool.seated([zoo_spec("snoop")]) as (bot,):
             outcome = await play_game(NIM, [bot, first_player()], 1, limits=limits)
-        assert outcome.record["failures"] == []
-        facts: dict[str, Any] = json.loads(outcome.record["comments"][0]["comment"])
+        assert outcome.failures == ()
+        facts: dict[str, Any] = json.loads(outcome.comments[0]["comment"])
         return facts
 
     return trio.run(main)
@@ -148,7 +148,7 @@ def test_a_bot_that_cannot_be_started_crashes_with_the_reason(tmp_path: Path) ->
     async def main() -> dict[str, Any]:
         async with open_bot_pool(FAST) as pool, pool.seated([missing]) as (bot,):
             outcome = await play_game(NIM, [bot, first_player()], 1, limits=FAST)
-        return outcome.record
+        return outcome.playthrough_json()
 
     (failure,) = trio.run(main)["failures"]
     assert failure["reason"] == "crash" and "could not start './no-such-program'" in \

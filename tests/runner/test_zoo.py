@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 import trio
 
-from arena.runner.bot_player import ProcessPlayer
-from arena.runner.limits import Limits
+from arena.runner.connection import BotConnection
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.process import group_cpu_seconds
 from arena.runner.referee import play_game
+from arena.settings import Limits
 
 from .helpers import (
     FAST,
@@ -34,23 +34,23 @@ from .toygame import NIM
 
 
 async def _play(script: str, limits: Limits, games: int = 1
-                ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+                ) -> tuple[list[dict[str, Any]], BotConnection]:
     records = []
     async with open_bot_pool(limits) as pool:
         for seed in range(games):
             async with pool.seated([zoo_spec(script)]) as (bot,):
                 outcome = await play_game(NIM, [bot, random_player()], seed=seed,
                                           limits=limits)
-            records.append(outcome.record)
-            json.dumps(outcome.record)  # plain JSON, always
+            records.append(outcome.playthrough_json())
+            json.dumps(outcome.playthrough_json())  # plain JSON, always
             # whatever happened, the game was played to its end
-            assert NIM.replay(outcome.record["engine"]).is_terminal()
+            assert NIM.replay(outcome.engine).is_terminal()
     assert_no_survivors(bot.pids)
     return records, bot
 
 
 def play(script: str, sandbox: str, games: int = 1, **limits: Any
-         ) -> tuple[list[dict[str, Any]], ProcessPlayer]:
+         ) -> tuple[list[dict[str, Any]], BotConnection]:
     chosen = dataclasses.replace(FAST, sandbox=sandbox, **limits)
     return trio.run(_play, script, chosen, games)
 
@@ -153,7 +153,7 @@ def test_stderr_flood_is_capped_in_the_log(tmp_path: Path) -> None:
         async with open_bot_pool(limits, log_dir=tmp_path) as pool, \
                 pool.seated([zoo_spec("stderr_flood")]) as (bot,):
             outcome = await play_game(NIM, [bot, random_player()], seed=3, limits=limits)
-        assert outcome.record["failures"] == []
+        assert outcome.failures == ()
 
     trio.run(main)
     (log,) = tmp_path.glob("stderr_flood-*.stderr.log")
@@ -206,9 +206,9 @@ def test_a_bot_sees_every_action_in_order_before_its_next_request() -> None:
 
 def test_notifications_flushed_early_still_arrive_in_order(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import connection
 
-    monkeypatch.setattr(bot_player, "MAX_PENDING_BYTES", 1)  # flush every notice at once
+    monkeypatch.setattr(connection, "MAX_PENDING_BYTES", 1)  # flush every notice at once
     (record,), _ = play("follower", "none")
     assert record["comments"] and all(
         c["comment"] == f"{c['decision'] - 1} True" for c in record["comments"])
@@ -216,11 +216,11 @@ def test_notifications_flushed_early_still_arrive_in_order(
 
 def test_a_process_near_its_cpu_limit_is_replaced_between_games(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import process
 
     used = iter([0.0, 1e9])  # before game 2: fine; before game 3: nearly spent
-    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: next(used))
-    monkeypatch.setattr(bot_player, "_CORES", 10**12)  # so it could have: look each time
+    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: next(used))
+    monkeypatch.setattr(process, "_CORES", 10**12)  # so it could have: look each time
     records, bot = play("follower", "none", games=3)
     assert len(bot.pids) == 2
     assert all(r["failures"] == [] and r["incidents"] == [] for r in records)
@@ -228,10 +228,10 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_games(
 
 def test_cpu_use_is_not_scanned_while_the_limit_is_out_of_reach(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.runner import bot_player
+    from arena.runner import process
 
     scans: list[int] = []
-    monkeypatch.setattr(bot_player, "group_cpu_seconds", lambda pgid: scans.append(pgid))
+    monkeypatch.setattr(process, "group_cpu_seconds", lambda pgid: scans.append(pgid))
     records, bot = play("follower", "none", games=3)
     assert scans == [] and len(bot.pids) == 1  # seconds of games cannot use 1800 s of CPU
     assert all(r["failures"] == [] for r in records)
@@ -267,7 +267,7 @@ def test_a_lean_bot_gets_requests_without_observation_and_no_notices() -> None:
 class Transparent:
     """A wrapper that knows nothing of ``wants`` (like wrappers written before it)."""
 
-    def __init__(self, inner: ProcessPlayer) -> None:
+    def __init__(self, inner: BotConnection) -> None:
         self.inner = inner
         self.name, self.version, self.kind = inner.name, inner.version, inner.kind
 
@@ -282,7 +282,7 @@ def test_a_lean_bot_behind_an_unaware_wrapper_still_gets_what_it_asked_for() -> 
         async with open_bot_pool(FAST) as pool, pool.seated([zoo_spec("lean")]) as (bot,):
             outcome = await play_game(NIM, [Transparent(bot), random_player()], seed=1,
                                       limits=FAST)
-        return outcome.record
+        return outcome.playthrough_json()
 
     record = trio.run(main)
     assert record["failures"] == [] and record["comments"]

@@ -15,11 +15,11 @@ import pytest
 import trio
 
 from arena.cli import main
-from arena.games import builtin_game
 from arena.games.base import GameState
 from arena.games.ra_dice.state import APPLY, DISASTER, VICTIM, RaDiceState
 from arena.league.config import load_league
 from arena.league.store import open_store
+from arena.plugins import load_game
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
 from arena.strategies.dice_greedy import VERSION, against_random, choose, dice_greedy_player
@@ -41,7 +41,7 @@ helpers = _load_helpers()
 make_state, stop, put_civilization, put_monument = (
     helpers.make_state, helpers.stop, helpers.put_civilization, helpers.put_monument)
 
-GAME = builtin_game("ra_dice")
+GAME = load_game("ra_dice")
 
 
 def greedy_move(state: RaDiceState) -> dict[str, Any]:
@@ -270,9 +270,9 @@ def test_plays_every_seat_through_the_referee() -> None:
         return await play_game(GAME, players, seed=7)
 
     outcome = trio.run(game)
-    assert outcome.failures == {}
+    assert outcome.forfeits == {}
     assert sorted(outcome.placements) == [1, 2, 3, 4]
-    assert GAME.replay(outcome.record["engine"]).placements() == outcome.placements
+    assert GAME.replay(outcome.engine).placements() == list(outcome.placements)
 
 
 def test_beats_random_through_the_referee() -> None:
@@ -280,7 +280,7 @@ def test_beats_random_through_the_referee() -> None:
         return await play_game(GAME, [random_player(), dice_greedy_player()], seed=seed)
 
     outcomes = [trio.run(game, seed) for seed in (1, 2)]
-    assert all(outcome.placements == [2, 1] for outcome in outcomes)
+    assert all(outcome.placements == (2, 1) for outcome in outcomes)
 
 
 # ----------------------------------------------------------------------------- league
@@ -301,8 +301,7 @@ def test_a_small_dice_league_runs_end_to_end(tmp_path: Path, capsys) -> None:
     for result in results:
         assert result.game == "ra_dice" and result.failures == {}
         assert sorted(result.placements) == [1, 2]
-        record = store.find_game(result.game_id)["record"]
-        state = GAME.replay(record["engine"])
+        state = GAME.replay(store.find_game(result.game_id).engine)
         assert list(result.placements) == state.placements()
     greedy_places = [result.placements[result.bots.index("dice-greedy")] for result in results]
     assert greedy_places.count(1) >= 3
@@ -314,5 +313,5 @@ def test_a_small_dice_league_runs_end_to_end(tmp_path: Path, capsys) -> None:
 def test_the_bot_folder_announces_the_strategy_version() -> None:
     # Leagues refuse a bot whose version changed; the strategy lives outside the bot
     # folder, so its VERSION and the manifest must move together.
-    manifest = Path(__file__).parents[2] / "bots" / "dice-greedy" / "bot.toml"
+    manifest = Path(__file__).parents[2] / "arena" / "bots" / "dice-greedy" / "bot.toml"
     assert tomllib.loads(manifest.read_text())["version"] == VERSION

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from ra_dice_helpers import make_state, matching, moves, play, stop
 
-from arena.games import builtin_game
 from arena.games.base import GameError, GameOptionError, ReplayError
 from arena.games.ra_dice import GAME
 from arena.games.ra_dice.board import DEFAULT_BOARD
 from arena.games.ra_dice.state import RaDiceState
+from arena.plugins import load_game
 
 
 def random_game(players: int, seed: int, steps: int | None = None) -> RaDiceState:
@@ -33,7 +33,7 @@ def random_game(players: int, seed: int, steps: int | None = None) -> RaDiceStat
 
 
 def test_the_game_is_registered_and_describes_its_options() -> None:
-    assert builtin_game("ra_dice") is GAME
+    assert load_game("ra_dice") is GAME
     described = GAME.describe()
     assert described["name"] == "ra_dice" and described["title"] == "Ra: The Dice Game"
     assert (described["min_players"], described["max_players"]) == (2, 4)

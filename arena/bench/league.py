@@ -26,9 +26,10 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.league.config import LeagueConfig, TimeControl
+from arena.league.config import LeagueConfig
 from arena.league.run import run_league
 from arena.runner.botspec import BotSpec
+from arena.settings import Limits
 
 BOTS = 4
 
@@ -61,9 +62,9 @@ async def _round_trip(bots: list[BotSpec], players: int, seconds: float, seed: i
                       ) -> tuple[float, float]:
     """(seconds per decision, decisions per game), one game at a time, warm processes."""
     from arena.plugins import discover
-    from arena.runner.limits import Limits
     from arena.runner.pool import open_bot_pool
     from arena.runner.referee import play_game
+    from arena.settings import Limits
 
     game = discover().game("ra")
     decisions = games = 0
@@ -73,14 +74,16 @@ async def _round_trip(bots: list[BotSpec], players: int, seconds: float, seed: i
         start = time.perf_counter()
         while time.perf_counter() - start < seconds or games < 3:
             async with pool.seated(bots[:players]) as seated:
-                outcome = await play_game(game, seated, seed + games)
-            decisions += sum(s["decisions"] for s in outcome.record["timings"]["seats"])
+                record = await play_game(game, seated, seed + games)
+            decisions += sum(s["decisions"] for s in record.timings["seats"])
             games += 1
         elapsed = time.perf_counter() - start
     return elapsed / decisions, decisions / games
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    if getattr(args, "cluster", False):
+        return run_cluster_benchmark(args)
     players = args.players or [3]
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
@@ -104,7 +107,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 seed=args.seed,
                 concurrency=2 * cores,
                 results_dir=Path(folder) / "results",
-                time=TimeControl(per_decision=5.0),
+                limits=Limits(move_seconds=5.0),
             )
             cpu_before, start = _cpu_seconds(), time.perf_counter()
             busy_before, total_before = _machine_busy()
@@ -150,6 +153,70 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "processes left free (equal to % of bound on an idle machine)",
         ],
     }
+
+
+def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    """``arena bench league --cluster``: the same league on the local backend and on a
+    Dask cluster of one and of two worker processes on loopback, in one run."""
+    from distributed import LocalCluster
+
+    from arena.league.cluster import ClusterSettings
+
+    players = args.players or [3]
+    cores = os.cpu_count() or 1
+    bots = _trivial_bots()
+    rows = []
+    for k in players:
+        tables = len(_tables(k))
+        # sized from a first local measurement so every variant plays about args.seconds
+        probe = _timed_league(bots, k, 1, args.seed, cores, None)
+        rounds = max(2, round(probe * args.seconds / (tables * k)))
+        games = rounds * tables * k
+        local = _timed_league(bots, k, rounds, args.seed, cores, None)
+        row: dict[str, Any] = {"players": k, "games": games, "local games/s": local}
+        for workers in (1, 2):
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              host="127.0.0.1", dashboard_address=None) as cluster:
+                address = cluster.scheduler_address
+                # warm-up: the plugin, the bot packs and the bots' first start
+                _timed_league(bots, k, 1, args.seed + 1, cores, ClusterSettings(address))
+                rate = _timed_league(bots, k, rounds, args.seed, cores,
+                                     ClusterSettings(address))
+            row[f"cluster {workers}w games/s"] = rate
+        row["cluster 2w / local %"] = 100 * row["cluster 2w games/s"] / local
+        rows.append(row)
+    return {
+        "title": f"League of trivial subprocess bots (Ra) on Dask vs the local backend, "
+        f"{cores} cores",
+        "benchmark": "league-cluster",
+        "rows": rows,
+        "notes": [
+            "baseline: the local backend (worker processes = cores) on the same league, "
+            "same run",
+            "cluster: LocalCluster worker processes on loopback, 1 thread each; the "
+            "coordinator (store, progress) is this process; one warm-up league first",
+            f"goal (issue 14): cluster with {cores} workers >= 95% of local",
+        ],
+    }
+
+
+def _timed_league(bots: list[BotSpec], k: int, rounds: int, seed: int, cores: int,
+                  cluster: Any) -> float:
+    """Games per second of one league in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        config = LeagueConfig(
+            path=Path(folder) / "bench.toml", name="bench", game="ra", players=(k,),
+            roster=tuple(b.name for b in bots), rounds=rounds, seed=seed,
+            concurrency=2 * cores, results_dir=Path(folder) / "results",
+            limits=Limits(move_seconds=5.0),
+        )
+        start = time.perf_counter()
+        code = run_league(config, quiet=True, bots=bots, out=io.StringIO(),
+                          err=io.StringIO(), cluster=cluster)
+        elapsed = time.perf_counter() - start
+        if code != 0:
+            raise ArenaError("the benchmark league was interrupted")
+    return rounds * len(_tables(k)) * k / elapsed
 
 
 def _tables(k: int) -> list[tuple[int, ...]]:

@@ -98,11 +98,3 @@ def _mcts_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
     return {"bot": "mcts", "players": players, "positions": len(positions),
             "iterations/s": iterations / spent}
 
-
-if __name__ == "__main__":  # python -m arena.strategies.bench [SECONDS]
-    import sys
-
-    from arena.bench import print_rows
-
-    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
-    print_rows(run_benchmark(argparse.Namespace(seconds=budget, players=None, seed=1)))

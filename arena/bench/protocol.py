@@ -61,19 +61,19 @@ from typing import IO, Any
 import trio
 
 from arena.errors import ArenaError
-from arena.games import builtin_game
-from arena.games.base import GameState
+from arena.games.base import Game, GameState
 from arena.runner.botspec import BotSpec
-from arena.runner.limits import Limits
 from arena.runner.players import Player, PythonPlayer, WrappedPlayer
 from arena.runner.pool import BotPool, open_bot_pool
 from arena.runner.protocol import (
     ActionNotice,
     DecisionRequest,
     Reply,
+    decode_bot_message,
     encode,
 )
 from arena.runner.referee import Referee
+from arena.settings import Limits
 
 GAME = "ra"
 REPLY_LINE = b'{"type":"reply","id":100,"index":0}\n'  # the size of a trivial bot's reply
@@ -275,9 +275,9 @@ def _raw_lines(lines: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
     return [(seat, data.replace(b"\n", b" ")[:-1] + b"\n") for seat, data in lines]
 
 
-async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec | None,
-                      row: Row | None, log: list[tuple[int, Any]] | None = None,
-                      lean: bool = False) -> None:
+async def _timed_game(game: Game, pool: BotPool, num_players: int, seed: int,
+                      spec: BotSpec | None, row: Row | None,
+                      log: list[tuple[int, Any]] | None = None, lean: bool = False) -> None:
     """One game, every seat the bot ``spec`` (None: in-process players, ``lean``: that
     ask for no observation)."""
     cpu = time.process_time()
@@ -287,11 +287,11 @@ async def _timed_game(pool: BotPool, num_players: int, seed: int, spec: BotSpec 
              for _ in range(num_players)]
         if log is not None:
             players = [RecordingPlayer(p, seat, log) for seat, p in enumerate(players)]
-        referee = TimedReferee(builtin_game(GAME), players, seed, None, pool.limits, "")
+        referee = TimedReferee(game, players, seed, None, pool.limits, "")
         referee.samples = []
-        outcome = await referee.play()
-    if outcome.record["failures"]:
-        raise ArenaError(f"the benchmark bot failed: {outcome.record['failures']}")
+        record = await referee.play()
+    if record.failures:
+        raise ArenaError(f"the benchmark bot failed: {list(record.failures)}")
     if row is not None:
         row.cpu += time.process_time() - cpu
         row.samples += referee.samples
@@ -306,12 +306,12 @@ async def _pipe_layer(pool: BotPool, num_players: int, lines: list[tuple[int, by
         for player in players:
             if not player.alive:
                 await player.handshake()
-        processes = [player._running() for player in players]
+        channels = [player._running() for player in players]
         for seat, data in lines:
-            process = processes[seat]
+            channel = channels[seat]
             started = time.perf_counter()
-            await process.send_raw(data)
-            await process.receive(answer_to_fresh_message=True)
+            await channel.send(data)
+            decode_bot_message(await channel.receive_line(fresh=True))
             row.samples.append(time.perf_counter() - started)
         row.cpu += time.process_time() - cpu
 
@@ -329,7 +329,8 @@ ECHOES = ("raw", "raw_lean", "rotating", "rotating_lean", "trio_lean", "json", "
           "inproc", "inproc_lean", "scope")
 
 
-async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any]:
+async def _measure(game: Game, num_players: int, seconds: float, seed: int
+                   ) -> dict[str, Any]:
     rows = {name: Row() for name in [*ECHOES, *STACKS]}
     sizes: dict[str, list[int]] = {"full": [], "lean": []}
     raw, json_echo = EchoChild(RAW_ECHO_CHILD), EchoChild(JSON_ECHO_CHILD)
@@ -341,7 +342,7 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
                 open_bot_pool(replace(limits, reply_busy_wait_seconds=0.0)) as sleeping:
             pools = {True: pool, False: sleeping}
             for _, spec, busy_wait in STACKS.values():  # start the processes, not counted
-                await _timed_game(pools[busy_wait], num_players, seed, spec, None)
+                await _timed_game(game, pools[busy_wait], num_players, seed, spec, None)
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
                 this_seed = seed + games
@@ -349,7 +350,7 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
                 lean_log: list[tuple[int, Any]] = []
                 for key, (_, spec, busy_wait) in STACKS.items():
                     recorded = {"trivial": log, "trivial_lean": lean_log}.get(key)
-                    await _timed_game(pools[busy_wait], num_players, this_seed, spec,
+                    await _timed_game(game, pools[busy_wait], num_players, this_seed, spec,
                                       rows[key], recorded)
                 lines, lean_lines = sent_lines(log), sent_lines(lean_log)
                 requests = [(s, m) for s, m in log if isinstance(m, DecisionRequest)]
@@ -362,8 +363,8 @@ async def _measure(num_players: int, seconds: float, seed: int) -> dict[str, Any
                 rows["json"].samples += json_echo.json_round_trips(requests)
                 rows["json"].cpu += time.process_time() - cpu
                 await _pipe_layer(pool, num_players, lean_lines, rows["pipes"])
-                await _timed_game(pool, num_players, this_seed, None, rows["inproc"])
-                await _timed_game(pool, num_players, this_seed, None, rows["inproc_lean"],
+                await _timed_game(game, pool, num_players, this_seed, None, rows["inproc"])
+                await _timed_game(game, pool, num_players, this_seed, None, rows["inproc_lean"],
                                   lean=True)
                 await _cancel_scopes(len(lean_lines), rows["scope"])
                 sizes["full"] += [len(data) for _, data in lines]
@@ -391,14 +392,16 @@ def _sizes(sizes: list[int]) -> str:
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
-    game = builtin_game(GAME)
+    from arena.plugins import load_game
+
+    game = load_game(GAME)
     num_players = (args.players or [4])[0]
     if not game.min_players <= num_players <= game.max_players:
         raise ArenaError(f"{game.title} is for {game.min_players}-{game.max_players} "
                          f"players, not {num_players}")
     if args.seconds <= 0:
         raise ArenaError("--seconds must be positive")
-    measured = trio.run(_measure, num_players, args.seconds, args.seed)
+    measured = trio.run(_measure, game, num_players, args.seconds, args.seed)
     rows, sizes = measured["rows"], measured["sizes"]
     table = [
         _row("raw pipe echo (2 Python processes)", rows["raw"]),

@@ -1,4 +1,10 @@
-"""Every limit a bot process runs under, with its default, in one place.
+"""The settings a game is played under, defined once: the time control, every limit a
+bot runs under with its default, and the sandbox levels.
+
+League files (``[time]`` and ``[limits]``, :mod:`arena.league.config`), the store's record
+of a league's settings, manifests (``resources``) and the command line (``--sandbox``) all
+read and write them through this module: :class:`Limits` is the value; the tables
+:data:`TIME_KEYS` and :data:`LIMIT_KEYS` say which league-file key is which field.
 
 A league passes its own :class:`Limits`; a bot's manifest may ask for less (or, within the
 league's caps, more) memory through ``resources.memory_mb``, see :meth:`Limits.for_bot`.
@@ -23,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from arena.errors import ArenaError
 
+# "none": rlimits and a process group (trusted bots); "bwrap": bubblewrap namespaces
 SANDBOX_LEVELS = ("none", "bwrap")
 
 
@@ -120,3 +127,47 @@ class Limits:
     def game_ms(self) -> int | None:
         """The whole-game clock in milliseconds as bots are told it (None: no clock)."""
         return None if self.game_seconds is None else round(self.game_seconds * 1000)
+
+
+# ------------------------------------------------------------------ the league file's names
+# league-file key -> Limits field, for [time] and for [limits]
+TIME_KEYS: dict[str, str] = {
+    "per_decision": "move_seconds",
+    "per_game": "game_seconds",
+    "overage": "bank_seconds",  # 0 in the file: no bank (None)
+    "handshake": "handshake_seconds",
+}
+LIMIT_KEYS: dict[str, str] = {
+    "memory_mb": "memory_mb",
+    "cpu_seconds": "cpu_seconds",
+    "max_processes": "max_processes",
+    "max_file_mb": "max_file_mb",
+    "max_open_files": "max_open_files",
+    "max_message_kb": "max_line_bytes",  # kilobytes in the file, bytes here
+    "sandbox": "sandbox",
+}
+
+
+def from_league_file(time: dict[str, object], limits: dict[str, object]) -> Limits:
+    """The Limits of a league file's (already checked) ``[time]`` and ``[limits]`` keys;
+    keys left out keep their defaults."""
+    fields: dict[str, object] = {}
+    for key, value in time.items():
+        fields[TIME_KEYS[key]] = (value or None) if key == "overage" else value
+    for key, value in limits.items():
+        fields[LIMIT_KEYS[key]] = value * 1024 if key == "max_message_kb" else value  # type: ignore[operator]
+    return Limits(**fields)  # type: ignore[arg-type]
+
+
+def league_file_time(limits: Limits) -> dict[str, object]:
+    """``limits`` as a league file's ``[time]`` table (every key)."""
+    table: dict[str, object] = {key: getattr(limits, name) for key, name in TIME_KEYS.items()}
+    table["overage"] = limits.bank_seconds or 0.0
+    return table
+
+
+def league_file_limits(limits: Limits) -> dict[str, object]:
+    """``limits`` as a league file's ``[limits]`` table (every key)."""
+    table: dict[str, object] = {key: getattr(limits, name) for key, name in LIMIT_KEYS.items()}
+    table["max_message_kb"] = limits.max_line_bytes // 1024
+    return table

@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
+from arena.bench.league import run_benchmark
 from arena.errors import ArenaError
-from arena.league.bench import run_benchmark
 
 
 def test_bench_league_reports_rate_bound_and_cpu() -> None:

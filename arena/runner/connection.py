@@ -1,12 +1,20 @@
-"""A player backed by a bot process, reused across games (one game at a time).
+"""A player that is a bot reached over a channel: protocol ra-arena/1 as a conversation.
 
-Life of the process: started (hello -> ready within ``handshake_seconds``) when a game
-needs it; between games a ping must be answered with a pong within ``ping_seconds``.
-After any failure the whole process group is killed; the next game starts a fresh one.
-A process that has used half of its CPU-seconds limit (RLIMIT_CPU counts over the
-process's whole life) is retired between games and replaced, not counted as a failure.
-A failure found between games (no pong, process gone) is an *incident*: it goes into the
-next game's record, but the bot does not forfeit if the fresh process works.
+:class:`BotConnection` is the protocol's state machine (handshake, request and reply,
+ping, notifications, failure reasons) over a :class:`~arena.runner.channel.BotChannel`
+that a transport opens (a local process, the bwrap sandbox, TCP, or a plugin's; see
+:mod:`arena.runner.transports`).  It knows nothing of processes, so it is tested over
+in-memory channels, and every transport gets the same rules.  The one place where a
+bot's bytes become values is :func:`arena.runner.protocol.decode_bot_message`.
+
+Life of a bot: reached (hello -> ready within ``handshake_seconds``) when a game needs
+it and reused across games (one game at a time); between games a ping must be answered
+with a pong within ``ping_seconds``.  After any failure the channel is aborted (for a
+process: its whole process group killed); the next game opens a fresh one.  A channel that
+says it is worn out (a process near its CPU-seconds limit) is replaced between games, not
+counted as a failure.  A failure found between games (no pong, bot gone) is an
+*incident*: it goes into the next game's record, but the bot does not forfeit if the
+fresh one works.
 
 Notifications (``action`` messages) are queued and written together with the next
 message the bot gets (its next request, or game_over): one write and one wake-up of the
@@ -16,11 +24,9 @@ before it must decide.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import os
-import re
-import tempfile
-import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -29,13 +35,13 @@ import trio
 
 import arena
 from arena.runner.botspec import BotSpec
+from arena.runner.channel import BotChannel
 from arena.runner.failures import BotFailure
-from arena.runner.limits import Limits
-from arena.runner.process import BotProcess, StderrLog, group_cpu_seconds
 from arena.runner.protocol import (
     EVERYTHING,
     PROTOCOL,
     ActionNotice,
+    BotMessage,
     DecisionRequest,
     GameInfo,
     GameOverInfo,
@@ -43,63 +49,62 @@ from arena.runner.protocol import (
     Ready,
     Reply,
     Wants,
+    decode_bot_message,
     encode,
     hello,
     ping,
     quit_message,
 )
-from arena.runner.sandbox import plan_launch
+from arena.settings import Limits
 
 JSON = Any
 # queued notifications are flushed on their own beyond this size (a very long game)
 MAX_PENDING_BYTES = 1 << 20
-# a process that has used this share of its CPU-seconds limit is replaced between games
-CPU_RECYCLE = 0.5
-_starts = itertools.count(1)
-_CORES = os.cpu_count() or 1
+# opens a fresh channel to the bot (default: through the transports hook)
+ChannelFactory = Callable[[], Awaitable[BotChannel]]
 
 
-class ProcessPlayer:
-    kind = "process"
+class BotConnection:
+    """A bot as a :class:`~arena.runner.players.Player`, over channels from ``opener``
+    (default: the transports hook for ``spec``)."""
 
     def __init__(self, spec: BotSpec, limits: Limits, nursery: trio.Nursery,
-                 log_dir: Path) -> None:
+                 log_dir: Path, opener: ChannelFactory | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.version = spec.version
         self.limits = limits.for_bot(spec.resources)
         self._nursery = nursery
         self._log_dir = log_dir
-        self._process: BotProcess | None = None
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._opener = opener or self._open_through_transports
+        self._channel: BotChannel | None = None
         self._incidents: list[dict[str, JSON]] = []
         self._pings = itertools.count(1)
-        self.ready: Ready | None = None  # what the running process said about itself
-        self.pids: list[int] = []  # every process started so far, oldest first
+        self.ready: Ready | None = None  # what the bot said about itself when reached
+        self.pids: list[int] = []  # every local process started so far, oldest first
+        self.kind = "tcp" if spec.connect is not None else "process"  # for game records
         self._pending: list[bytes] = []  # encoded notifications not yet written
         self._pending_bytes = 0
-        # CPU seconds the process had used at the last look (see _cpu_nearly_spent)
-        self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
 
     @property
     def alive(self) -> bool:
-        return self._process is not None
+        return self._channel is not None
 
     @property
     def pid(self) -> int | None:
-        """Process (and process group) id of the running process."""
-        return None if self._process is None else self._process.pid
+        """Process (and process group) id of the running process, for a local one."""
+        return None if self._channel is None else self._channel.pid
 
     @property
     def log_path(self) -> Path | None:
-        return None if self._process is None else self._process.stderr_log.path
+        return None if self._channel is None else self._channel.log_path
 
     # ------------------------------------------------------------ Player interface
 
     async def start_game(self, info: GameInfo) -> None:
-        if self._process is not None and self._cpu_nearly_spent():
+        if self._channel is not None and self._channel.worn_out():
             await self.close()  # retire it before RLIMIT_CPU kills it in mid-game
-        if self._process is not None:
+        if self._channel is not None:
             try:
                 await self._ping()
             except BotFailure as failure:
@@ -107,7 +112,7 @@ class ProcessPlayer:
                 self._incidents.append({"bot": self.name, "phase": "between games",
                                         "reason": failure.reason, "detail": failure.detail,
                                         "stderr_tail": tail})
-        if self._process is None:
+        if self._channel is None:
             await self._start()
         await self._send_bounded(encode(info.to_json()))
 
@@ -117,12 +122,12 @@ class ProcessPlayer:
         return EVERYTHING if self.ready is None else self.ready.wants
 
     async def choose(self, request: DecisionRequest) -> Reply:
-        process = self._running()
+        channel = self._running()
         if request.observation is not None and not self.wants.observation:
             request = replace(request, observation=None)  # a caller that did not ask
         line = encode(request.to_json())
-        await process.send_raw(self._take_pending() + line if self._pending else line)
-        message = await process.receive(answer_to_fresh_message=True)
+        await channel.send(self._take_pending() + line if self._pending else line)
+        message = decode_bot_message(await channel.receive_line(fresh=True))
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
                                          f"while a reply to request {request.id} was due")
@@ -141,44 +146,32 @@ class ProcessPlayer:
         await self._send_bounded(encode(result.to_json()))
 
     async def abandon(self, failure: BotFailure) -> str:
-        if self._process is None:
+        if self._channel is None:
             return ""
-        process, self._process = self._process, None
+        channel, self._channel = self._channel, None
         self._take_pending()
-        if failure.reason == "crash":  # say how it ended: exit code, signal, still running
-            failure.detail = await process.exit_description(failure.detail,
-                                                            self.limits.quit_grace_seconds)
-        await process.kill()
-        self._cleanup_scratch()
-        # let the drainer read what the bot wrote last (often why it failed)
-        with trio.move_on_after(self.limits.quit_grace_seconds):
-            await process.stderr_done.wait()
-        return process.stderr_log.tail()
+        return await channel.abort(failure, self.limits.quit_grace_seconds)
 
     def take_incidents(self) -> list[dict[str, JSON]]:
         incidents, self._incidents = self._incidents, []
         return incidents
 
     async def close(self) -> None:
-        """Ask the process to quit, give it a moment, then kill its group regardless."""
-        if self._process is None:
+        """Tell the bot to quit, give it a moment, then end it regardless."""
+        if self._channel is None:
             return
-        process, self._process = self._process, None
+        channel, self._channel = self._channel, None
         with trio.CancelScope(shield=True):
-            with trio.move_on_after(self.limits.quit_grace_seconds):
-                try:
-                    await process.send(quit_message())
-                    await process.wait()
-                except BotFailure:
-                    pass
-            await process.kill()
-        self._cleanup_scratch()
+            with trio.move_on_after(self.limits.quit_grace_seconds), \
+                    contextlib.suppress(BotFailure):  # gone already: nothing to tell
+                await channel.send(encode(quit_message()))
+            await channel.close(self.limits.quit_grace_seconds)
 
     async def handshake(self) -> None:
-        """Start a fresh process and do hello -> ready (``start_game`` does this itself
+        """Reach a fresh bot and do hello -> ready (``start_game`` does this itself
         when needed; ``arena validate`` times it on its own).  Raises BotFailure."""
-        if self._process is not None:
-            raise RuntimeError("the process is already running")
+        if self._channel is not None:
+            raise RuntimeError("the bot is already reached")
         await self._start()
 
     async def ping(self) -> None:
@@ -187,34 +180,32 @@ class ProcessPlayer:
 
     # ------------------------------------------------------------ helpers
 
-    def _running(self) -> BotProcess:
-        if self._process is None:
+    def _running(self) -> BotChannel:
+        if self._channel is None:
             raise BotFailure("crash", "the process is not running")
-        return self._process
+        return self._channel
+
+    async def _open_through_transports(self) -> BotChannel:
+        from arena.runner.transports import open_bot_channel
+
+        return await open_bot_channel(self.spec, self.limits, self._nursery, self._log_dir)
+
+    async def _receive(self) -> BotMessage:
+        return decode_bot_message(await self._running().receive_line())
 
     async def _start(self) -> None:
-        self._scratch = tempfile.TemporaryDirectory(
-            prefix=f"arena-{_slug(self.name)}-", ignore_cleanup_errors=True)
-        plan = plan_launch(self.spec, self.limits, Path(self._scratch.name))
-        number = next(_starts)
-        # the arena's pid keeps the logs of two runs into one directory apart
-        log = StderrLog(self._log_dir / f"{_slug(self.name)}-{os.getpid()}-{number}.stderr.log",
-                        self.limits.stderr_log_bytes, self.limits.stderr_tail_bytes)
-        try:
-            process = BotProcess(plan, self.limits.max_line_bytes, log,
-                                 self.limits.reply_busy_wait_seconds)
-        except BotFailure:
-            log.close()
-            self._cleanup_scratch()
-            raise
-        self._process = process
-        self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
-        self.pids.append(process.pid)
-        self._nursery.start_soon(process.drain_stderr)
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
-            await process.send(hello(arena.__version__, self.limits.protocol_json()))
-            message = await process.receive()
+            channel = await self._opener()
+            self._channel = channel
+            self.kind = channel.kind
+            if channel.pid is not None:
+                self.pids.append(channel.pid)
+            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json())))
+            message = await self._receive()
         if scope.cancelled_caught:
+            if self._channel is None:
+                raise BotFailure("timeout", f"not reached within "
+                                            f"{self.limits.handshake_seconds:g} s")
             raise BotFailure("timeout", f"no ready within {self.limits.handshake_seconds:g} s"
                                         " of hello")
         if not isinstance(message, Ready):
@@ -225,11 +216,11 @@ class ProcessPlayer:
         self.ready = message
 
     async def _ping(self) -> None:
-        process = self._running()
+        channel = self._running()
         ping_id = next(self._pings)
         with trio.move_on_after(self.limits.ping_seconds) as scope:
-            await process.send(ping(ping_id))
-            message = await process.receive()
+            await channel.send(encode(ping(ping_id)))
+            message = await self._receive()
         if scope.cancelled_caught:
             raise BotFailure("stall", f"no pong within {self.limits.ping_seconds:g} s")
         if not isinstance(message, Pong):
@@ -240,35 +231,14 @@ class ProcessPlayer:
     async def _send_bounded(self, data: bytes) -> None:
         """Send queued notifications and ``data`` outside a decision: a bot that stops
         reading its input stalls."""
-        process = self._running()
+        channel = self._running()
         with trio.move_on_after(self.limits.ping_seconds) as scope:
-            await process.send_raw(self._take_pending() + data)
+            await channel.send(self._take_pending() + data)
         if scope.cancelled_caught:
             raise BotFailure("stall", "stopped reading its input")
-
-    def _cpu_nearly_spent(self) -> bool:
-        """Has the process used CPU_RECYCLE of its CPU-seconds limit?  Scanning /proc
-        costs milliseconds, so it is skipped while even every core busy since the last
-        scan could not have reached the threshold."""
-        threshold = CPU_RECYCLE * self.limits.cpu_seconds
-        now = time.monotonic()
-        most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
-        if most <= threshold or self._process is None:
-            return False
-        self._cpu_used, self._cpu_checked_at = group_cpu_seconds(self._process.pid), now
-        return self._cpu_used > threshold
 
     def _take_pending(self) -> bytes:
         pending = b"".join(self._pending)
         self._pending.clear()
         self._pending_bytes = 0
         return pending
-
-    def _cleanup_scratch(self) -> None:
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"

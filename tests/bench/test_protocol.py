@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from arena.bench.protocol import run_benchmark, sent_lines
 from arena.errors import ArenaError
-from arena.runner.bench import run_benchmark, sent_lines
 from arena.runner.protocol import ActionNotice, DecisionRequest, encode
 
 

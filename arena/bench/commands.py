@@ -1,0 +1,81 @@
+"""``arena bench TARGET``: a game name, or one of the named benchmarks in ``BENCHMARKS``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+from typing import TYPE_CHECKING, Any
+
+from arena.errors import ArenaError
+
+if TYPE_CHECKING:
+    from arena.plugins import Registry
+
+# target -> module defining ``run_benchmark(args) -> dict``
+BENCHMARKS: dict[str, str] = {
+    "protocol": "arena.bench.protocol",
+    "league": "arena.bench.league",
+    "rating": "arena.bench.rating",
+    "ra-bots": "arena.bench.strategies",
+    "store": "arena.bench.store",
+}
+
+
+def bench_arguments(parser: argparse.ArgumentParser) -> None:
+    from arena.plugins import game_registry
+
+    parser.epilog = ("examples: arena bench ra --seconds 4; arena bench protocol --players 4; "
+                     "a game's name benchmarks its engine (any registered game)")
+    parser.add_argument("target", help=f"what to measure: {_targets(game_registry())}")
+    parser.add_argument(
+        "--seconds", type=float, default=5.0, help="time to spend per measurement (default 5)"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        help="player counts (default: every count the game allows)",
+    )
+    parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--cluster", action="store_true",
+        help="league: also on Dask worker processes on loopback, against the local backend",
+    )
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    if not args.seconds > 0:
+        raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
+    if args.target in BENCHMARKS:
+        result = importlib.import_module(BENCHMARKS[args.target]).run_benchmark(args)
+    else:
+        from arena.bench.games import bench_game
+        from arena.plugins import game_registry
+
+        registry = game_registry()
+        if args.target not in registry.games and args.target not in registry.unusable_games \
+                and not registry.game_problems:
+            raise ArenaError(f"unknown benchmark {args.target!r}; choose one of: "
+                             f"{_targets(registry)}")
+        game = registry.game(args.target)  # says why a game cannot be used
+        result = bench_game(game, args.players, args.seconds, args.seed)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_rows(result)
+    return 0
+
+
+def _targets(registry: Registry) -> str:
+    return ", ".join([*sorted(registry.games), *BENCHMARKS])
+
+
+def print_rows(result: dict[str, Any]) -> None:
+    from tabulate import tabulate
+
+    print(result["title"])
+    print(tabulate(result["rows"], headers="keys", floatfmt=".1f"))
+    for line in result.get("notes", []):
+        print(line)

@@ -1,0 +1,144 @@
+"""``arena bench store``: bytes on disk per stored game and the time to write and read
+them, compressed records (the store today) against JSON text records (store version 1,
+the baseline, written in the same run from the same games).
+
+The games are real: random players through the referee, in-process, so the records have
+the size and shape of a league's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.league.schedule import build_schedule
+from arena.league.store import DB_NAME, create_store, open_store
+from arena.plugins import load_game
+from arena.records import GameRecord
+from arena.runner.players import random_player
+from arena.runner.referee import play_game
+
+GAMES_PER_COUNT = 500
+
+
+def _records(game_name: str, num_players: int, count: int, seed: int) -> list[GameRecord]:
+    game = load_game(game_name)
+    bots = [f"bot{i}" for i in range(12)]  # enough tables for the games asked for
+    schedule, _ = build_schedule(game_name, bots, [num_players], seed=seed)
+    records = []
+    for scheduled in schedule[:count]:
+        players = [random_player(name) for name in scheduled.seats]
+        record = trio.run(play_game, game, players, scheduled.seed)
+        records.append(record.in_league(scheduled.game_id, scheduled.table, scheduled.round))
+    return records
+
+
+VERSION_ONE_SCHEMA = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (name TEXT PRIMARY KEY, version TEXT NOT NULL, content_hash TEXT,
+    source TEXT NOT NULL, first_seen REAL NOT NULL);
+CREATE TABLE games (seq INTEGER PRIMARY KEY AUTOINCREMENT, game_id TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL, table_id TEXT NOT NULL, round INTEGER NOT NULL,
+    num_players INTEGER NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, scores TEXT NOT NULL, placements TEXT NOT NULL,
+    failures TEXT NOT NULL, timings TEXT NOT NULL, record TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def write_version_one_store(folder: Path, records: Sequence[GameRecord]) -> None:
+    """A store as arena 0.x wrote it (schema version 1): JSON text records, a timings
+    column, 4 KB pages.  The baseline here, and the input of the migration tests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.executescript(VERSION_ONE_SCHEMA)
+    for record in records:
+        with connection:  # one transaction per game, as a league writes them
+            connection.execute(
+                "INSERT INTO games (game_id, game, table_id, round, num_players, seats, seed,"
+                " status, scores, placements, failures, timings, record, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.game_id, record.game, record.table, record.round,
+                 record.num_players, json.dumps(list(record.seats)), record.seed,
+                 record.status, json.dumps([float(s) for s in record.scores]),
+                 json.dumps(list(record.placements)),
+                 json.dumps({str(s): why for s, why in record.forfeits.items()}),
+                 json.dumps(record.timings),
+                 json.dumps(record.playthrough_json(), separators=(",", ":")), time.time()),
+            )
+    connection.close()
+
+
+def _size(folder: Path) -> int:
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    return sum(path.stat().st_size for path in folder.glob(f"{DB_NAME}*"))
+
+
+def _measure(records: list[GameRecord], folder: Path, version_one: bool) -> dict[str, float]:
+    start = time.perf_counter()
+    if version_one:
+        write_version_one_store(folder, records)
+    else:
+        store = create_store(folder)
+        for record in records:
+            store.add_game(record)
+        store.close()
+    written = time.perf_counter() - start
+    start = time.perf_counter()
+    reader = open_store(folder)
+    read = sum(1 for _ in reader.games())
+    reader.close()
+    assert read == len(records)
+    return {
+        "disk": _size(folder) / len(records),
+        "write_ms": 1000 * written / len(records),
+        "read_ms": 1000 * (time.perf_counter() - start) / len(records),
+    }
+
+
+def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    seed = int(getattr(args, "seed", 1))
+    counts = getattr(args, "players", None) or [2, 3, 4, 5]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="arena-bench-store-") as scratch:
+        for num_players in counts:
+            records = _records("ra", num_players, GAMES_PER_COUNT, seed)
+            text = _measure(records, Path(scratch) / f"text{num_players}", version_one=True)
+            packed = _measure(records, Path(scratch) / f"zlib{num_players}", version_one=False)
+            rows.append({
+                "players": num_players,
+                "games": len(records),
+                "v1 text (KB/game on disk)": text["disk"] / 1000,
+                "zlib (KB/game on disk)": packed["disk"] / 1000,
+                "ratio": text["disk"] / packed["disk"],
+                "write v1 (ms/game)": text["write_ms"],
+                "write zlib (ms/game)": packed["write_ms"],
+                "read v1 (ms/game)": text["read_ms"],
+                "read zlib (ms/game)": packed["read_ms"],
+            })
+    return {
+        "title": "League store: Ra records on disk, zlib-compressed (today) vs JSON text "
+                 "(store version 1)",
+        "benchmark": "store",
+        "rows": rows,
+        "notes": [
+            "baseline: the same games written as store version 1 (JSON text records) in "
+            "this run; disk = league.sqlite after a WAL checkpoint, divided by the games",
+            "zlib: each record compressed with its game's preset dictionary (the first "
+            "record stored), 16 KB pages; disk includes the dictionary and empty tables",
+            "games: random players through the referee, in-process, seed "
+            f"{seed}; read = every record parsed back (replay, export)",
+            "goal (issue 14): at most 3 KB per game on disk",
+        ],
+    }

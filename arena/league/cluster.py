@@ -1,0 +1,256 @@
+"""Playing a league on a Dask cluster (``arena run LEAGUE --cluster tcp://HOST:8786``).
+
+The machine running ``arena run`` stays the coordinator: it plans, is the store's only
+writer, shows progress and ranks, exactly as for a local league; only the playing moves.
+This module is the coordinator's half, used by :class:`~arena.league.backends.DaskBackend`:
+it gathers the games into chunks and sends each chunk to the cluster as one task.
+:mod:`arena.league.cluster_worker` is the workers' half.
+
+* **Chunks**: a chunk is sized to take about ``chunk_seconds`` of a worker's time, from the
+  game times measured so far (the first chunks hold two games), so Dask's per-task
+  overhead (milliseconds) stays a small share of the work.  At most two chunks per worker
+  thread are in flight, so a lost worker costs little and sizing can adapt.
+* **Bots by content**: every bot folder is packed, named by its content hash, and sent
+  once per worker (``Client.scatter``); a worker unpacks it into its cache, hashes it
+  again and refuses to run a bot whose hash differs from the coordinator's.
+* **Nothing lost or doubled**: a chunk whose worker dies is run again by Dask on another
+  worker; a game is stored under its id, so a repeat stores nothing; a game that fails on
+  the worker fails the league as it would locally (the stored games are kept).
+* **Security**: a Dask scheduler runs whatever code it is sent.  A non-loopback address is
+  refused without TLS (``tls://`` and the ``[cluster]`` certificate settings) unless the
+  user says ``--insecure``.  See docs/cluster.md.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import trio
+
+from arena.errors import ArenaError
+from arena.league.backends import PlayFunction
+from arena.league.schedule import ScheduledGame
+from arena.records import GameRecord
+
+if TYPE_CHECKING:
+    from arena.league.play import GameSettings
+    from arena.runner.botspec import BotSpec
+
+CONNECT_SECONDS = 20.0
+FIRST_CHUNK_GAMES = 2
+MAX_CHUNK_GAMES = 256
+CHUNKS_PER_THREAD = 2
+# games handed to the dispatcher at once: enough for every worker's chunks to be full
+GAMES_IN_FLIGHT = 4096
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """The ``[cluster]`` table of a league file, or ``--cluster``/``--insecure``."""
+
+    address: str
+    insecure: bool = False  # allow a non-loopback address without TLS
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    chunk_seconds: float = 2.0  # a worker's time per task
+
+    def security(self) -> Any:
+        """Dask's own :class:`distributed.security.Security` for these settings."""
+        from distributed.security import Security
+
+        if self.tls_ca_file is None and self.tls_cert_file is None:
+            return Security()
+        return Security(
+            tls_ca_file=str(self.tls_ca_file) if self.tls_ca_file else None,
+            tls_client_cert=str(self.tls_cert_file) if self.tls_cert_file else None,
+            tls_client_key=str(self.tls_key_file) if self.tls_key_file else None,
+            require_encryption=True,
+        )
+
+
+def check_address(settings: ClusterSettings) -> None:
+    """Refuse what would hand a network code execution: a plain-TCP scheduler that is not
+    on this machine, unless the user said ``--insecure``."""
+    parts = urlsplit(settings.address if "://" in settings.address
+                     else f"tcp://{settings.address}")
+    if parts.scheme not in ("tcp", "tls", "inproc", "ucx", "ws", "wss"):
+        raise ArenaError(f"--cluster: {settings.address[:80]!r} is not a Dask scheduler "
+                         "address; use tcp://HOST:PORT or tls://HOST:PORT")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or port is None:
+        raise ArenaError(f"--cluster: {settings.address[:80]!r} needs a host and a port, "
+                         "e.g. tcp://127.0.0.1:8786")
+    encrypted = parts.scheme in ("tls", "wss")
+    if encrypted or settings.insecure or _is_loopback(host):
+        return
+    raise ArenaError(
+        f"--cluster {settings.address}: a Dask scheduler runs any code it is sent, and this "
+        "address is not on this machine and not encrypted. Use tls:// with certificates "
+        "(docs/cluster.md), or pass --insecure on a network you trust"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class _Chunk:
+    games: list[ScheduledGame]
+    waiting: dict[str, trio.MemorySendChannel[tuple[GameRecord | None, str | None]]]
+
+
+class _ChunkSizer:
+    """Games per chunk so that a chunk takes about ``target`` seconds of a worker."""
+
+    def __init__(self, target: float) -> None:
+        self.target = target
+        self.games = 0
+        self.seconds = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self.games += 1
+        self.seconds += seconds
+
+    def size(self) -> int:
+        if self.games == 0 or self.seconds <= 0:
+            return FIRST_CHUNK_GAMES
+        per_game = self.seconds / self.games
+        return max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
+
+
+@asynccontextmanager
+async def open_cluster(
+    settings: GameSettings,
+    roster: Sequence[BotSpec],
+    cluster: ClusterSettings,
+) -> AsyncIterator[tuple[PlayFunction, int]]:
+    """Connected to the Dask cluster at ``cluster.address``: yields a function playing
+    one game there (the record comes back to this process, which stores it) and how many
+    games to keep in flight so that the chunks can fill every worker."""
+    check_address(cluster)
+    from arena.league.cluster_worker import pack_bot
+
+    packs = {spec.name: pack_bot(spec) for spec in roster}
+    specs = {spec.name: spec for spec in roster}
+    async with trio.open_nursery() as nursery:
+        client = await trio.to_thread.run_sync(_connect, cluster)
+        try:
+            threads = await trio.to_thread.run_sync(_register, client, packs)
+            packed = await trio.to_thread.run_sync(_scatter, client, packs)
+            send_games, receive_games = trio.open_memory_channel[
+                tuple[ScheduledGame,
+                      trio.MemorySendChannel[tuple[GameRecord | None, str | None]]]
+            ](math.inf)
+            sizer = _ChunkSizer(cluster.chunk_seconds)
+            slots = trio.Semaphore(max(1, threads * CHUNKS_PER_THREAD))
+            remote_settings = replace(settings, log_dir=None)
+
+            async def run_chunk(chunk: _Chunk) -> None:
+                try:
+                    from arena.league.cluster_worker import play_chunk
+
+                    request = [(g.game_id, g.seats, g.seed) for g in chunk.games]
+                    future = client.submit(
+                        play_chunk, remote_settings, specs, packed, request,
+                        pure=False, key=f"arena-chunk-{chunk.games[0].game_id}-{len(request)}",
+                    )
+                    try:
+                        replies = await trio.to_thread.run_sync(
+                            future.result, abandon_on_cancel=True
+                        )
+                    except Exception as problem:  # the task raised on the worker
+                        for channel in chunk.waiting.values():
+                            channel.send_nowait((None, f"{type(problem).__name__}: {problem}"))
+                        return
+                    for game_id, record, error, worker in replies:
+                        channel = chunk.waiting.pop(game_id)
+                        if record is not None:
+                            seconds = float(record.timings.get("seconds", 0.0))
+                            sizer.observe(seconds)
+                            record = replace(record, worker=worker)
+                        channel.send_nowait((record, error))
+                finally:
+                    slots.release()
+
+            async def dispatch() -> None:
+                async for first in receive_games:
+                    await slots.acquire()
+                    games, waiting = [first[0]], {first[0].game_id: first[1]}
+                    size = sizer.size()
+                    with trio.move_on_after(0.02):  # let the scheduler's next games arrive
+                        while len(games) < size:
+                            game, channel = await receive_games.receive()
+                            games.append(game)
+                            waiting[game.game_id] = channel
+                    nursery.start_soon(run_chunk, _Chunk(games, waiting))
+
+            nursery.start_soon(dispatch)
+
+            async def play(game: ScheduledGame) -> GameRecord:
+                send, receive = trio.open_memory_channel[
+                    tuple[GameRecord | None, str | None]](1)
+                send_games.send_nowait((game, send))
+                record, error = await receive.receive()
+                if error is not None or record is None:
+                    raise ArenaError(f"game {game.game_id} on the cluster: {error}")
+                return record.in_league(game.game_id, game.table, game.round)
+
+            yield play, GAMES_IN_FLIGHT
+            send_games.close()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(client.close)
+            nursery.cancel_scope.cancel()  # the dispatcher
+
+
+def _connect(cluster: ClusterSettings) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ArenaError(
+            "playing on a cluster needs Dask distributed: pip install 'ra-arena[cluster]'"
+        ) from None
+    try:
+        return Client(cluster.address, security=cluster.security(),
+                      timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError) as problem:
+        raise ArenaError(
+            f"cannot reach the Dask scheduler at {cluster.address}: {problem}"
+        ) from None
+
+
+def _register(client: Any, packs: dict[str, Any]) -> int:
+    """Install the arena's worker plugin on every worker; the number of worker threads."""
+    from arena.league.cluster_worker import ArenaWorkerPlugin
+
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    except TimeoutError:
+        raise ArenaError(
+            f"the Dask scheduler at {client.scheduler.address} has no workers after "
+            f"{CONNECT_SECONDS:g} s; start some with `dask worker {client.scheduler.address}`"
+        ) from None
+    client.register_plugin(ArenaWorkerPlugin(), name=ArenaWorkerPlugin.name)
+    return sum(client.nthreads().values())
+
+
+def _scatter(client: Any, packs: dict[str, Any]) -> Any:
+    """Send every bot once to every worker, rather than with every chunk."""
+    return client.scatter(packs, broadcast=True, hash=False)

@@ -1,0 +1,220 @@
+"""The workers' half of playing on a Dask cluster (see :mod:`arena.league.cluster`).
+
+A worker needs only ``pip install 'ra-arena[cluster]'`` and ``dask worker ADDRESS``: the
+coordinator installs :class:`ArenaWorkerPlugin` on every worker when a league starts.
+The plugin keeps one trio event loop in a thread of the worker, with warm bot pools in
+it, so bot processes live on between chunks as they do in a local league's workers.
+
+Bots arrive as :class:`BotPack` (their folder packed, named by its content hash); a worker
+unpacks each into its cache once, hashes the unpacked files again with the same function
+the coordinator used, and refuses a bot whose hash differs.  The sandbox level and every
+limit come with the league's settings, so they apply on the worker exactly as at home.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+import threading
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.records import GameRecord
+
+if TYPE_CHECKING:
+    from arena.league.play import GameSettings
+    from arena.runner.botspec import BotSpec
+
+try:  # the worker plugin's base class, when Dask is installed
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # pragma: no cover - the cluster extra is not installed
+    WorkerPlugin = object  # type: ignore[misc,assignment]
+
+
+@dataclass(frozen=True)
+class BotPack:
+    name: str
+    content_hash: str | None  # None: a bot without a folder (installed with the arena)
+    data: bytes  # an uncompressed tar of the bot's files ("" without a folder)
+
+
+def pack_bot(spec: BotSpec) -> BotPack:
+    """A bot's folder as bytes, in a stable order, with no owner or time in it."""
+    from arena.plugins.manifest import bot_files, content_hash
+
+    if spec.folder is None:
+        return BotPack(spec.name, None, b"")
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for relative in bot_files(spec.folder):
+            info = tar.gettarinfo(spec.folder / relative, arcname=relative.as_posix())
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mtime = 0
+            if info.isreg():
+                with open(spec.folder / relative, "rb") as file:
+                    tar.addfile(info, file)
+            else:
+                tar.addfile(info)
+    return BotPack(spec.name, spec.content_hash or content_hash(spec.folder), buffer.getvalue())
+
+
+def unpack_bot(pack: BotPack, cache: Path) -> Path:
+    """The bot's folder in ``cache`` (unpacked once per content hash), checked against
+    the coordinator's hash."""
+    from arena.plugins.manifest import content_hash
+
+    assert pack.content_hash is not None
+    folder = cache / pack.content_hash
+    if folder.is_dir():
+        return folder
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".unpack-", dir=cache))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(pack.data), mode="r:") as tar:
+            tar.extractall(staging, filter="data")  # no absolute paths, no escapes
+        found = content_hash(staging)
+        if found != pack.content_hash:
+            raise ArenaError(
+                f"bot {pack.name!r}: the files that reached this worker hash to {found[:12]}, "
+                f"not {pack.content_hash[:12]} as on the coordinator; refusing to run it"
+            )
+        try:
+            os.rename(staging, folder)
+        except OSError:  # another thread of this worker unpacked it first
+            if not folder.is_dir():
+                raise
+        return folder
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+class _Runtime:
+    """One trio loop in a thread, holding a warm bot pool per league setting."""
+
+    def __init__(self, log_root: Path) -> None:
+        self.log_root = log_root
+        self.token: trio.lowlevel.TrioToken | None = None
+        self.pools: dict[Any, Any] = {}
+        self.stop_event: trio.Event | None = None
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=trio.run, args=(self._main,),
+                                       name="arena-runtime", daemon=True)
+        self.thread.start()
+        self.ready.wait()
+
+    async def _main(self) -> None:
+        self.token = trio.lowlevel.current_trio_token()
+        self.stop_event = trio.Event()
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            self.ready.set()
+            await self.stop_event.wait()
+            nursery.cancel_scope.cancel()
+
+    async def _keep_pool(self, settings: GameSettings, *,
+                         task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        from arena.runner.pool import open_bot_pool
+
+        log_dir = self.log_root / settings.game
+        async with open_bot_pool(settings.limits, log_dir) as pool:
+            task_status.started(pool)
+            await trio.sleep_forever()
+
+    async def _pool(self, settings: GameSettings) -> Any:
+        key = (settings.game, repr(settings.limits))
+        if key not in self.pools:
+            self.pools[key] = await self.nursery.start(self._keep_pool, settings)
+        return self.pools[key]
+
+    async def _play(self, settings: GameSettings, seating: Sequence[BotSpec],
+                    seed: int) -> GameRecord:
+        from arena.league.backends import play_seating
+        from arena.plugins import load_game
+
+        pool = await self._pool(settings)
+        return await play_seating(pool, load_game(settings.game), settings, seating, seed)
+
+    def play(self, settings: GameSettings, seating: Sequence[BotSpec], seed: int) -> GameRecord:
+        """One game, from a worker thread (Dask runs tasks in threads)."""
+        record: GameRecord = trio.from_thread.run(self._play, settings, seating, seed,
+                                                  trio_token=self.token)
+        return record
+
+    def close(self) -> None:
+        if self.token is not None and self.stop_event is not None:
+            with suppress(trio.RunFinishedError):  # already stopped
+                trio.from_thread.run_sync(self.stop_event.set, trio_token=self.token)
+        self.thread.join(timeout=10)
+
+
+class ArenaWorkerPlugin(WorkerPlugin):  # type: ignore[misc,valid-type]
+    """Installed on every worker by the coordinator (``Client.register_plugin``)."""
+
+    name = "ra-arena"
+
+    # (nothing is set in __init__: the plugin is pickled on its way to the workers)
+    runtime: _Runtime | None = None
+    folder: Path | None = None
+    address = ""
+
+    def setup(self, worker: Any) -> None:
+        self.folder = Path(worker.local_directory) / "ra-arena"
+        self.address = str(worker.address)
+        self.lock = threading.Lock()
+
+    def teardown(self, worker: Any) -> None:
+        if self.runtime is not None:
+            self.runtime.close()
+
+    def runtime_for(self) -> _Runtime:
+        with self.lock:
+            if self.runtime is None:
+                assert self.folder is not None
+                self.runtime = _Runtime(self.folder / "logs")
+            return self.runtime
+
+    def bots_folder(self) -> Path:
+        assert self.folder is not None
+        return self.folder / "bots"
+
+
+def play_chunk(
+    settings: GameSettings,
+    specs: dict[str, BotSpec],
+    packs: dict[str, BotPack],
+    games: Sequence[tuple[str, Sequence[str], int]],
+) -> list[tuple[str, GameRecord | None, str | None, str]]:
+    """A Dask task: play ``games`` (id, seats, seed) one after another on this worker.
+    Returns (game id, record, error, worker address) per game."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    plugin = worker.plugins.get(ArenaWorkerPlugin.name)
+    if not isinstance(plugin, ArenaWorkerPlugin):
+        raise ArenaError("the ra-arena worker plugin is not installed on this worker")
+    local: dict[str, BotSpec] = {}
+    for name, spec in specs.items():
+        pack = packs[name]
+        if pack.content_hash is None:
+            local[name] = spec
+        else:
+            local[name] = replace(spec, folder=unpack_bot(pack, plugin.bots_folder()))
+    runtime = plugin.runtime_for()
+    replies: list[tuple[str, GameRecord | None, str | None, str]] = []
+    for game_id, seats, seed in games:
+        try:
+            record = runtime.play(settings, [local[name] for name in seats], seed)
+            replies.append((game_id, record, None, plugin.address))
+        except ArenaError as error:
+            replies.append((game_id, None, str(error), plugin.address))
+    return replies

@@ -1,0 +1,74 @@
+"""``arena bench TARGET`` from the command line: every target reachable, bad input a
+one-line error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arena.bench import rating
+from arena.cli import main
+
+
+def test_a_game_target_prints_its_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ra", "--seconds", "0.05", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Ra: random playouts") and "decisions/game" in out
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "ra_dice", "--seconds", "0.05", "--players", "3", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["benchmark"] == "ra_dice" and result["rows"][0]["players"] == 3
+
+
+def test_a_named_benchmark_runs_through_its_module(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(rating, "SIZES", ((500, (3,)),))  # the real sizes take seconds
+    assert main(["bench", "rating", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["bots"] == 100 and row["games"] == 500 and row["pairwise results"] == 1500
+    assert row["fit (ms)"] > 0 and row["RMS error (Elo)"] > 0
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["bench", "chess"], "unknown benchmark 'chess'; choose one of: ra, ra_dice, protocol"),
+    (["bench", "ra", "--seconds", "0"], "--seconds must be positive, not 0"),
+    (["bench", "ra", "--players", "9"], "ra is for 2-5 players, not 9"),
+])
+def test_bad_input_is_a_one_line_error(argv: list[str], message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_the_store_benchmark_compares_against_version_one_in_the_same_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.bench import store
+
+    monkeypatch.setattr(store, "GAMES_PER_COUNT", 12)  # the real count takes seconds
+    assert main(["bench", "store", "--players", "4", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["players"] == 4 and row["games"] == 12
+    # compressed records take less room than the JSON text of the same games
+    assert row["zlib (KB/game on disk)"] < row["v1 text (KB/game on disk)"]
+    assert any("baseline" in note for note in result["notes"])
+
+
+def test_the_cluster_league_benchmark_compares_with_the_local_backend(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "league", "--cluster", "--players", "2", "--seconds", "0.5",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    (row,) = result["rows"]
+    assert row["players"] == 2 and row["games"] > 0
+    for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s"):
+        assert row[key] > 0
+    assert any("baseline: the local backend" in note for note in result["notes"])

@@ -1,0 +1,229 @@
+"""Playing a league on Dask distributed: the same games and leaderboard as a local run,
+nothing lost or doubled when a worker dies, bots only by content, no plaintext off-host.
+
+The cluster tests start a real ``dask scheduler`` and ``dask worker`` processes on
+loopback, as a user would.  Dask distributed is a test dependency (never skipped)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.errors import ArenaError
+from arena.league.cluster import ClusterSettings, _ChunkSizer, check_address
+from arena.league.cluster_worker import BotPack, pack_bot, unpack_bot
+from arena.league.config import load_league
+from arena.league.run import leaderboard_text, run_league
+from arena.league.store import open_store
+from arena.runner.botspec import BotSpec
+
+BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
+DASK = Path(sys.executable).with_name("dask")
+
+
+# -- the address check: no plaintext scheduler off this machine ----------------------------
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "tcp://localhost:8786",
+                                     "tcp://[::1]:8786", "tls://203.0.113.5:8786",
+                                     "127.0.0.1:8786"])
+def test_loopback_or_tls_addresses_pass(address: str) -> None:
+    check_address(ClusterSettings(address))
+
+
+@pytest.mark.parametrize(("address", "message"), [
+    ("tcp://203.0.113.5:8786", "not on this machine and not encrypted"),
+    ("tcp://scheduler.example:8786", "not on this machine and not encrypted"),
+    ("http://127.0.0.1:8786", "is not a Dask scheduler address"),
+    ("tcp://127.0.0.1", "needs a host and a port"),
+    ("tcp://127.0.0.1:notaport", "needs a host and a port"),
+])
+def test_unsafe_or_malformed_addresses_are_refused(address: str, message: str) -> None:
+    with pytest.raises(ArenaError, match=message):
+        check_address(ClusterSettings(address))
+    check_address(ClusterSettings("tcp://203.0.113.5:8786", insecure=True))  # told so
+
+
+def test_the_command_line_refuses_before_opening_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    league = tmp_path / "l.toml"
+    league.write_text('name = "c"\ngame = "ra"\nplayers = 2\nroster = ["first", "random"]\n'
+                      'results_dir = "out"\n')
+    assert main(["run", str(league), "--cluster", "tcp://203.0.113.5:8786"]) == 2
+    err = capsys.readouterr().err
+    assert "--insecure" in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_cluster_table_in_the_league_file(tmp_path: Path) -> None:
+    league = tmp_path / "l.toml"
+    league.write_text('name = "c"\ngame = "ra"\nplayers = 2\n[cluster]\n'
+                      'address = "tls://10.0.0.5:8786"\ntls_ca_file = "ca.pem"\n')
+    cluster = load_league(league).cluster
+    assert cluster is not None and cluster.tls_ca_file == tmp_path / "ca.pem"
+    league.write_text('name = "c"\ngame = "ra"\nplayers = 2\n[cluster]\nadress = "x"\n')
+    with pytest.raises(ArenaError, match="cluster.adress': unknown key"):
+        load_league(league)
+
+
+def test_chunks_grow_to_the_target_time() -> None:
+    sizer = _ChunkSizer(target=2.0)
+    assert sizer.size() == 2  # nothing measured yet
+    for _ in range(10):
+        sizer.observe(0.05)
+    assert sizer.size() == 40
+    for _ in range(1000):
+        sizer.observe(0.0001)
+    assert sizer.size() == 256  # capped: a lost worker must not cost too much
+
+
+# -- bots by content -------------------------------------------------------------------------
+def _spec(folder: Path) -> BotSpec:
+    return BotSpec(name="first", version="1", command=("{python}", "bot.py"), folder=folder,
+                   games={"ra": (2,)}, source=f"folder {folder}")
+
+
+def test_a_bot_travels_by_content_and_a_changed_one_is_refused(tmp_path: Path) -> None:
+    pack = pack_bot(_spec(BOTS / "first"))
+    assert pack.content_hash and pack.data
+    assert pack_bot(_spec(BOTS / "first")) == pack  # stable bytes: no times, no owners
+    folder = unpack_bot(pack, tmp_path / "cache")
+    assert folder.name == pack.content_hash
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        p.name for p in (BOTS / "first").iterdir() if p.name != "__pycache__")
+    assert unpack_bot(pack, tmp_path / "cache") == folder  # cached
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        data = b"print('not the same bot')\n"
+        info = tarfile.TarInfo("bot.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    forged = BotPack("first", pack.content_hash[::-1], buffer.getvalue())
+    with pytest.raises(ArenaError, match="refusing to run it"):
+        unpack_bot(forged, tmp_path / "cache")
+    assert not (tmp_path / "cache" / pack.content_hash[::-1]).exists()
+
+
+def test_a_pack_cannot_write_outside_the_cache(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        info = tarfile.TarInfo("../../escaped.txt")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(tarfile.TarError):
+        unpack_bot(BotPack("evil", "0" * 64, buffer.getvalue()), tmp_path / "cache")
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+# -- a real scheduler and two workers on loopback -----------------------------------------
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def dask_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    logs = tmp_path / "dask-logs"
+    logs.mkdir()
+    processes = [subprocess.Popen(
+        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+         "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=(logs / "scheduler.log").open("wb"), env=env,
+        start_new_session=True,
+    )]
+    for n in range(2):
+        processes.append(subprocess.Popen(
+            [str(DASK), "worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+             "--host", "127.0.0.1", "--name", f"w{n}",
+             "--local-directory", str(tmp_path / f"w{n}")],
+            stdout=subprocess.DEVNULL, stderr=(logs / f"worker{n}.log").open("wb"), env=env,
+            start_new_session=True,
+        ))
+    try:
+        yield address, processes
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _league(tmp_path: Path, name: str, rounds: int) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\ngame = "ra"\nplayers = [2, 3]\nroster = ["first", "random", '
+        f'"greedy"]\nrounds = {rounds}\nseed = 77\nresults_dir = "{name}"\n'
+        f'bot_paths = ["{BOTS}"]\nconcurrency = 2\n'
+    )
+    return path
+
+
+def _games(results: Path) -> dict[str, tuple[object, ...]]:
+    store = open_store(results)
+    try:
+        return {r.game_id: (r.seats, r.scores, r.placements, json.dumps(r.engine))
+                for r in store.games()}
+    finally:
+        store.close()
+
+
+def test_a_league_on_the_cluster_equals_the_local_league_even_when_a_worker_dies(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    address, processes = dask_cluster
+    rounds = 8  # 144 games: a few seconds, so a worker can die in the middle
+    local = _league(tmp_path, "local", rounds)
+    assert run_league(load_league(local), quiet=True, out=io.StringIO()) == 0
+
+    remote = _league(tmp_path, "remote", rounds)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(remote), "--cluster", address],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    store_dir = tmp_path / "remote"
+    deadline = time.monotonic() + 60
+    killed = False
+    while run.poll() is None and time.monotonic() < deadline:
+        if not killed and (store_dir / "league.sqlite").exists():
+            try:
+                stored = open_store(store_dir)
+                count = stored.count()
+                stored.close()
+            except ArenaError:
+                count = 0
+            if count >= 20:
+                os.killpg(processes[1].pid, signal.SIGKILL)  # a worker dies mid-league
+                killed = True
+        time.sleep(0.05)
+    out, err = run.communicate(timeout=120)
+    assert run.returncode == 0, err.decode()[-2000:]
+    assert killed, "the league ended before a worker could be killed"
+
+    local_games, remote_games = _games(tmp_path / "local"), _games(store_dir)
+    assert len(remote_games) == len(local_games) == 3 * 2 * rounds + 3 * rounds
+    assert remote_games == local_games  # the same records, none lost, none twice
+    config = load_league(local)
+    stored = open_store(store_dir)
+    workers = {r.worker for r in stored.games()}
+    assert all(w and re.match(r"tcp://127\.0\.0\.1:\d+$", w) for w in workers)
+    text = err.decode()
+    assert "games per cluster worker" in text
+    assert leaderboard_text(stored.results(), config) == leaderboard_text(
+        open_store(tmp_path / "local").results(), config)
+    assert "Elo" in out.decode()
