@@ -503,17 +503,25 @@ def plackett_luce(
 
 
 def rating_history(
-    results: Iterable[GameResult], checkpoints: int = 30, prior_draws: float = DEFAULT_PRIOR_DRAWS
+    results: Iterable[GameResult],
+    checkpoints: int = 30,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = DEFAULT_CENTRE,
 ) -> tuple[list[int], dict[str, list[float | None]]]:
     """Batch ratings refitted on growing prefixes of the games (in ``sequence`` order).
 
     Returns the number of games at each checkpoint and, per bot, its Elo there (None
-    before its first game).  The last point equals the leaderboard's rating.
+    before its first game).  Each prefix is centred as ``rate`` centres the whole league
+    (``anchor`` pinned at ``anchor_elo``, or the mean at 1500), so the last point equals
+    the leaderboard's rating with the same anchor and prior.
     """
     games = sorted(results, key=lambda r: (r.sequence, r.game_id))
     if not games:
         return [], {}
     pairs = build_pairs(games)
+    anchor_index = None if anchor is None else pairs.bots.index(anchor)
     first_game: dict[str, int] = {}
     for g, result in enumerate(games):
         for bot in result.bots:
@@ -525,7 +533,9 @@ def rating_history(
         mask = (pairs.game < size).astype(float)
         wins = pairs.matrix(mask)
         groups = components(wins)
-        elo = _centre(fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, None, 0.0)
+        elo = _centre(
+            fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, anchor_index, anchor_elo
+        )
         for i, bot in enumerate(pairs.bots):
             history[bot].append(float(elo[i]) if first_game[bot] < size else None)
     return sizes, history

@@ -362,3 +362,14 @@ def test_plackett_luce_edge_cases() -> None:
     split = plackett_luce([game(("a", "b"), (1, 2), gid="1"), game(("x", "y"), (2, 1), gid="2")])
     assert split["a"] + split["b"] == pytest.approx(3000.0)  # each group centred on its own
     assert split["y"] > split["x"]
+
+
+def test_history_of_an_anchored_league_ends_at_the_anchored_rating(
+    league: list[GameResult],
+) -> None:
+    anchor = sorted({bot for r in league for bot in r.bots})[0]
+    _sizes, history = rating_history(league, checkpoints=5, anchor=anchor, anchor_elo=1000.0)
+    final = rate(league, bootstrap=0, anchor=anchor, anchor_elo=1000.0)
+    for bot, points in history.items():
+        assert points[-1] == pytest.approx(final.elo[final.index(bot)])
+    assert history[anchor][-1] == pytest.approx(1000.0)

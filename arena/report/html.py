@@ -10,6 +10,7 @@ from importlib import resources
 from arena import __version__
 from arena.rating import (
     DEFAULT_BOOTSTRAP,
+    DEFAULT_CENTRE,
     DEFAULT_PRIOR_DRAWS,
     rating_history,
     seat_advantage,
@@ -155,7 +156,16 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
 
 
 def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: float) -> str:
-    sizes, history = rating_history(results, checkpoints=40, prior_draws=prior_draws)
+    ratings = board.ratings
+    anchor = ratings.anchor
+    sizes, history = rating_history(
+        results,
+        checkpoints=40,
+        prior_draws=prior_draws,
+        anchor=anchor,
+        # the table's anchor sits exactly at its pinned rating
+        anchor_elo=float(ratings.elo[ratings.index(anchor)]) if anchor else DEFAULT_CENTRE,
+    )
     # more lines than colours is unreadable: the top of the table, in its colours
     order = [row.bot for row in board.rows][: len(svg.PALETTE)]
     shown = len(order)
