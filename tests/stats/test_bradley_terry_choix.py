@@ -45,14 +45,12 @@ def choix_with_prior(wins: np.ndarray, prior_draws: float) -> np.ndarray:
 
 
 def with_ties(results: list[GameResult], every: int) -> list[GameResult]:
-    """Every ``every``-th game ends with its first two places shared."""
+    """Every ``every``-th game ends with its first two places shared (1, 1, 3, ...)."""
     tied = []
     for g, r in enumerate(results):
         places = list(r.placements)
         if g % every == 0:
-            second = places.index(2)
-            places[second] = 1
-            places = [p - 1 if p > 2 else p for p in places]
+            places[places.index(2)] = 1
         tied.append(GameResult(r.game_id, r.game, r.bots, r.scores, tuple(places),
                                sequence=r.sequence))
     return tied
