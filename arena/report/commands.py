@@ -217,6 +217,7 @@ def report_command(args: argparse.Namespace) -> int:
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
         seed=league.seed,
+        stop=league.stop,
     )
     write_atomically(output, page)
     print(f"wrote {output} ({_describe(league.results)})")

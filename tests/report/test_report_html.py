@@ -55,7 +55,9 @@ def test_report_shows_every_section_and_bot(league: list[GameResult]) -> None:
     page = render_report(league, title="Spring league", bootstrap=20, seed=1)
     parsed = outline(page)
     sections = [attrs.get("id") for tag, attrs in parsed.tags if tag == "section"]
-    assert sections == ["leaderboard", "history", "pairwise", "scores", "failures", "seats"]
+    assert sections == [
+        "leaderboard", "history", "pairwise", "scores", "failures", "seats", "meta-game"
+    ]
     text = " ".join(parsed.text)
     board = build_leaderboard(league, bootstrap=20, seed=1)
     for row in board.rows:
