@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from arena.bench.synthetic import FieldModel, PairModel, equal_field
 from arena.stats.sprt import (
     ACCEPT_H0,
     ACCEPT_H1,
@@ -32,7 +33,6 @@ from arena.stats.sprt import (
     against_field,
     head_to_head,
 )
-from tests.stats.synthetic import FieldModel, PairModel, equal_field
 
 Z = 3.29  # one-sided 0.05% normal quantile: see the module docstring
 Draw = Callable[[np.random.Generator, int, int], np.ndarray]  # (rng, step, count) -> units
