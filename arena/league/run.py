@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -59,6 +60,7 @@ def run_league(
             f"{config.path}: a league with a [stop] test cannot be split into shards: the "
             "test takes its games in schedule order as they finish; run it whole"
         )
+    _check_anchor(config, roster)
     if dry_run:
         return _dry_run(config, roster, err, shard)
     if backend is None:
@@ -106,9 +108,25 @@ def run_league(
         if stop is not None:
             print(f"{config.name}: {stop.verdict()}", file=out)
         print_leaderboard(config, store, out)
+        if not quiet:
+            where = shlex.quote(str(config.results_dir))
+            print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
+                  "--matrix; arena replay GAME_ID)", file=err)
         return 0
     finally:
         store.close()
+
+
+def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
+    """The rating anchor must be a bot of the league: found before any game is played,
+    not after every game when the leaderboard is computed."""
+    anchor = config.rating.anchor
+    names = [bot.name for bot in roster]
+    if anchor is not None and anchor not in names:
+        raise ArenaError(
+            f"{config.path}: key 'rating.anchor': {anchor!r} plays no game in this league; "
+            f"anchor one of its bots ({', '.join(names)}) or remove the key"
+        )
 
 
 def _describe(

@@ -9,8 +9,10 @@ Order (it only decides the order of listings; a name registered twice is unusabl
 4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
 Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
-point: the distribution) and the rest still loads.  A name registered by two sources is
-reported naming both, and using it is an error until one of them is removed.
+point: the distribution) and the rest still loads.  Bot names resolve like PATH: a bot of
+the user's (``./bots``, ``bot_paths``, a plugin) with the name of a bundled bot is used
+instead of it, and ``arena bots`` says so; two of the user's bots with one name are
+reported naming both, and using the name is an error until one of them is removed.
 """
 
 from __future__ import annotations
@@ -255,10 +257,12 @@ def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registr
                 spec = load_manifest(folder, registry.games, source, registry.unusable_games)
             except ManifestError as error:
                 name = peek_name(folder) or folder.name
-                entry = BotEntry(name, source, None, list(error.problems), folder.resolve())
+                entry = BotEntry(name, source, None, list(error.problems), folder.resolve(),
+                                 bundled=plugin_source == BUNDLED_LABEL)
                 registry.entries.append(entry)
                 continue
-            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder))
+            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder,
+                                             bundled=plugin_source == BUNDLED_LABEL))
 
 
 def _mark_clashes(registry: Registry) -> None:
@@ -267,6 +271,14 @@ def _mark_clashes(registry: Registry) -> None:
         by_name.setdefault(entry.name, []).append(entry)
     for name, entries in by_name.items():
         if len(entries) < 2:
+            continue
+        own = [entry for entry in entries if not entry.bundled]
+        if len(own) == 1:  # like PATH: the user's bot is used, the bundled one is hidden
+            (user,) = own
+            for entry in entries:
+                if entry is not user:
+                    entry.shadowed_by = user.source
+                    user.shadows.append(entry.source)
             continue
         sources = " and ".join(entry.source for entry in entries)
         registry.problems.append(Problem(sources, f"bot name {name!r} is registered twice"))

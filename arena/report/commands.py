@@ -295,6 +295,12 @@ def _pick(flag: int | None, configured: Any, default: int) -> int:
     return configured if isinstance(configured, int) else default
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write the whole file or nothing: a crash never leaves half a report behind."""
     folder = path.parent if str(path.parent) else Path(".")
@@ -303,6 +309,7 @@ def write_atomically(path: Path, text: str) -> None:
     temporary: str | None = None
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        os.fchmod(handle, 0o666 & ~_umask())  # as open() would: mkstemp makes it 0600
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
