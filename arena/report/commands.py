@@ -127,12 +127,6 @@ def leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the payoff tensor instead: mean score, place and finish-ahead share per "
         "bot for each table composition, as JSON (default) or CSV",
     )
-    parser.epilog = (
-        "examples:\n  arena leaderboard results/ladder --matrix\n"
-        "  arena leaderboard ladder --alpha-rank --nash --fairness\n"
-        "  arena leaderboard ladder --payoffs csv > payoffs.csv"
-    )
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def report_arguments(parser: argparse.ArgumentParser) -> None:
