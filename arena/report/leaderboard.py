@@ -308,13 +308,19 @@ def render_seats(results: Sequence[GameResult], board: Leaderboard, fmt: str = "
             "wins": f"{100 * e.first_share:.1f}% ({100 * e.first_low:.1f} – "
             f"{100 * e.first_high:.1f}; fair {100 / e.num_players:.0f}%)",
             "avg place": f"{e.average_place:.2f}",
-            "Elo vs other seats": f"{e.elo_advantage:+.0f} ({e.elo_low:+.0f} – {e.elo_high:+.0f})",
+            "Elo vs other seats": f"{_signed(e.elo_advantage)} ({_signed(e.elo_low)} – "
+            f"{_signed(e.elo_high)})",
         }
         for e in seat_advantage(results, board.ratings)
     ]
     title = "Seat advantage (95% intervals; an interval that excludes 0 is a real edge)"
     return title + "\n" + tabulate(lines, headers="keys", tablefmt=check_format(fmt),
                                     disable_numparse=True)
+
+
+def _signed(value: float) -> str:
+    """+12 / -12, and never "-0"."""
+    return f"{int(round(value)):+d}"
 
 
 def seats_json(results: Sequence[GameResult], board: Leaderboard) -> list[dict[str, Any]]:
