@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
+    "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
@@ -62,6 +64,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "init": ("arena init my-arena", "arena init                         # here"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
     "bench": (
         "arena bench ra --seconds 4",
@@ -69,6 +73,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench league --cluster",
         "arena bench store",
         "arena bench sprt",
+        "arena bench plan",
     ),
 }
 
@@ -102,9 +107,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         )
         if name == chosen:
             module = importlib.import_module(module_name)
-            getattr(module, f"{name}_arguments")(command_parser)
+            function = name.replace("-", "_")  # new-bot -> new_bot_arguments
+            getattr(module, f"{function}_arguments")(command_parser)
             command_parser.epilog = _epilog(name)
-            command_parser.set_defaults(_handler=getattr(module, f"{name}_command"))
+            command_parser.set_defaults(_handler=getattr(module, f"{function}_command"))
     return parser
 
 
