@@ -50,6 +50,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena leaderboard                  # the league `arena run` plays",
         "arena leaderboard my.toml --matrix",
         "arena leaderboard results/spring --json",
+        "arena leaderboard ladder --alpha-rank --nash --fairness",
+        "arena leaderboard ladder --payoffs csv > payoffs.csv",
     ),
     "report": ("arena report my.toml -o report.html",),
     "replay": (
@@ -76,6 +78,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench sprt",
         "arena bench plan",
     ),
 }

@@ -32,6 +32,7 @@ class LeagueData:
     bootstrap: int
     prior_draws: float
     seed: int
+    stop: dict[str, Any] | None = None  # the league's sequential test, if it has one
 
 
 # --------------------------------------------------------------------------- arguments
@@ -102,6 +103,30 @@ def leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add ratings from a Plackett–Luce fit on full placements (slower, for comparison)",
     )
+    parser.add_argument(
+        "--alpha-rank",
+        action="store_true",
+        help="add α-Rank: each bot's share of the evolutionary meta-game's stationary "
+        "distribution (docs/ratings.md says when to use it)",
+    )
+    parser.add_argument(
+        "--nash",
+        action="store_true",
+        help="add Nash averaging: each bot's margin against the maximum-entropy Nash mix",
+    )
+    parser.add_argument(
+        "--fairness",
+        action="store_true",
+        help="also show seat advantage per player count with 95%% intervals",
+    )
+    parser.add_argument(
+        "--payoffs",
+        nargs="?",
+        const="json",
+        choices=("json", "csv"),
+        help="print the payoff tensor instead: mean score, place and finish-ahead share per "
+        "bot for each table composition, as JSON (default) or CSV",
+    )
 
 
 def report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,13 +148,26 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         build_leaderboard,
         check_format,
         leaderboard_json,
+        only_columns,
         render_matrix,
+        render_seats,
         render_table,
+        seats_json,
     )
 
     if not args.json:
         check_format(args.format)  # before the work, so a typo fails fast
     league = load_data(args)
+    if args.payoffs is not None:
+        from arena.stats.metagame import payoff_tensor, payoffs_csv, payoffs_json
+
+        entries = payoff_tensor(league.results)
+        if args.payoffs == "csv":
+            print(payoffs_csv(entries), end="")
+        else:
+            data = {"league": league.name, **payoffs_json(entries)}
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
     board = build_leaderboard(
         league.results,
         anchor=league.anchor,
@@ -137,16 +175,27 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         prior_draws=league.prior_draws,
         seed=league.seed,
         with_plackett_luce=args.plackett_luce,
+        with_metagame=args.alpha_rank or args.nash,
     )
+    board = only_columns(board, alpha_rank=args.alpha_rank, nash=args.nash)
     if args.json:
         data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}
+        if args.fairness:
+            data["seats"] = seats_json(league.results, board)
+        if league.stop is not None:
+            data["sequential_test"] = league.stop
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     print(f"{league.name}: {_describe(league.results)}")
+    if league.stop is not None:
+        print(league.stop.get("verdict", ""))
     print(render_table(board, args.format))
     if args.matrix:
         print()
         print(render_matrix(board, args.format))
+    if args.fairness:
+        print()
+        print(render_seats(league.results, board, args.format))
     return 0
 
 
@@ -162,6 +211,7 @@ def report_command(args: argparse.Namespace) -> int:
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
         seed=league.seed,
+        stop=league.stop,
     )
     write_atomically(output, page)
     print(f"wrote {output} ({_describe(league.results)})")
@@ -208,6 +258,7 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         # the league file as it is now beats the snapshot taken when the games were played
         config = file_config or store.config_snapshot or {}
         everything = store.results()
+        stop = store.stop_result
         results = store.results(game=args.game, num_players=args.players)
     finally:
         store.close()
@@ -228,6 +279,7 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         bootstrap=_pick(args.bootstrap, rating.get("bootstrap"), DEFAULT_BOOTSTRAP),
         prior_draws=float(rating.get("prior_games") or DEFAULT_PRIOR_DRAWS),
         seed=_pick(args.seed, config.get("seed"), 0),
+        stop=stop,
     )
 
 
