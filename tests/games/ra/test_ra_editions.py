@@ -221,3 +221,34 @@ def test_the_editions_differ_in_play() -> None:
     for state in (classic, new):
         play_randomly(state, 3)
     assert classic.record()["events"] != new.record()["events"]
+
+
+# -- records from before editions -------------------------------------------------------
+# They name no edition; they replay under the engine's rules of then: a god-taken disaster
+# struck at once, and every tie, not just the win, went to the highest sun.
+
+
+def test_before_editions_a_god_taken_disaster_struck_at_once() -> None:
+    state = build_state(4, tiles=[{"god": 2, "writing": 1}], track=["unrest", "astronomy"],
+                        current=0, edition=None)
+    act(state, type="god", tile="unrest")
+    assert held(state, 0, "writing") == 0
+    assert state.observation(1)["edition"] is None
+
+
+def test_before_editions_every_tie_went_to_the_highest_sun() -> None:
+    state = finished([30, 20, 20], SUNS_SUM_30, None)
+    assert state.placements() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_a_record_without_an_edition_replays_under_the_rules_of_then(seed: int) -> None:
+    """A game played by the old rules records options {} and replays exactly, also
+    through a saved state."""
+    state = GAME._start(4, seed, {})
+    play_randomly(state, seed)
+    record = json.loads(json.dumps(state.record()))
+    assert record["options"] == {}
+    assert GAME.replay(record).record() == record
+    assert "edition" not in (state.to_json()["options"])
+    assert GAME.state_from_json(state.to_json()).rules.edition is None
