@@ -273,3 +273,17 @@ def test_changing_an_observation_or_a_saved_state_cannot_change_the_game() -> No
     saved["scores"][0] = 99
     assert state.to_json() == before
     assert GAME.new_game(2, 2).observation(0)["board"] == GAME.default_options()["board"]
+
+
+def test_full_options_fill_every_default_for_records_and_bots() -> None:
+    """A league file may set any board parameter alone; the record and the bots get the
+    whole board and the edition."""
+    full = GAME.full_options({"board": {"track_top": 10}})
+    assert full["edition"] == "2009"
+    assert full["board"] == {**DEFAULT_BOARD, "track_top": 10}
+    assert GAME.full_options(None) == GAME.default_options()
+    with pytest.raises(GameOptionError, match="edition must be '2009', not '1999'"):
+        GAME.full_options({"edition": "1999"})
+    state = GAME.new_game(3, 4, {"board": {"track_top": 10}})
+    assert state.record()["options"] == full
+    assert state.observation(0)["edition"] == "2009"
