@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.errors import ArenaError
+from arena.errors import ArenaError, excerpt
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -27,10 +27,56 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
+    "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
+
+
+# name -> examples shown at the end of its --help (as cutechess-cli and git do)
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "run": (
+        "arena run                          # the bundled league, into ./results/bundled",
+        "arena run dice                     # another bundled league (bundled, dice, ladder)",
+        "arena run my.toml --dry-run        # check everything, play nothing",
+        "arena run my.toml --rounds 4 --seed 7 --results-dir results/try",
+        "arena run my.toml --cluster tcp://127.0.0.1:8786   # on a Dask cluster",
+    ),
+    "leaderboard": (
+        "arena leaderboard                  # the league `arena run` plays",
+        "arena leaderboard my.toml --matrix",
+        "arena leaderboard results/spring --json",
+    ),
+    "report": ("arena report my.toml -o report.html",),
+    "replay": (
+        "arena replay 6658485b             # a unique prefix of a game id is enough",
+        "arena replay 6658485b --json --results my.toml",
+    ),
+    "export": ("arena export my.toml -o games.jsonl", "arena export dice --players 4"),
+    "merge": (
+        "arena merge results/spring.shard-1-of-2 results/spring.shard-2-of-2 "
+        "-o results/spring",
+    ),
+    "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
+    "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
+    "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "init": ("arena init my-arena", "arena init                         # here"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
+    "bench": (
+        "arena bench ra --seconds 4",
+        "arena bench protocol --players 4",
+        "arena bench league --cluster",
+        "arena bench store",
+        "arena bench plan",
+    ),
+}
+
+
+def _epilog(name: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES.get(name, ()))
 
 
 def _chosen_command(argv: Sequence[str]) -> str | None:
@@ -44,16 +90,24 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
+        epilog="examples:\n  arena run\n  arena leaderboard\n  arena validate ./mybot\n"
+               "  arena run --help",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chosen = _chosen_command(argv)
     for name, (module_name, help_text) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        command_parser = sub.add_parser(
+            name, help=help_text, description=help_text,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         if name == chosen:
             module = importlib.import_module(module_name)
-            getattr(module, f"{name}_arguments")(command_parser)
-            command_parser.set_defaults(_handler=getattr(module, f"{name}_command"))
+            function = name.replace("-", "_")  # new-bot -> new_bot_arguments
+            getattr(module, f"{function}_arguments")(command_parser)
+            command_parser.epilog = _epilog(name)
+            command_parser.set_defaults(_handler=getattr(module, f"{function}_command"))
     return parser
 
 
@@ -64,8 +118,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args._handler(args)
         return result
     except ArenaError as error:
-        print(f"arena: error: {error}", file=sys.stderr)
+        print(f"arena: error: {excerpt(str(error))}", file=sys.stderr)
         return error.exit_code
+    except RecursionError:  # input nested beyond what a parser can follow
+        print("arena: error: the input is nested too deeply to read", file=sys.stderr)
+        return 2
+    except OSError as error:  # the file system refused what the user asked for
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"arena: error: {excerpt(where + (error.strerror or str(error)))}",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130

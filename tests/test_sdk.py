@@ -78,7 +78,7 @@ def test_quit_ends_the_loop() -> None:
 
 
 def test_a_bot_file_runs_as_a_real_process() -> None:
-    bot = Path(__file__).resolve().parents[1] / "bots" / "first" / "bot.py"
+    bot = Path(__file__).resolve().parents[1] / "arena" / "bots" / "first" / "bot.py"
     conversation = b"".join(json.dumps(m).encode() + b"\n" for m in [
         {"type": "hello", "protocol": PROTOCOL}, REQUEST, {"type": "quit"}])
     done = subprocess.run([sys.executable, str(bot)], input=conversation, capture_output=True,

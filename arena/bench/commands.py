@@ -19,15 +19,15 @@ BENCHMARKS: dict[str, str] = {
     "rating": "arena.bench.rating",
     "ra-bots": "arena.bench.strategies",
     "store": "arena.bench.store",
+    "plan": "arena.bench.plan",
 }
 
 
 def bench_arguments(parser: argparse.ArgumentParser) -> None:
     from arena.plugins import game_registry
 
-    parser.epilog = ("examples: arena bench ra --seconds 4; arena bench protocol --players 4; "
-                     "a game's name benchmarks its engine (any registered game)")
-    parser.add_argument("target", help=f"what to measure: {_targets(game_registry())}")
+    parser.add_argument("target", help=f"what to measure: {_targets(game_registry())} (a "
+                                       "game's name benchmarks its engine)")
     parser.add_argument(
         "--seconds", type=float, default=5.0, help="time to spend per measurement (default 5)"
     )

@@ -33,7 +33,6 @@ def random_playout(game: Game, num_players: int, seed: int) -> tuple[GameState, 
 def selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     from arena.plugins import game_registry
 
-    parser.epilog = "example: arena selfplay ra --players 3 --seed 7"
     games = ", ".join(sorted(game_registry().games)) or "none found"
     parser.add_argument("game", help=f"which game ({games})")
     parser.add_argument("--players", type=int,

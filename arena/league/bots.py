@@ -6,6 +6,7 @@ challenger first), each checked to play the league's game at every player count.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 
 from arena.errors import ArenaError
@@ -60,6 +61,11 @@ def find_bots(
                 spec: BotSpec = registry.bot(name)  # says why a bot is unknown or broken
             except ArenaError as problem:
                 raise ArenaError(f"{config.path}: key '{key(name)}': {problem}") from None
+            hidden = [entry.source for entry in registry.entries
+                      if entry.name == name and entry.shadowed_by is not None]
+            if hidden:  # one line, as PATH would not say it: the user should know
+                print(f"{config.name}: bot {name!r} is {spec.source}, used instead of "
+                      f"{', '.join(hidden)}", file=sys.stderr)
         elif name in bots:
             spec = bots[name]
         else:

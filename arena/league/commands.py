@@ -10,22 +10,35 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.league.config import load_league
+from arena.league.config import (
+    DEFAULT_LEAGUE,
+    find_league,
+    load_league,
+    results_of,
+    with_overrides,
+)
 from arena.league.store import DB_NAME, Store, open_store
 from arena.records import GameRecord
-
-DEFAULT_LEAGUE = Path("configs/league.toml")
+from arena.settings import SANDBOX_LEVELS
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "league",
-        type=Path,
         nargs="?",
-        default=DEFAULT_LEAGUE,
-        help=f"the league file (default {DEFAULT_LEAGUE})",
+        default=None,
+        metavar="LEAGUE",
+        help=f"a league file, or the name of a bundled league (default: ./league.toml if "
+        f"there is one, else the bundled league {DEFAULT_LEAGUE!r})",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
+    parser.add_argument("--rounds", type=int, help="rounds to play (overrides the file's)")
+    parser.add_argument("--seed", type=int, help="master seed (overrides the file's)")
+    parser.add_argument("--results-dir", metavar="DIR",
+                        help="where the store goes (overrides the file's; relative to the "
+                             "current folder)")
+    parser.add_argument("--sandbox", choices=SANDBOX_LEVELS,
+                        help="sandbox level for the bots (overrides the file's)")
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -61,7 +74,10 @@ def run_command(args: argparse.Namespace) -> int:
 
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError("--concurrency must be at least 1")
-    config = load_league(args.league)
+    config = with_overrides(
+        load_league(find_league(args.league)), rounds=args.rounds, seed=args.seed,
+        results_dir=args.results_dir, sandbox=args.sandbox,
+    )
     shard = None
     if getattr(args, "shard", None) is not None:
         from dataclasses import replace
@@ -92,29 +108,25 @@ def run_command(args: argparse.Namespace) -> int:
     )
 
 
-def _results_argument(parser: argparse.ArgumentParser, default: Path | None) -> None:
+def _results_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "results",
-        type=Path,
-        nargs="?" if default else None,
-        default=default,
-        metavar="RESULTS_DIR_OR_LEAGUE_FILE",
-        help="a league's results folder or its league file"
-        + (f" (default {default})" if default else ""),
+        nargs="?",
+        default=None,
+        metavar="RESULTS_DIR_OR_LEAGUE",
+        help="a league's results folder, its league file or a bundled league's name "
+        "(default: the league `arena run` plays)",
     )
 
 
-def resolve_store(target: Path) -> Store:
-    """The store of a results folder, or of the league a league file describes."""
-    if target.is_file() and target.suffix == ".toml":
-        return open_store(load_league(target).results_dir)
-    if not target.exists():
-        raise ArenaError(f"{target}: no such results folder or league file")
-    return open_store(target)
+def resolve_store(target: Path | str | None) -> Store:
+    """The store of a results folder, or of the league a league file (or a bundled
+    league's name, or None: the default league) describes."""
+    return open_store(results_of(target)[0])
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
-    _results_argument(parser, DEFAULT_LEAGUE)
+    _results_argument(parser)
     parser.add_argument("-o", "--output", type=Path, help="write to this file (default stdout)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
@@ -140,10 +152,6 @@ def export_command(args: argparse.Namespace) -> int:
 
 
 def merge_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.epilog = (
-        "examples: arena merge results/spring.shard-1-of-2 results/spring.shard-2-of-2 "
-        "-o results/spring; arena leaderboard results/spring"
-    )
     parser.add_argument(
         "stores", type=Path, nargs="+", metavar="RESULTS_DIR_OR_LEAGUE_FILE",
         help="the shards' results folders (or league files)",
@@ -263,6 +271,18 @@ def tell(record: GameRecord) -> list[str]:
             f"{record.placements[seat]}. {seats[seat]} (seat {seat}): "
             f"{score:g} point{'' if score == 1 else 's'}{note}"
         )
+    for failure in record.failures:  # who failed, when, why, and what it said last
+        when = (f"at decision {failure['decision']}" if failure.get("decision")
+                else f"during {failure['phase']}")
+        lines += ["", f"{failure['bot']} (seat {failure['seat']}) failed {when}: "
+                      f"{failure['reason']} - {failure['detail']}"]
+        tail = failure.get("stderr_tail", "").rstrip()
+        if tail:
+            lines.append("  last lines of its stderr:")
+            lines += [f"  | {line}" for line in tail.splitlines()[-10:]]
+    for incident in record.incidents:
+        lines += ["", f"{incident['bot']} (seat {incident['seat']}), {incident['phase']}: "
+                      f"{incident['reason']} - {incident['detail']} (no forfeit)"]
     return lines
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
+from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from arena.settings import (
     league_file_limits,
     league_file_time,
 )
+from arena.tomlinput import TomlProblem, parse_toml
 
 FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -214,23 +215,40 @@ def _roster(value: Any) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not value:
         raise _Invalid('must be "all" or a non-empty list of bot names')
     names = tuple(_name(v) for v in value)
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
         raise _Invalid(f"names {', '.join(duplicates)} more than once")
     return names
 
 
+NAME_MAX = 255  # bytes of one path component on Linux file systems
+PATH_MAX = 4096
+
+
+def _path(text: str) -> str:
+    """A path the file system can hold: no component over NAME_MAX bytes, no NUL."""
+    if "\0" in text:
+        raise _Invalid("must not contain a NUL character")
+    if len(text.encode()) >= PATH_MAX:
+        raise _Invalid(f"is longer than a path may be ({PATH_MAX} bytes)")
+    for part in Path(text).parts:
+        if len(part.encode()) > NAME_MAX:
+            raise _Invalid(f"has a part longer than a file name may be ({NAME_MAX} bytes): "
+                           f"{part[:40]}...")
+    return text
+
+
 def _paths(base: Path) -> Callable[[Any], tuple[Path, ...]]:
     def check(value: Any) -> tuple[Path, ...]:
         items = value if isinstance(value, list) else [value]
-        return tuple(base / _string(item) for item in items)
+        return tuple(base / _path(_string(item)) for item in items)
 
     return check
 
 
 def _results(base: Path) -> Callable[[Any], Path]:
     def check(value: Any) -> Path:
-        return base / _string(value)
+        return base / _path(_string(value))
 
     return check
 
@@ -239,24 +257,120 @@ def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
 
+# The leagues shipped inside the package (package data): `arena run NAME` plays one.
+BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+DEFAULT_LEAGUE = "bundled"
+LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
+
+
+def bundled_leagues() -> dict[str, Path]:
+    """name -> file of every league shipped with Ra Arena."""
+    return {path.stem: path for path in sorted(BUNDLED_LEAGUES.glob("*.toml"))}
+
+
+def find_league(spec: str | Path | None) -> Path:
+    """The league file meant by ``spec``: a path to a file, or the name of a bundled
+    league (``arena run dice``); None: ``./league.toml`` if there is one, else the
+    bundled default league."""
+    if spec is None:
+        return LOCAL_LEAGUE if LOCAL_LEAGUE.is_file() else bundled_leagues()[DEFAULT_LEAGUE]
+    path = Path(spec)
+    try:
+        if path.is_file() or path.suffix == ".toml" or len(path.parts) > 1:
+            return path  # a file (load_league says what is wrong with it)
+    except OSError:  # a name longer than the system allows
+        return path
+    found = bundled_leagues().get(str(spec))
+    if found is None:
+        raise ArenaError(
+            f"{str(spec)[:80]!r} is neither a league file nor a bundled league; bundled "
+            f"leagues: {', '.join(bundled_leagues())} (`arena run` plays {DEFAULT_LEAGUE})"
+        )
+    return found
+
+
+def with_overrides(
+    config: LeagueConfig,
+    *,
+    rounds: int | None = None,
+    seed: int | None = None,
+    results_dir: str | None = None,
+    sandbox: str | None = None,
+) -> LeagueConfig:
+    """``config`` with command-line options in place of the file's keys, each checked as
+    the file's key is (a path given on the command line is relative to where you are)."""
+    changes: dict[str, Any] = {}
+
+    def checked(option: str, value: Any, check: Callable[[Any], Any]) -> Any:
+        try:
+            return check(value)
+        except _Invalid as problem:
+            raise ArenaError(f"--{option}: {problem} (got {str(value)[:80]!r})") from None
+
+    if rounds is not None:
+        changes["rounds"] = checked("rounds", rounds, _integer(1, 100_000))
+    if seed is not None:
+        changes["seed"] = checked("seed", seed, _integer(0, MAX_SEED))
+    if results_dir is not None:
+        changes["results_dir"] = Path(checked("results-dir", results_dir, _path))
+    if sandbox is not None:
+        level = checked("sandbox", sandbox, _choice(SANDBOX_LEVELS))
+        changes["limits"] = replace(config.limits, sandbox=level)
+    return replace(config, **changes)
+
+
+def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:
+    """Where the results are for what a user named: a results folder, a league file, a
+    bundled league's name, or None (the default league); with the league file's
+    configuration when there is one."""
+    if target is not None:
+        path = Path(target)
+        try:
+            if path.is_dir():
+                return path, None
+            named = path.is_file() or str(target) in bundled_leagues()
+        except OSError as problem:  # e.g. a name too long for the file system
+            raise ArenaError(f"{str(target)[:80]}...: {problem.strerror}") from None
+        if not named:
+            raise ArenaError(
+                f"{str(target)[:200]}: no such results folder or league file (nor a bundled "
+                f"league: {', '.join(bundled_leagues())})"
+            )
+    config = load_league(find_league(target))
+    return config.results_dir, config.snapshot()
+
+
+def is_bundled(path: Path) -> bool:
+    try:
+        return path.resolve().parent == BUNDLED_LEAGUES
+    except OSError:
+        return False
+
+
 def load_league(path: Path | str) -> LeagueConfig:
-    """Read and validate a league file.  Relative paths in it are relative to the file."""
+    """Read and validate a league file.  Relative paths in it are relative to the file,
+    except in a league bundled with the package (which lives where nobody may write):
+    there they are relative to the current folder, so results go to ./results/NAME."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ArenaError(f"{path}: no such league file") from None
-    except (OSError, UnicodeDecodeError) as problem:
-        raise ArenaError(f"{path}: cannot read the league file: {problem}") from None
+    except OSError as problem:
+        raise ArenaError(f"{path}: cannot read the league file: {problem.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {problem.start})") from None
     return parse_league(text, path)
 
 
 def parse_league(text: str, path: Path) -> LeagueConfig:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as problem:  # its message carries line and column
-        raise ArenaError(f"{path}: not valid TOML: {problem}") from None
-    base = path.parent
+        data = parse_toml(text)
+    except TomlProblem as problem:
+        raise ArenaError(f"{path}: {problem}") from None
+    base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
     top.finish()  # a misspelt key first: "nmae" should not read as "name is required"

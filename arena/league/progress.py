@@ -76,7 +76,9 @@ class Progress:
             parts.append(f"{len(self.by_worker)} workers: {rates} games/s")
         board = self.ticker.leaderboard()[: self.top]
         if board:
-            parts.append("top: " + ", ".join(f"{bot} {elo:.0f}" for bot, elo in board) + " (Elo)")
+            # an Elo updated game by game; the leaderboard at the end is the batch fit
+            parts.append("top: " + ", ".join(f"{bot} {elo:.0f}" for bot, elo in board)
+                         + " (live Elo)")
         return " | ".join(parts)
 
     def draw(self, force: bool = False) -> None:

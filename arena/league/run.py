@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -52,6 +53,7 @@ def run_league(
     # the game first: player counts and options are checked before anything starts
     game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    _check_anchor(config, roster)
     if dry_run:
         return _dry_run(config, roster, err, shard)
     if backend is None:
@@ -81,9 +83,25 @@ def run_league(
             )
             return EXIT_INTERRUPTED
         print_leaderboard(config, store, out)
+        if not quiet:
+            where = shlex.quote(str(config.results_dir))
+            print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
+                  "--matrix; arena replay GAME_ID)", file=err)
         return 0
     finally:
         store.close()
+
+
+def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
+    """The rating anchor must be a bot of the league: found before any game is played,
+    not after every game when the leaderboard is computed."""
+    anchor = config.rating.anchor
+    names = [bot.name for bot in roster]
+    if anchor is not None and anchor not in names:
+        raise ArenaError(
+            f"{config.path}: key 'rating.anchor': {anchor!r} plays no game in this league; "
+            f"anchor one of its bots ({', '.join(names)}) or remove the key"
+        )
 
 
 def _describe(

@@ -416,8 +416,14 @@ def create_store(results_dir: Path) -> Store:
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
         lock = (results_dir / LOCK_NAME).open("a+")
+    except PermissionError:
+        raise ArenaError(
+            f"no permission to write in the results folder {results_dir}: give yourself "
+            "write access to it, or choose another results_dir"
+        ) from None
     except OSError as problem:
-        raise ArenaError(f"cannot create the results folder {results_dir}: {problem}") from None
+        raise ArenaError(f"cannot create the results folder {results_dir}: "
+                         f"{problem.strerror}") from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

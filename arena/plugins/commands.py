@@ -66,7 +66,7 @@ def _bot_row(entry: BotEntry) -> dict[str, str]:
         "source": entry.source,
         "games": format_games(spec.games) if spec else "?",
         "command": format_command(spec.command) if spec else "?",
-        "status": "\n".join(entry.problems) if entry.problems else "ready",
+        "status": "\n".join(entry.problems) if entry.problems else entry.status,
     }
 
 
@@ -98,6 +98,8 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "source": entry.source,
                 "ready": entry.ready,
                 "problems": entry.problems,
+                "shadows": entry.shadows,
+                "shadowed_by": entry.shadowed_by,
                 "version": spec.version if spec else None,
                 "games": {g: list(c) for g, c in spec.games.items()} if spec else None,
                 "command": list(spec.command) if spec else None,

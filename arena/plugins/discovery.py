@@ -6,11 +6,13 @@ Order (it only decides the order of listings; a name registered twice is unusabl
 2. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name: their games, bots and bot folders;
 3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
-4. the bot folders bundled with Ra Arena (the repository's ``bots/``).
+4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
 Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
-point: the distribution) and the rest still loads.  A name registered by two sources is
-reported naming both, and using it is an error until one of them is removed.
+point: the distribution) and the rest still loads.  Bot names resolve like PATH: a bot of
+the user's (``./bots``, ``bot_paths``, a plugin) with the name of a bundled bot is used
+instead of it, and ``arena bots`` says so; two of the user's bots with one name are
+reported naming both, and using the name is an error until one of them is removed.
 """
 
 from __future__ import annotations
@@ -40,10 +42,8 @@ from arena.plugins.manifest import (
 from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
 
-# The bundled bots live beside the package in a source checkout (the README installs in
-# editable mode); an installed wheel has none, and site-packages/bots is someone else's.
-_CHECKOUT = Path(arena.__file__).resolve().parent.parent
-BUNDLED_BOTS = _CHECKOUT / "bots"
+# The bundled bots are package data (arena/bots), in a checkout and in an installed wheel.
+BUNDLED_BOTS = Path(arena.__file__).resolve().parent / "bots"
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
 
@@ -80,7 +80,7 @@ def discover(
     folder_sources: list[tuple[Path, str | None]] = []
     _collect_plugin_bots(manager, registry, folder_sources)
     folder_sources.extend((path, None) for path in paths)
-    if include_bundled and BUNDLED_BOTS.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
+    if include_bundled and BUNDLED_BOTS.is_dir():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
     _collect_bot_folders(folder_sources, registry)
     _mark_clashes(registry)
@@ -257,10 +257,12 @@ def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registr
                 spec = load_manifest(folder, registry.games, source, registry.unusable_games)
             except ManifestError as error:
                 name = peek_name(folder) or folder.name
-                entry = BotEntry(name, source, None, list(error.problems), folder.resolve())
+                entry = BotEntry(name, source, None, list(error.problems), folder.resolve(),
+                                 bundled=plugin_source == BUNDLED_LABEL)
                 registry.entries.append(entry)
                 continue
-            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder))
+            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder,
+                                             bundled=plugin_source == BUNDLED_LABEL))
 
 
 def _mark_clashes(registry: Registry) -> None:
@@ -269,6 +271,14 @@ def _mark_clashes(registry: Registry) -> None:
         by_name.setdefault(entry.name, []).append(entry)
     for name, entries in by_name.items():
         if len(entries) < 2:
+            continue
+        own = [entry for entry in entries if not entry.bundled]
+        if len(own) == 1:  # like PATH: the user's bot is used, the bundled one is hidden
+            (user,) = own
+            for entry in entries:
+                if entry is not user:
+                    entry.shadowed_by = user.source
+                    user.shadows.append(entry.source)
             continue
         sources = " and ".join(entry.source for entry in entries)
         registry.problems.append(Problem(sources, f"bot name {name!r} is registered twice"))

@@ -73,6 +73,14 @@ def planned_action(spec: BotSpec, source: Path, bots_dir: Path, *, replace: bool
     if bots_dir.resolve().is_relative_to(source.resolve()):
         raise ArenaError(f"cannot install {source} into {bots_dir}, a folder inside itself")
     target = bots_dir / spec.name
+    from arena.plugins.discovery import BUNDLED_BOTS
+
+    if bots_dir.resolve() == BUNDLED_BOTS.resolve():
+        raise ArenaError(
+            f"{bots_dir} holds the bots bundled with Ra Arena; install into your own folder "
+            f"(the default ./bots): a bot there named {spec.name!r} is used instead of a "
+            "bundled one of the same name"
+        )
     if not (target.exists() or target.is_symlink()):
         return "installed"
     if target.resolve() == source.resolve() or _same_content(target, spec):

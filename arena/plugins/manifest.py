@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import sys
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.sandbox import SAFE_PATH
 from arena.settings import Limits
+from arena.tomlinput import TomlProblem, decode_toml
 
 MANIFEST_NAME = "bot.toml"
 INSTALL_RECORD_NAME = ".arena-install.json"
@@ -124,9 +124,11 @@ def _valid(data: Mapping[str, Any], key: str, bad_keys: set[str], default: Any) 
 def peek_name(folder: Path) -> str | None:
     """The name a possibly broken manifest claims, if it can be read at all."""
     try:
-        with open(folder / MANIFEST_NAME, "rb") as file:
-            name = tomllib.load(file).get("name")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        path = folder / MANIFEST_NAME
+        if path.stat().st_size > MAX_MANIFEST_BYTES:
+            return None
+        name = decode_toml(path.read_bytes()).get("name")
+    except (OSError, TomlProblem):
         return None
     return name if isinstance(name, str) and NAME_PATTERN.fullmatch(name) else None
 
@@ -137,12 +139,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
             raise ManifestError(str(path), ["missing: a bot folder needs a bot.toml file"])
         if path.stat().st_size > MAX_MANIFEST_BYTES:
             raise ManifestError(str(path), [f"larger than {MAX_MANIFEST_BYTES} bytes"])
-        with open(path, "rb") as file:
-            return tomllib.load(file)
-    except tomllib.TOMLDecodeError as error:
-        raise ManifestError(str(path), [f"not valid TOML: {error}"]) from None
-    except UnicodeDecodeError:
-        raise ManifestError(str(path), ["not valid UTF-8 text"]) from None
+        return decode_toml(path.read_bytes())
+    except TomlProblem as problem:
+        raise ManifestError(str(path), [str(problem)]) from None
     except OSError as error:
         raise ManifestError(str(path), [f"cannot be read: {error.strerror}"]) from None
 

@@ -33,14 +33,22 @@ class BotEntry:
     spec: BotSpec | None
     problems: list[str] = field(default_factory=list)
     folder: Path | None = None  # the bot folder, when it has one
+    # names resolve like PATH: a user's bot hides a bundled one of the same name
+    shadows: list[str] = field(default_factory=list)  # sources of the bots it hides
+    shadowed_by: str | None = None  # the source of the bot used instead of this one
+    bundled: bool = False
 
     @property
     def ready(self) -> bool:
-        return self.spec is not None and not self.problems
+        return self.spec is not None and not self.problems and self.shadowed_by is None
 
     @property
     def status(self) -> str:
-        return "ready" if self.ready else "; ".join(self.problems)
+        if self.shadowed_by is not None:
+            return f"not used: {self.shadowed_by} has its name"
+        if not self.ready:
+            return "; ".join(self.problems)
+        return "ready" + ("; used instead of " + ", ".join(self.shadows) if self.shadows else "")
 
 
 @dataclass

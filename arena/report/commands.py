@@ -193,15 +193,9 @@ def find_results_dir(source: str | None) -> tuple[Path, dict[str, Any] | None]:
             names = ", ".join(str(p) for p in found)
             raise ArenaError(f"several leagues found ({names}); say which one")
         return found[0], None
-    path = Path(source)
-    if path.is_dir():
-        return path, None
-    if path.is_file():
-        from arena.league.config import load_league
+    from arena.league.config import results_of
 
-        config = load_league(path)
-        return config.results_dir, config.snapshot()
-    raise ArenaError(f"{source}: no such results folder or league file")
+    return results_of(source)
 
 
 def load_data(args: argparse.Namespace) -> LeagueData:
@@ -243,6 +237,12 @@ def _pick(flag: int | None, configured: Any, default: int) -> int:
     return configured if isinstance(configured, int) else default
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Write the whole file or nothing: a crash never leaves half a report behind."""
     folder = path.parent if str(path.parent) else Path(".")
@@ -251,6 +251,7 @@ def write_atomically(path: Path, text: str) -> None:
     temporary: str | None = None
     try:
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        os.fchmod(handle, 0o666 & ~_umask())  # as open() would: mkstemp makes it 0600
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)

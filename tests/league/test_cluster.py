@@ -30,7 +30,7 @@ from arena.league.run import leaderboard_text, run_league
 from arena.league.store import open_store
 from arena.runner.botspec import BotSpec
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
+BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
 DASK = Path(sys.executable).with_name("dask")
 
 

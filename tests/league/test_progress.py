@@ -28,7 +28,7 @@ def test_progress_line_counts_rate_eta_failures_and_leaders() -> None:
     line = progress.line()
     assert line.startswith("[############--------] 6/10 games (60%)")
     assert "0.5 games/s" in line and "ETA 8s" in line and "failures 1" in line
-    assert "top: a 15" in line and line.endswith("(Elo)")
+    assert "top: a 15" in line and line.endswith("(live Elo)")
     assert line.index(" a ") < line.index(" c ") < line.index(" b ")
     # not a terminal: one line at most every 10 seconds
     assert stream.getvalue().count("\n") == 1

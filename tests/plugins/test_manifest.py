@@ -157,7 +157,7 @@ def test_missing_manifest_and_bad_encoding(tmp_path: Path) -> None:
     assert "missing" in problems_of(empty)[0]
     latin = write_bot(tmp_path / "latin")
     (latin / "bot.toml").write_bytes('name = "caf\xe9"\n'.encode("latin-1"))
-    assert problems_of(latin) == ["not valid UTF-8 text"]
+    assert problems_of(latin) == ["not UTF-8 text (byte 11)"]
 
 
 def test_executables_in_the_folder_and_on_the_bots_path_are_found(

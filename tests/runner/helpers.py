@@ -14,7 +14,7 @@ from arena.runner.botspec import BotSpec
 from arena.settings import Limits
 
 ZOO = Path(__file__).parent / "zoo"
-BOTS = Path(__file__).resolve().parents[2] / "bots"
+BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
 
 # short limits keep the zoo fast; the handshake is generous because Python start-up
 # on a loaded two-core CI machine can take a while

@@ -313,5 +313,5 @@ def test_a_small_dice_league_runs_end_to_end(tmp_path: Path, capsys) -> None:
 def test_the_bot_folder_announces_the_strategy_version() -> None:
     # Leagues refuse a bot whose version changed; the strategy lives outside the bot
     # folder, so its VERSION and the manifest must move together.
-    manifest = Path(__file__).parents[2] / "bots" / "dice-greedy" / "bot.toml"
+    manifest = Path(__file__).parents[2] / "arena" / "bots" / "dice-greedy" / "bot.toml"
     assert tomllib.loads(manifest.read_text())["version"] == VERSION

@@ -12,7 +12,7 @@ import pytest
 from arena.games.ra.scenario import build_state
 from arena.strategies.greedy import GreedyStrategy
 
-BOTS = Path(__file__).resolve().parents[2] / "bots"
+BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
 
 
 def conversation(bot: str, *args: str, clock_left_ms: int | None = None

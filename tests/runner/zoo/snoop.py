@@ -14,7 +14,8 @@ def probe():
         "env": sorted(os.environ),
         "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
         "sees_root_home": os.path.exists("/root/.bashrc"),
-        "tmp_list": sorted(os.listdir("/tmp")),
+        # only the test markers: a busy /tmp would not fit in one stderr tail
+        "tmp_list": sorted(n for n in os.listdir("/tmp") if n.startswith("arena-host-marker-")),
     }
     try:
         with open("written-by-bot.txt", "w") as handle:

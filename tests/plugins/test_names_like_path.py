@@ -1,0 +1,77 @@
+"""Bot names resolve like PATH: the user's bot with a bundled bot's name is used instead
+of it, with a notice; two of the user's bots with one name are an error naming both; the
+bundled folder is never a submit target."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.errors import ArenaError
+from arena.plugins import discover
+from arena.plugins.discovery import BUNDLED_BOTS
+
+MANIFEST = """name = "first"
+version = "9.9.9"
+command = ["{python}", "bot.py"]
+[games]
+ra = [2, 3, 4, 5]
+"""
+
+
+def _own_first(folder: Path) -> Path:
+    bot = folder / "first"
+    bot.mkdir(parents=True)
+    (bot / "bot.toml").write_text(MANIFEST)
+    (bot / "bot.py").write_text((BUNDLED_BOTS / "first" / "bot.py").read_text())
+    return bot
+
+
+def test_the_users_bot_is_used_instead_of_the_bundled_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _own_first(tmp_path / "bots")
+    monkeypatch.chdir(tmp_path)
+    registry = discover()
+    assert registry.bot("first").version == "9.9.9"
+    assert main(["bots", "--json"]) == 0
+    listed = [b for b in json.loads(capsys.readouterr().out)["bots"] if b["name"] == "first"]
+    used = next(b for b in listed if b["ready"])
+    hidden = next(b for b in listed if not b["ready"])
+    assert used["version"] == "9.9.9" and "bundled with Ra Arena" in used["shadows"][0]
+    assert hidden["shadowed_by"] == used["source"]
+    assert main(["bots"]) == 0
+    table = capsys.readouterr().out
+    assert "used instead of folder" in table and "not used: folder bots/first" in table
+
+
+def test_a_league_names_the_bot_it_uses_instead(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    _own_first(tmp_path / "bots")
+    monkeypatch.chdir(tmp_path)
+    league = tmp_path / "l.toml"
+    league.write_text('name = "l"\ngame = "ra"\nplayers = 2\nroster = ["first", "random"]\n')
+    assert main(["run", str(league), "--dry-run"]) == 0
+    assert "bot 'first' is folder bots/first, used instead of folder" in capsys.readouterr().err
+
+
+def test_two_of_the_users_bots_with_one_name_are_an_error_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = _own_first(tmp_path / "a"), _own_first(tmp_path / "b")
+    registry = discover([tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(ArenaError, match="cannot be used") as error:
+        registry.bot("first")
+    assert str(one) in str(error.value) and str(two) in str(error.value)
+
+
+def test_submit_never_writes_into_the_bundled_bots(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    mine = _own_first(tmp_path / "src")
+    assert main(["submit", str(mine), "--to", str(BUNDLED_BOTS), "--replace"]) == 2
+    assert "holds the bots bundled with Ra Arena" in capsys.readouterr().err
+    assert "9.9.9" not in (BUNDLED_BOTS / "first" / "bot.toml").read_text()
