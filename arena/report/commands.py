@@ -32,6 +32,7 @@ class LeagueData:
     bootstrap: int
     prior_draws: float
     seed: int
+    rules: str = ""  # the game's options the games were played with, e.g. "edition = 2023"
 
 
 # --------------------------------------------------------------------------- arguments
@@ -139,10 +140,12 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         with_plackett_luce=args.plackett_luce,
     )
     if args.json:
-        data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}
+        data = {"league": league.name, "rules": league.rules,
+                **leaderboard_json(board, matrix=args.matrix)}
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    print(f"{league.name}: {_describe(league.results)}")
+    rules = f" ({league.rules})" if league.rules else ""
+    print(f"{league.name}: {_describe(league.results)}{rules}")
     print(render_table(board, args.format))
     if args.matrix:
         print()
@@ -157,7 +160,7 @@ def report_command(args: argparse.Namespace) -> int:
     output: Path = args.output or league.results_dir / "report.html"
     page = render_report(
         league.results,
-        title=league.name,
+        title=f"{league.name} ({league.rules})" if league.rules else league.name,
         anchor=league.anchor,
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
@@ -228,7 +231,23 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         bootstrap=_pick(args.bootstrap, rating.get("bootstrap"), DEFAULT_BOOTSTRAP),
         prior_draws=float(rating.get("prior_games") or DEFAULT_PRIOR_DRAWS),
         seed=_pick(args.seed, config.get("seed"), 0),
+        rules=_rules(config),
     )
+
+
+def _rules(config: dict[str, Any]) -> str:
+    """The game's plain options (e.g. Ra's edition) with its defaults filled in, as the
+    games were played, for the headers; "" when the league's game is not known here."""
+    from arena.games.base import GameError
+    from arena.plugins import load_game
+
+    name, options = config.get("game"), config.get("options") or {}
+    try:
+        full = load_game(name).full_options(options) if isinstance(name, str) else {}
+    except (ArenaError, GameError):
+        return ""
+    return ", ".join(f"{key} = {value}" for key, value in full.items()
+                     if isinstance(value, str | int | float))
 
 
 def _pick(flag: int | None, configured: Any, default: int) -> int:
