@@ -33,6 +33,7 @@ class LeagueData:
     prior_draws: float
     seed: int
     stop: dict[str, Any] | None = None  # the league's sequential test, if it has one
+    rules: str = ""  # the game's options the games were played with, e.g. "edition = 2023"
 
 
 # --------------------------------------------------------------------------- arguments
@@ -179,14 +180,16 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     )
     board = only_columns(board, alpha_rank=args.alpha_rank, nash=args.nash)
     if args.json:
-        data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}
+        data = {"league": league.name, "rules": league.rules,
+                **leaderboard_json(board, matrix=args.matrix)}
         if args.fairness:
             data["seats"] = seats_json(league.results, board)
         if league.stop is not None:
             data["sequential_test"] = league.stop
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    print(f"{league.name}: {_describe(league.results)}")
+    rules = f" ({league.rules})" if league.rules else ""
+    print(f"{league.name}: {_describe(league.results)}{rules}")
     if league.stop is not None:
         print(league.stop.get("verdict", ""))
     print(render_table(board, args.format))
@@ -206,7 +209,7 @@ def report_command(args: argparse.Namespace) -> int:
     output: Path = args.output or league.results_dir / "report.html"
     page = render_report(
         league.results,
-        title=league.name,
+        title=f"{league.name} ({league.rules})" if league.rules else league.name,
         anchor=league.anchor,
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
@@ -280,7 +283,23 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         prior_draws=float(rating.get("prior_games") or DEFAULT_PRIOR_DRAWS),
         seed=_pick(args.seed, config.get("seed"), 0),
         stop=stop,
+        rules=_rules(config),
     )
+
+
+def _rules(config: dict[str, Any]) -> str:
+    """The game's plain options (e.g. Ra's edition) with its defaults filled in, as the
+    games were played, for the headers; "" when the league's game is not known here."""
+    from arena.games.base import GameError
+    from arena.plugins import load_game
+
+    name, options = config.get("game"), config.get("options") or {}
+    try:
+        full = load_game(name).full_options(options) if isinstance(name, str) else {}
+    except (ArenaError, GameError):
+        return ""
+    return ", ".join(f"{key} = {value}" for key, value in full.items()
+                     if isinstance(value, str | int | float))
 
 
 def _pick(flag: int | None, configured: Any, default: int) -> int:
