@@ -162,6 +162,11 @@ class RaDiceState(GameState):
         twin._legal = None if self._legal is None else list(self._legal)
         return twin
 
+    def reseed(self, seed: int) -> None:
+        """Roll the dice from ``seed`` from now on (for search: a fresh sample of the
+        future rolls; the position, the dice showing included, is unchanged)."""
+        self.dice = DiceRoller(seed)
+
     def _require_terminal(self) -> None:
         if self.phase != OVER:
             raise GameError("the game is not over yet")

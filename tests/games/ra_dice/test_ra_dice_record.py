@@ -174,6 +174,20 @@ def test_clone_is_independent() -> None:
     assert twin.is_terminal() and not state.is_terminal()
 
 
+def test_reseed_changes_only_the_future_rolls() -> None:
+    state = random_game(3, 4, steps=30)
+    futures = []
+    for seed in (5, 5, 6):
+        sample = state.clone()
+        sample.reseed(seed)
+        assert sample.observation(0) == state.observation(0)
+        for _ in range(40):
+            sample.apply_action(sample.legal_actions()[0])
+        futures.append([e for e in sample.record()["events"] if e["type"] == "roll"])
+    assert futures[0] == futures[1]
+    assert futures[0] != futures[2]
+
+
 def test_record_holds_seed_actions_rolls_epoch_scores_and_result() -> None:
     state = random_game(4, 21)
     record = json.loads(json.dumps(state.record()))
