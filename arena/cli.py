@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
+    "init": ("arena.scaffold", "make a workspace: a league file, bots/ with an example bot"),
+    "new-bot": ("arena.scaffold", "make a bot folder that passes `arena validate` as it is"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
@@ -61,6 +63,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
+    "init": ("arena init my-arena             # then: cd my-arena && arena run league.toml",
+             "arena init                       # in the current folder"),
+    "new-bot": ("arena new-bot lowbid             # bots/lowbid, in Python",
+                "arena new-bot jsbot --lang javascript --to ~/my-bots"),
     "bench": (
         "arena bench ra --seconds 4",
         "arena bench protocol --players 4",
@@ -99,9 +105,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         )
         if name == chosen:
             module = importlib.import_module(module_name)
-            getattr(module, f"{name}_arguments")(command_parser)
+            function = name.replace("-", "_")  # new-bot -> new_bot_arguments
+            getattr(module, f"{function}_arguments")(command_parser)
             command_parser.epilog = _epilog(name)
-            command_parser.set_defaults(_handler=getattr(module, f"{name}_command"))
+            command_parser.set_defaults(_handler=getattr(module, f"{function}_command"))
     return parser
 
 
