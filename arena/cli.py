@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "init": ("arena.scaffold", "make a workspace: a league file, bots/ with an example bot"),
     "new-bot": ("arena.scaffold", "make a bot folder that passes `arena validate` as it is"),
+    "completion": ("arena.completion",
+                   "print a shell completion script (commands, options, bots, leagues)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
@@ -67,6 +69,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
              "arena init                       # in the current folder"),
     "new-bot": ("arena new-bot lowbid             # bots/lowbid, in Python",
                 "arena new-bot jsbot --lang javascript --to ~/my-bots"),
+    "completion": (
+        "arena completion bash > ~/.local/share/bash-completion/completions/arena",
+        "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
+        "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
+    ),
     "bench": (
         "arena bench ra --seconds 4",
         "arena bench protocol --players 4",
@@ -87,7 +94,9 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str], all_commands: bool = False) -> argparse.ArgumentParser:
+    """The parser for ``argv``: only the chosen command's arguments are added (its module
+    alone is imported), unless ``all_commands`` (for a shell completion script)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
@@ -103,7 +112,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
             name, help=help_text, description=help_text,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        if name == chosen:
+        if name == chosen or all_commands:
             module = importlib.import_module(module_name)
             function = name.replace("-", "_")  # new-bot -> new_bot_arguments
             getattr(module, f"{function}_arguments")(command_parser)
