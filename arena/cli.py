@@ -27,9 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
+    "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
-    "init": ("arena.scaffold", "make a workspace: a league file, bots/ with an example bot"),
-    "new-bot": ("arena.scaffold", "make a bot folder that passes `arena validate` as it is"),
     "completion": ("arena.completion",
                    "print a shell completion script (commands, options, bots, leagues)"),
     "bench": ("arena.bench.commands",
@@ -64,11 +64,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "init": ("arena init my-arena", "arena init                         # here"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
-    "init": ("arena init my-arena             # then: cd my-arena && arena run league.toml",
-             "arena init                       # in the current folder"),
-    "new-bot": ("arena new-bot lowbid             # bots/lowbid, in Python",
-                "arena new-bot jsbot --lang javascript --to ~/my-bots"),
     "completion": (
         "arena completion bash > ~/.local/share/bash-completion/completions/arena",
         "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
@@ -79,6 +77,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench plan",
     ),
 }
 

@@ -20,7 +20,7 @@ SHELLS = ("bash", "zsh", "tcsh")
 # every command (a league file or results folder, a bot, a folder, a file)
 LEAGUE_DESTS = frozenset({"league", "source", "results", "stores"})
 BOT_DESTS = frozenset({"bot", "challenger", "anchor"})
-FOLDER_DESTS = frozenset({"path", "to", "results_dir", "dir"})
+FOLDER_DESTS = frozenset({"path", "to", "results_dir", "dir", "folder"})
 FILE_DESTS = frozenset({"output"})
 GAME_DESTS = frozenset({"game"})
 

@@ -54,7 +54,7 @@ def test_bot_names_are_those_found_from_the_current_folder(
 ) -> None:
     if shutil.which("arena", path=str(Path(sys.executable).parent)) is None:
         pytest.fail("the arena command is not installed beside this Python")
-    assert main(["new-bot", "mine", "--to", str(tmp_path / "bots")]) == 0
+    assert main(["new-bot", "mine", "--dir", str(tmp_path / "bots")]) == 0
     offered = complete(bash_script, "arena validate ", tmp_path)
     assert {"mine", "random", "first", "bots"} <= set(offered)
     assert complete(bash_script, "arena validate mi", tmp_path) == ["mine"]
