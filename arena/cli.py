@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -132,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:  # input nested beyond what a parser can follow
         print("arena: error: the input is nested too deeply to read", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `arena replay 3 | head`: the reader has all it wanted
+        # (before OSError, its base); stdout to /dev/null so that the flush at exit is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # the file system refused what the user asked for
         where = f"{error.filename}: " if error.filename else ""
         print(f"arena: error: {excerpt(where + (error.strerror or str(error)))}",
@@ -140,8 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `arena replay 3 | head`
-        return 0
 
 
 if __name__ == "__main__":
