@@ -138,9 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as error:  # the file system refused what the user asked for
-        where = f"{error.filename}: " if error.filename else ""
-        print(f"arena: error: {excerpt(where + (error.strerror or str(error)))}",
-              file=sys.stderr)
+        # the file name cut on its own, so that the ": " before the reason survives the cut
+        where = f"{excerpt(str(error.filename))}: " if error.filename else ""
+        print(f"arena: error: {where}{excerpt(error.strerror or str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)

@@ -95,3 +95,12 @@ def test_a_closed_pipe_ends_quietly() -> None:
     proc.stdout.close()  # before the child starts writing: every write meets EPIPE
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 0 and err == ""
+
+
+def test_an_os_error_names_the_file_then_the_reason(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    too_long = str(tmp_path / ("y" * 300))
+    assert main(["validate", too_long]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.endswith(f"...({len(too_long)} characters): File name too long\n")
