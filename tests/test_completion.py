@@ -82,8 +82,8 @@ def test_other_shells_name_every_command(shell: str, capsys: pytest.CaptureFixtu
 
 
 def test_zsh_script_parses(tmp_path: Path) -> None:
-    if shutil.which("zsh") is None:
-        pytest.skip("zsh is not installed (the script is generated all the same)")
+    if shutil.which("zsh") is None and os.environ.get("CI") != "true":
+        pytest.skip("zsh is not installed (CI installs it: there this test must run)")
     path = tmp_path / "_arena"
     path.write_text(completion_script("zsh"))
     subprocess.run(["zsh", "-n", str(path)], check=True, timeout=30)
