@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "completion": ("arena.completion",
-                   "print a shell completion script (commands, options, bots, leagues)"),
+                   "print a shell completion script (bash, zsh, fish, tcsh)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
@@ -71,6 +71,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "completion": (
         "arena completion bash > ~/.local/share/bash-completion/completions/arena",
         "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
+        "arena completion fish > ~/.config/fish/completions/arena.fish",
         "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
     ),
     "bench": (
@@ -94,9 +95,9 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(argv: Sequence[str], all_commands: bool = False) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str], every_command: bool = False) -> argparse.ArgumentParser:
     """The parser for ``argv``: only the chosen command's arguments are added (its module
-    alone is imported), unless ``all_commands`` (for a shell completion script)."""
+    alone is imported), unless ``every_command`` (for a shell completion script)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
@@ -112,7 +113,7 @@ def build_parser(argv: Sequence[str], all_commands: bool = False) -> argparse.Ar
             name, help=help_text, description=help_text,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        if name == chosen or all_commands:
+        if name == chosen or every_command:  # every one: for shell completion
             module = importlib.import_module(module_name)
             function = name.replace("-", "_")  # new-bot -> new_bot_arguments
             getattr(module, f"{function}_arguments")(command_parser)

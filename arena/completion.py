@@ -1,4 +1,4 @@
-"""``arena completion bash|zsh|tcsh``: a shell completion script for commands, options,
+"""``arena completion bash|zsh|fish|tcsh``: a shell completion script for commands, options,
 bot names and league files.
 
 Made with shtab, which writes a static script from the full argument parser once: pressing
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-SHELLS = ("bash", "zsh", "tcsh")
+SHELLS = ("bash", "zsh", "fish", "tcsh")
 
 # which completion an argument gets, by its dest: the same word means the same thing in
 # every command (a league file or results folder, a bot, a folder, a file)
@@ -61,17 +61,21 @@ def completion_script(shell: str) -> str:
         LEAGUE_DESTS: {"bash": "_arena_leagues",
                        "zsh": f"_alternative 'leagues:league:({leagues})' "
                               "'files:league file:_files -g \\*.toml'",
+                       "fish": f"(printf '%s\\n' {leagues}; "
+                               "__fish_complete_suffix .toml)",
                        "tcsh": "f:*.toml"},
         BOT_DESTS: {"bash": "_arena_bots",
                     "zsh": "_alternative 'bots:bot:(\\$(arena bots --names 2>/dev/null))' "
                            "'folders:bot folder:_files -/'",
+                    "fish": "(arena bots --names 2>/dev/null; __fish_complete_directories)",
                     "tcsh": "`arena bots --names`"},
         FOLDER_DESTS: shtab.DIRECTORY,
         FILE_DESTS: shtab.FILE,
         GAME_DESTS: {"bash": "_arena_games", "zsh": f"({' '.join(games)})",
+                     "fish": f"(printf '%s\\n' {' '.join(games)})",
                      "tcsh": f"({' '.join(games)})"},
     }
-    parser = build_parser([], all_commands=True)
+    parser = build_parser([], every_command=True)
     for action in _every_action(parser):
         for dests, completer in completers.items():
             if action.dest in dests and not action.choices:

@@ -73,7 +73,7 @@ def test_league_files_and_bundled_leagues(bash_script: Path, tmp_path: Path) -> 
     assert complete(bash_script, "arena leaderboard sp", tmp_path) == ["spring.toml"]
 
 
-@pytest.mark.parametrize("shell", ["zsh", "tcsh"])
+@pytest.mark.parametrize("shell", ["zsh", "fish", "tcsh"])
 def test_other_shells_name_every_command(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["completion", shell]) == 0
     script = capsys.readouterr().out
