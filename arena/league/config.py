@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings
+from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
     SANDBOX_LEVELS,
@@ -277,7 +278,7 @@ def _memory(value: Any) -> int:
 
 
 # The leagues shipped inside the package (package data): `arena run NAME` plays one.
-BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+BUNDLED_LEAGUES = package_folder("leagues")
 DEFAULT_LEAGUE = "bundled"
 LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
 
