@@ -51,6 +51,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "replay": (
         "arena replay 6658485b             # a unique prefix of a game id is enough",
         "arena replay 6658485b --json --results my.toml",
+        "arena replay 6658485b --html -o game.html   # step through it in a browser",
     ),
     "export": ("arena export my.toml -o games.jsonl", "arena export dice --players 4"),
     "merge": (
