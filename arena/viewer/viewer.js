@@ -47,6 +47,11 @@
     funeral: "disaster", drought: "disaster", unrest: "disaster", earthquake: "disaster",
     ra: "ra",
   };
+  // the engine's own order of tile kinds (its bag lists every kind): a patched dict
+  // gains keys at its end, so tiles are sorted back into this order before drawing
+  const tileOrder = Object.keys((views[0] && views[0].bag) || {});
+  const inTileOrder = (tiles) => Object.entries(tiles).sort((a, b) =>
+    (tileOrder.indexOf(a[0]) + 1 || 1e9) - (tileOrder.indexOf(b[0]) + 1 || 1e9));
   function tile(name, count) {
     const label = count && count > 1 ? `${words(name)} ×${count}` : words(name);
     return el("span", { class: `tile ${TILE_GROUPS[name] || "other"}`, "data-tile": name }, label);
@@ -95,7 +100,7 @@
     const seats = el("div", { class: "seats" });
     v.players.forEach((p) => {
       const tiles = el("div", { class: "tiles" });
-      for (const [name, count] of Object.entries(p.tiles)) tiles.append(tile(name, count));
+      for (const [name, count] of inTileOrder(p.tiles)) tiles.append(tile(name, count));
       if (!Object.keys(p.tiles).length) tiles.append(el("span", { class: "muted" }, "no tiles"));
       seats.append(el("div", { class: seatClass(p.seat, v, frame), "data-seat": p.seat },
         el("h3", {}, names[p.seat] ?? `seat ${p.seat}`, el("span", { class: "muted" },
@@ -209,7 +214,7 @@
     const move = $("move");
     move.replaceChildren();
     if (frame.seat !== null) {
-      const fallback = forfeitedBefore(frame.seat, frame.decision);
+      const fallback = forfeitedBefore(frame.seat, frame.decision + 1);
       move.append(el("p", { id: "move-text" }, el("b", {}, who(frame.seat)),
         fallback ? " (forfeited; the fallback policy plays) " : " ",
         "chooses: ", el("span", { class: "action" }, frame.move)));

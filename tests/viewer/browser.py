@@ -9,6 +9,7 @@ log entry (e.g. a blocked network load) it saw, so a test can say "nothing went 
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -76,10 +77,8 @@ class Browser:
             self.call(f"{domain}.enable", session=True)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # already gone: killed below
             self.call("Browser.close")
-        except Exception:  # already gone: kill below
-            pass
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -129,8 +128,8 @@ class Browser:
             self.problems.append(f"log: {params['entry']['text']}")
 
     # -- what tests do -------------------------------------------------------------
-    def open(self, page: Path) -> None:
-        self.call("Page.navigate", session=True, url=page.as_uri())
+    def open(self, page: Path, fragment: str = "") -> None:
+        self.call("Page.navigate", session=True, url=page.as_uri() + fragment)
         for _ in range(100):  # until the page's script has drawn the first position
             if self.evaluate("document.readyState === 'complete' && "
                              "!!document.getElementById('board')?.dataset.decision"):
@@ -140,7 +139,7 @@ class Browser:
 
     def evaluate(self, expression: str) -> Any:
         reply = self.call("Runtime.evaluate", session=True, expression=expression,
-                          returnByValue=True)
+                          returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in reply:
             raise RuntimeError(f"{expression}: {reply['exceptionDetails']}")
         return reply["result"].get("value")
