@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
@@ -61,6 +62,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "play": (
+        "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
+        "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
+        "arena play ra --bots random random --seed 7 --seconds 60",
+    ),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
     "bench": (
         "arena bench ra --seconds 4",
