@@ -33,7 +33,9 @@ def render_report(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     seed: int = 0,
+    games: str = "",
 ) -> str:
+    """The report; ``games`` is the HTML of its list of games (arena/viewer/index.py)."""
     board = build_leaderboard(
         results, anchor=anchor, bootstrap=bootstrap, prior_draws=prior_draws, seed=seed
     )
@@ -47,6 +49,7 @@ def render_report(
         _scores(results, board),
         _failures(results, board),
         _seats(results, board),
+        games,
         _method(board, prior_draws),
     ]
     css = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")

@@ -122,3 +122,30 @@ def test_a_record_the_engine_cannot_replay_is_a_clear_error(ra_game, tmp_path, c
                  "--html", "-o", str(tmp_path / "x.html")]) == 2
     assert "does not replay at decision 1" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_the_report_links_every_game_to_its_replay(ra_game, dice_game, forfeited_game,
+                                                   tmp_path: Path, capsys) -> None:
+    unreplayable = dataclasses.replace(ra_game, game_id="9999aaaa9999aaaa",
+                                       engine={"seed": 1, "actions": "?"})
+    store = create_store(tmp_path / "league")
+    for record in (ra_game, dice_game, forfeited_game, unreplayable):
+        store.add_game(record)
+    store.close()
+    out = tmp_path / "site" / "report.html"
+    out.parent.mkdir()
+    assert main(["report", str(tmp_path / "league"), "-o", str(out), "--bootstrap", "0"]) == 0
+    printed = capsys.readouterr()
+    assert "wrote 3 replay page(s)" in printed.out
+    assert "1 game(s) have no replay page, e.g. game 9999aaaa9999aaaa" in printed.err
+    report = out.read_text()
+    links = re.findall(r'<a href="report-games/([0-9a-f]{16})\.html">\1</a>', report)
+    assert sorted(links) == sorted(r.game_id for r in (ra_game, dice_game, forfeited_game))
+    for game_id in links:
+        page = (tmp_path / "site" / "report-games" / f"{game_id}.html").read_text()
+        assert embedded(page)["game_id"] == game_id
+    assert "9999aaaa9999aaaa" in report  # listed, without a link
+    assert main(["report", str(tmp_path / "league"), "-o", str(tmp_path / "bare.html"),
+                 "--bootstrap", "0", "--no-replays"]) == 0
+    assert "replay" not in capsys.readouterr().out
+    assert not (tmp_path / "bare-games").exists()
