@@ -20,6 +20,7 @@ from arena.games.base import Game
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.players import Player
+from arena.settings import Limits
 
 DEFAULT_RESULTS = Path("results") / "play"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -47,9 +48,12 @@ def play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="the game's seed (default: a random one, "
                                                  "printed so you can play it again)")
     parser.add_argument("--seconds", type=_positive_seconds, default=300.0,
-                        help="time per move for you and the bots (default 300)")
+                        help="your time per move (default 300)")
     parser.add_argument("--clock", type=_positive_seconds, metavar="SECONDS",
-                        help="a whole-game clock per seat (default: none)")
+                        help="a whole-game clock for you (default: none)")
+    parser.add_argument("--bot-seconds", type=_positive_seconds, default=Limits().move_seconds,
+                        help="each bot's time per move (default: a league's, "
+                             f"{Limits().move_seconds:g})")
     parser.add_argument("--results", type=Path, metavar="DIR", default=DEFAULT_RESULTS,
                         help=f"where the game is stored (default {DEFAULT_RESULTS})")
 
@@ -108,17 +112,16 @@ def play_command(args: argparse.Namespace) -> int:
 async def _play(engine: Game, specs: list[BotSpec], name: str, args: argparse.Namespace,
                 seed: int) -> GameRecord | str:
     """The played game's record, or why the person left it."""
-    from arena.play.human import HumanPlayer, HumanQuit, LineReader
+    from arena.play.human import BotAtItsOwnPace, HumanPlayer, HumanQuit, LineReader
     from arena.runner.pool import open_bot_pool
     from arena.runner.referee import play_game
-    from arena.settings import Limits
 
-    # the bots' processes keep the usual limits; the game's limits give a person time
+    # the game's limits are the person's; each bot is held to its own (BotAtItsOwnPace)
     limits = replace(Limits(), move_seconds=args.seconds, game_seconds=args.clock)
     reader = LineReader(sys.stdin.fileno())
     try:
         async with open_bot_pool(Limits()) as pool, pool.seated(specs) as bots:
-            seats: list[Player] = list(bots)
+            seats: list[Player] = [BotAtItsOwnPace(bot, args.bot_seconds) for bot in bots]
             seats.insert(args.seat, HumanPlayer(name, reader))
             try:
                 return await play_game(engine, seats, seed, limits=limits)

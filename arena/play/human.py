@@ -6,6 +6,7 @@ cancelled, and would then eat the next answer)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ import trio
 
 from arena.play.board import draw
 from arena.runner.failures import BotFailure
+from arena.runner.players import Player, WrappedPlayer
 from arena.runner.protocol import (
     ActionNotice,
     DecisionRequest,
@@ -137,3 +139,24 @@ class HumanPlayer:
 
     def take_incidents(self) -> list[dict[str, JSON]]:
         return []
+
+
+class BotAtItsOwnPace(WrappedPlayer):
+    """A bot at a person's table: the game's limits give the person minutes per move,
+    but the bot is told, and held to, ``seconds`` per move, as in a league (a bot that
+    plans to use a share of its time would otherwise think for minutes)."""
+
+    def __init__(self, inner: Player, seconds: float) -> None:
+        super().__init__(inner)
+        self.move_ms = max(1, int(seconds * 1000))
+
+    async def start_game(self, info: GameInfo) -> None:
+        await self.inner.start_game(dataclasses.replace(
+            info, move_ms=min(info.move_ms, self.move_ms), bank_ms=None, game_ms=None))
+
+    async def choose(self, request: DecisionRequest) -> Reply:
+        move_ms = min(request.move_ms, self.move_ms)
+        with trio.move_on_after(move_ms / 1000):
+            return await self.inner.choose(dataclasses.replace(
+                request, move_ms=move_ms, bank_ms=None, game_ms_left=None))
+        raise BotFailure("timeout", f"no reply within its {move_ms / 1000:g} s per move")
