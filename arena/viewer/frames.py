@@ -124,7 +124,7 @@ def apply_patch(value: JSON, patch: Patch) -> JSON:
 
 
 def page_data(record: GameRecord) -> dict[str, JSON]:
-    """Everything the replay page shows, as compact JSON (docs/replay.md)."""
+    """Everything the replay page shows, as compact JSON (docs/viewer.md)."""
     entries = positions(record)
     frames = []
     previous: JSON = None
