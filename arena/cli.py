@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
+    "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "bench": ("arena.bench.commands",
@@ -62,6 +64,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "init": ("arena init my-arena", "arena init                         # here"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
     "play": (
         "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
         "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
@@ -73,6 +77,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench plan",
     ),
 }
 
@@ -106,9 +111,10 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         )
         if name == chosen:
             module = importlib.import_module(module_name)
-            getattr(module, f"{name}_arguments")(command_parser)
+            function = name.replace("-", "_")  # new-bot -> new_bot_arguments
+            getattr(module, f"{function}_arguments")(command_parser)
             command_parser.epilog = _epilog(name)
-            command_parser.set_defaults(_handler=getattr(module, f"{name}_command"))
+            command_parser.set_defaults(_handler=getattr(module, f"{function}_command"))
     return parser
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -214,7 +215,7 @@ def _roster(value: Any) -> tuple[str, ...] | None:
     if not isinstance(value, list) or not value:
         raise _Invalid('must be "all" or a non-empty list of bot names')
     names = tuple(_name(v) for v in value)
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    duplicates = sorted(name for name, count in Counter(names).items() if count > 1)
     if duplicates:
         raise _Invalid(f"names {', '.join(duplicates)} more than once")
     return names

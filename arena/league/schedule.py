@@ -24,6 +24,7 @@ Formats:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -79,8 +80,28 @@ def stable_int(*parts: object) -> int:
 
 
 def game_id(game: str, seats: Sequence[str], seed: int) -> str:
-    text = json.dumps([game, list(seats), seed], separators=(",", ":"))
+    """sha256 of ``json.dumps([game, seats, seed], separators=(",", ":"))``, the text
+    built directly: a league of hundreds of bots has hundreds of thousands of games, and
+    json.dumps was most of the time of planning one (tests check the texts are equal)."""
+    text = f"[{_quoted(game)},[{','.join(map(_quoted, seats))}],{seed}]"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(name: str) -> str:
+    return json.dumps(name)
+
+
+def _table_seed_and_id(seed: int, game: str, k: int, round_number: int,
+                       members: Sequence[str]) -> tuple[int, str]:
+    """``stable_int(seed, game, k, round, sorted(members))`` and the table's id (sha256 of
+    the default ``json.dumps`` of ``[game, k, round, sorted(members)]``), texts built
+    directly as in :func:`game_id`."""
+    names = [_quoted(name) for name in sorted(members)]
+    compact = f"[{seed},{_quoted(game)},{k},{round_number},[{','.join(names)}]]"
+    digest = hashlib.sha256(compact.encode()).digest()
+    spaced = f"[{_quoted(game)}, {k}, {round_number}, [{', '.join(names)}]]"
+    return int.from_bytes(digest[:8], "big") >> 1, hashlib.sha256(spaced.encode()).hexdigest()[:12]
 
 
 def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
@@ -120,9 +141,7 @@ def build_schedule(
             for members in tables:
                 if challenger:
                     members = (challenger, *members)
-                key = [game, k, round_number, sorted(members)]
-                table_seed = stable_int(seed, *key)
-                table = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
+                table_seed, table = _table_seed_and_id(seed, game, k, round_number, members)
                 # A shuffled base order, so who sits after whom is not alphabetical.
                 order = sorted(members)
                 random.Random(table_seed).shuffle(order)
@@ -187,8 +206,11 @@ def cyclic_blocks(n: int, size: int, count: int, rng: random.Random) -> list[tup
     picks, then a few passes of single-block swaps that lower the spread."""
     coverage: Counter[int] = Counter()  # pair meetings per difference class so far
 
-    def cost(cover: Counter[int]) -> int:
-        return sum(cover[d] ** 2 for d in range(1, n // 2 + 1))
+    def added_cost(cover: Counter[int], block: tuple[int, ...]) -> int:
+        """How much adding ``block``'s orbit raises the sum of squared coverage: the
+        greedy's cost, computed from the block's few differences rather than all n/2."""
+        return sum((cover[d] + x) ** 2 - cover[d] ** 2
+                   for d, x in _differences(block, n).items())
 
     def candidates(taken: set[tuple[int, ...]]) -> list[tuple[int, ...]]:
         found = {}
@@ -204,7 +226,7 @@ def cyclic_blocks(n: int, size: int, count: int, rng: random.Random) -> list[tup
         options = candidates({_canonical(b, n) for b in chosen})
         if not options:
             break  # every distinct orbit is used: a smaller, still balanced, sample
-        block = min(options, key=lambda b: cost(coverage + _differences(b, n)))
+        block = min(options, key=lambda b: added_cost(coverage, b))
         coverage += _differences(block, n)
         chosen.append(block)
     for _pass in range(3):
@@ -212,10 +234,8 @@ def cyclic_blocks(n: int, size: int, count: int, rng: random.Random) -> list[tup
         for i, block in enumerate(chosen):
             without = coverage - _differences(block, n)
             taken = {_canonical(b, n) for b in chosen}
-            best = min(
-                candidates(taken) + [block], key=lambda b: cost(without + _differences(b, n))
-            )
-            if cost(without + _differences(best, n)) < cost(coverage):
+            best = min(candidates(taken) + [block], key=lambda b: added_cost(without, b))
+            if added_cost(without, best) < added_cost(without, block):
                 chosen[i], coverage, improved = best, without + _differences(best, n), True
         if not improved:
             break
@@ -236,8 +256,17 @@ def _canonical(block: Sequence[int], n: int) -> tuple[int, ...]:
 
 
 def _full_orbit(block: Sequence[int], n: int) -> bool:
+    """No shift but 0 maps ``block`` onto itself.  A set fixed by a shift is a union of
+    cosets of the subgroup that shift generates, whose order m divides both n and the
+    block's size, and is then fixed by that subgroup's generator n/m: so only the shifts
+    n/m for the few such m need a look (the block's size is a player count)."""
     members = frozenset(block)
-    return all(frozenset((b + s) % n for b in block) != members for s in range(1, n))
+    size = len(members)
+    return all(
+        frozenset((b + n // m) % n for b in block) != members
+        for m in range(2, size + 1)
+        if size % m == 0 and n % m == 0
+    )
 
 
 def measure_balance(

@@ -72,3 +72,13 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s"):
         assert row[key] > 0
     assert any("baseline: the local backend" in note for note in result["notes"])
+
+
+def test_the_planning_benchmark_plans_500_bots(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.bench import plan
+
+    monkeypatch.setattr(plan, "CASES", (("sample", (3,), 3000),))  # the real ones take s
+    assert main(["bench", "plan", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["rows"]
+    assert row["bots"] == 500 and 0 < row["games"] <= 3000 and row["plan (s)"] > 0

@@ -184,3 +184,20 @@ def test_order_of_play_interleaves_player_counts_round_by_round() -> None:
     other, _ = build_schedule("ra", bots, [2, 3, 4], seed=12, rounds=2)
     assert [g.game_id for g in again] == [g.game_id for g in games]
     assert [g.table for g in other] != [g.table for g in games]
+
+
+def test_ids_and_seeds_built_directly_equal_their_json_definition() -> None:
+    import hashlib
+    import json
+
+    from arena.league.schedule import _table_seed_and_id, game_id, stable_int
+
+    for game, seats, seed in (("ra", ["a", "b.c", "x-y_1"], 0),
+                              ("ra_dice", ["é", 'q"uote', "back\\slash"], 2**62 + 7)):
+        text = json.dumps([game, list(seats), seed], separators=(",", ":"))
+        assert game_id(game, seats, seed) == hashlib.sha256(text.encode()).hexdigest()[:16]
+        for k, round_number in ((3, 0), (5, 12)):
+            key = [game, k, round_number, sorted(seats)]
+            expected_id = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
+            assert _table_seed_and_id(seed, game, k, round_number, seats) == (
+                stable_int(seed, *key), expected_id)
