@@ -94,6 +94,7 @@ def ra_encoder(first: Mapping[str, JSON]) -> Encoder:
 # ---------------------------------------------------------------------------- the dice game
 DICE_PHASES = ("roll", "disaster", "victim", "apply", "over")
 DICE_FACES = ("sun", "pharaoh", "nile", "civilization", "monument", "ankh")
+DICE_DISASTERS = ("none", "pharaoh", "nile", "civilization", "monument")
 
 
 def dice_encoder(first: Mapping[str, JSON]) -> Encoder:
@@ -107,7 +108,10 @@ def dice_encoder(first: Mapping[str, JSON]) -> Encoder:
         out.one_hot(v["phase"], DICE_PHASES, "phase")
         out.one_hot(_playing(v["current_player"]), range(n), "seat")
         out.one_hot(v["turn_player"], range(n), "seat")
-        out.one_hot(v["disaster_victim"], range(n), "seat")
+        victim = v["disaster_victim"]  # None, or who must give up what, and how much
+        out.one_hot(victim["seat"] if victim else None, range(n), "seat")
+        out.one_hot(victim["what"] if victim else None, DICE_DISASTERS, "disaster")
+        out.number(victim["markers_to_lose"] if victim else 0)
         for value in (v["epoch"], v["rerolls_left"], v["monuments_placed_this_turn"],
                       v["ra"]["position"], v["ra"]["start"], v["ra"]["last_space"],
                       v["civilization_capacity"]):

@@ -68,8 +68,10 @@ def _draw_dice(v: Mapping[str, JSON], names: Sequence[str]) -> list[str]:
         f"Ra track      at {ra['position']} (ends at {ra['last_space']})",
         f"Dice          {dice}   rerolls left {v['rerolls_left']}",
     ]
-    if v.get("disaster_victim") is not None:
-        lines.append(f"Disaster: {names[v['disaster_victim']]} chooses what to lose")
+    victim = v.get("disaster_victim")
+    if victim:
+        lines.append(f"Disaster ({words(victim['what'])}): {names[victim['seat']]} gives up "
+                     f"{victim['markers_to_lose']} marker(s)")
     for s in range(v["num_players"]):
         civs = [colour for colour, holders in v["civilization"].items() if s in holders]
         monuments = sum(owner == s for column in v["monuments"] for owner in column)

@@ -124,7 +124,8 @@
     const board = el("div", { class: "dice-game" });
     const track = el("div", { class: "track", id: "ra-track" },
       el("span", { class: "label" }, "Ra track"));
-    for (let i = v.ra.start; i <= v.ra.last_space; i++) {
+    // the marker can move past the last space (that ends the epoch): draw it there too
+    for (let i = v.ra.start; i <= Math.max(v.ra.last_space, v.ra.position); i++) {
       track.append(el("span", { class: i === v.ra.position ? "slot filled" : "slot" }, String(i)));
     }
     board.append(track);
@@ -135,9 +136,11 @@
         "data-face": die.face }, words(die.face)));
     }
     board.append(dice);
-    if (v.disaster_victim !== null && v.disaster_victim !== undefined) {
+    const victim = v.disaster_victim;  // who must give up markers, of what, how many
+    if (victim) {
       board.append(el("div", { class: "disaster", id: "disaster" },
-        `Disaster: ${who(v.disaster_victim)} must choose what to lose`));
+        `Disaster (${words(victim.what)}): ${who(victim.seat)} must give up ` +
+        `${victim.markers_to_lose} marker(s)`));
     }
     const seats = el("div", { class: "seats" });
     for (let s = 0; s < v.num_players; s++) {

@@ -33,12 +33,14 @@ def play(game: str, players: list[PythonPlayer], seed: int, game_id: str) -> Gam
 
 @pytest.fixture(scope="session")
 def ra_game() -> GameRecord:
-    return play("ra", [random_player(f"rand{i}") for i in range(4)], 11, "aaaa1111bbbb2222")
+    # seed 32: a game in which a player must choose tiles to discard for a disaster
+    return play("ra", [random_player(f"rand{i}") for i in range(4)], 32, "aaaa1111bbbb2222")
 
 
 @pytest.fixture(scope="session")
 def dice_game() -> GameRecord:
-    return play("ra_dice", [random_player(f"rand{i}") for i in range(3)], 5, "cccc3333dddd4444")
+    # seed 17: a game with a disaster whose victim must give up markers
+    return play("ra_dice", [random_player(f"rand{i}") for i in range(3)], 17, "cccc3333dddd4444")
 
 
 @pytest.fixture(scope="session")

@@ -58,6 +58,7 @@ def drawn(browser: Browser) -> dict:
                 .map((t) => t.dataset.tile),
               dice: [...document.querySelectorAll('#dice .die')].map((d) => d.dataset.face),
               failures: [...document.querySelectorAll('.failure')].map(text),
+              disaster: text(document.getElementById('disaster')),
               epochs: document.querySelectorAll('#epoch-scores tr').length - 1};
     })()"""
     result: dict = browser.evaluate(script)
@@ -74,6 +75,10 @@ def check_ra(shown: dict, entry: dict, record: GameRecord) -> None:
         assert seat["used"] == [str(s) for s in player["used_suns"]]
         assert seat["tiles"] == list(player["tiles"])
         assert seat["acting"] == (player["seat"] == entry["seat"])
+    disaster = view["disaster"]
+    assert shown["disaster"] == (None if disaster is None else (
+        f"Disaster: {disaster['disaster'].replace('_', ' ')} - {record.seats[disaster['seat']]} "
+        f"(seat {disaster['seat']}) must discard {disaster['to_lose']} more tile(s)"))
 
 
 def check_dice(shown: dict, entry: dict, record: GameRecord) -> None:
@@ -108,6 +113,10 @@ def test_keys_step_through_the_whole_game_and_the_board_matches_the_record(
     check_board = check_ra if record.game == "ra" else check_dice
     browser.open(page_of(record, tmp_path))
     checked = set(range(0, last + 1, max(1, last // 6))) | {last}
+    disasters = [i for i, e in enumerate(entries)
+                 if e["view"].get("disaster") or e["view"].get("disaster_victim")]
+    assert disasters  # both fixtures' games have one: it is drawn too
+    checked |= set(disasters[:3])
     for index, entry in enumerate(entries):
         if index:
             browser.press(*RIGHT)

@@ -113,8 +113,9 @@ def test_arena_replay_html_writes_the_page(ra_game: GameRecord, tmp_path: Path, 
 
 
 def test_a_record_the_engine_cannot_replay_is_a_clear_error(ra_game, tmp_path, capsys) -> None:
+    wrong_seat = (ra_game.engine["actions"][0]["seat"] + 1) % ra_game.num_players
     broken = dataclasses.replace(
-        ra_game, engine={**ra_game.engine, "actions": [{"seat": 3, "action": 0}]})
+        ra_game, engine={**ra_game.engine, "actions": [{"seat": wrong_seat, "action": 0}]})
     store = create_store(tmp_path / "league")
     store.add_game(broken)
     store.close()
