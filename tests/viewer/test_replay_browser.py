@@ -222,3 +222,23 @@ def test_the_page_loads_nothing_and_problems_would_be_caught(browser: Browser,
     problems = json.dumps(browser.problems)
     assert "boom" in problems
     assert "Content Security Policy" in problems or "example.invalid" in problems
+
+
+def test_comments_and_hostile_names_are_shown_as_text(ra_game: GameRecord, browser: Browser,
+                                                       tmp_path: Path) -> None:
+    import dataclasses
+
+    hostile = "<img src=x onerror=\"document.title='owned'\">"
+    players = tuple({**p, "name": hostile if p["seat"] == 1 else p["name"]}
+                    for p in ra_game.players)
+    first_move_of_1 = next(e for e in positions(ra_game) if e["seat"] == 1)
+    comments = ({"decision": first_move_of_1["decision"], "seat": 1,
+                 "comment": "I like the odds </script><b>bold</b>"},)
+    record = dataclasses.replace(ra_game, players=players, comments=comments)
+    browser.open(page_of(record, tmp_path), f"#decision={first_move_of_1['decision']}")
+    shown = drawn(browser)
+    assert shown["decision"] == first_move_of_1["decision"]
+    assert f"{hostile} says: “I like the odds </script><b>bold</b>”" in shown["move"]
+    assert browser.evaluate("document.title") != "owned"
+    assert browser.evaluate("document.querySelectorAll('#move b, #board img').length") == 1
+    assert browser.problems == []
