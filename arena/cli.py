@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
+    "completion": ("arena.completion", "print a shell completion script (bash, zsh, fish)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
@@ -72,6 +73,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena play ra --bots random random --seed 7 --seconds 60",
     ),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
+    "completion": (
+        "arena completion bash > ~/.local/share/bash-completion/completions/arena",
+        "arena completion zsh > ~/.zfunc/_arena",
+    ),
     "bench": (
         "arena bench ra --seconds 4",
         "arena bench protocol --players 4",
@@ -93,7 +98,7 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str], every_command: bool = False) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
@@ -109,7 +114,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
             name, help=help_text, description=help_text,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        if name == chosen:
+        if name == chosen or every_command:  # every one: for shell completion
             module = importlib.import_module(module_name)
             function = name.replace("-", "_")  # new-bot -> new_bot_arguments
             getattr(module, f"{function}_arguments")(command_parser)
@@ -127,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArenaError as error:
         print(f"arena: error: {excerpt(str(error))}", file=sys.stderr)
         return error.exit_code
+    except BrokenPipeError:  # e.g. `arena replay 3 | head`
+        return 0
     except RecursionError:  # input nested beyond what a parser can follow
         print("arena: error: the input is nested too deeply to read", file=sys.stderr)
         return 2
@@ -138,8 +145,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `arena replay 3 | head`
-        return 0
 
 
 if __name__ == "__main__":

@@ -34,10 +34,17 @@ def bots_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", help="only the bots that play this game")
     _add_path_option(parser)
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    parser.add_argument("--names", action="store_true",
+                        help="print only the names of the bots ready to play, one a line "
+                             "(for shell completion and scripts)")
 
 
 def bots_command(args: argparse.Namespace) -> int:
     registry = discover(args.path)
+    if args.names:
+        for name in sorted(registry.bots):
+            print(name)
+        return 0
     entries = registry.entries
     if args.game is not None:
         registry.game(args.game)  # an ArenaError naming the known games if unknown
