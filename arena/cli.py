@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -134,6 +135,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
     except BrokenPipeError:  # e.g. `arena replay 3 | head`
         return 0
+    except sqlite3.DatabaseError as error:  # a league store failing where it is read
+        print(f"arena: error: the league store cannot be read: {error}; nothing was "
+              "changed (see docs/security.md, store faults)", file=sys.stderr)
+        return 2
     except RecursionError:  # input nested beyond what a parser can follow
         print("arena: error: the input is nested too deeply to read", file=sys.stderr)
         return 2

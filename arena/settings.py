@@ -29,8 +29,7 @@ from dataclasses import dataclass, replace
 
 from arena.errors import ArenaError
 
-# "none": rlimits and a process group (trusted bots); "bwrap": bubblewrap namespaces
-SANDBOX_LEVELS = ("none", "bwrap")
+SANDBOX_LEVELS = ("auto", "bwrap", "none")
 
 
 @dataclass(frozen=True)
@@ -55,8 +54,10 @@ class Limits:
     # --- input from the bot ---
     max_line_bytes: int = 1 << 20  # one JSON line on stdout; longer = "oversize"
     max_comment_chars: int = 200  # a reply's comment is cut to this length in the record
-    stderr_log_bytes: int = 1 << 20  # per process start; the rest is counted, not kept
+    stderr_log_bytes: int = 1 << 20  # per process start: its first and last halves kept
     stderr_tail_bytes: int = 4096  # the end of stderr kept for the game record
+    # all the stderr logs in a league's log folder: the oldest go beyond this
+    logs_total_bytes: int = 256 << 20
 
     # --- operating-system limits (see the module docstring) ---
     memory_mb: int = 2048  # RLIMIT_AS
@@ -65,7 +66,12 @@ class Limits:
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
     max_open_files: int = 64  # RLIMIT_NOFILE
 
-    sandbox: str = "none"  # "none" (rlimits + process group) or "bwrap" (bubblewrap)
+    # "auto" (the strongest level this machine has), "bwrap" or "none" (trusted bots
+    # only); see arena/runner/sandbox.py and docs/security.md
+    sandbox: str = "auto"
+    # when the arena runs as root, bots run as uids/gids from this one on (1000 of them,
+    # one per bot process at a time); see arena/runner/identity.py
+    bot_uid: int = 61000
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOX_LEVELS:
@@ -83,6 +89,7 @@ class Limits:
             "max_processes": self.max_processes,
             "max_file_mb": self.max_file_mb,
             "max_open_files": self.max_open_files,
+            "bot_uid": self.bot_uid,
         }
         for name, value in positive.items():
             if isinstance(value, bool) or not value > 0:
@@ -95,7 +102,7 @@ class Limits:
             raise ArenaError(f"limit game_seconds must be a positive number or None (no "
                              f"game clock), not {self.game_seconds!r}")
         for name in ("quit_grace_seconds", "reply_busy_wait_seconds", "max_comment_chars",
-                     "stderr_log_bytes", "stderr_tail_bytes"):
+                     "stderr_log_bytes", "stderr_tail_bytes", "logs_total_bytes"):
             if not getattr(self, name) >= 0:
                 raise ArenaError(f"limit {name} must be >= 0, not {getattr(self, name)!r}")
 

@@ -19,6 +19,7 @@ BENCHMARKS: dict[str, str] = {
     "rating": "arena.bench.rating",
     "ra-bots": "arena.bench.strategies",
     "store": "arena.bench.store",
+    "sandbox": "arena.bench.sandbox",
     "plan": "arena.bench.plan",
 }
 

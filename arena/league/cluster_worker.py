@@ -88,6 +88,7 @@ def unpack_bot(pack: BotPack, cache: Path) -> Path:
                 f"bot {pack.name!r}: the files that reached this worker hash to {found[:12]}, "
                 f"not {pack.content_hash[:12]} as on the coordinator; refusing to run it"
             )
+        staging.chmod(0o755)  # (mkdtemp's 0700) bots run under uids of their own
         try:
             os.rename(staging, folder)
         except OSError:  # another thread of this worker unpacked it first

@@ -1,9 +1,10 @@
 """What is left to play: the schedule minus what the store already holds.
 
 This is where a changed league file is checked against the games already played.  What
-may change freely: concurrency, the rating settings, the league's name, and anything that
-only *adds* games (a new bot, more rounds, another player count).  What is refused, with a
-message saying what changed: the game, its options, the seed, the time control, the
+may change freely: concurrency, the rating settings, the league's name, the sandbox level
+(it contains bots; it changes no rule or limit), and anything that only *adds* games (a
+new bot, more rounds, another player count).  What is refused, with a message saying what
+changed: the game, its options, the seed, the time control, the
 limits, a bot whose version or content changed, and anything that would drop games
 already played from the schedule (removing a bot, fewer rounds, a different cap).
 """
@@ -128,11 +129,18 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+# Settings a league may change between runs although they sit beside those that may not:
+# the sandbox level contains the bots, it does not change the rules, the time control or
+# the limits a game is played under (and its default changed from "none" to "auto", which
+# must not strand every league stored before).
+FREE_SETTINGS = frozenset({"limits.sandbox"})
+
+
 def _check_settings(config: LeagueConfig, stored: Mapping[str, Any]) -> None:
     old, new = _flatten(stored), _flatten(config.game_settings())
     changed = [
         f"{key} was {old.get(key)!r}, now {new.get(key)!r}"
-        for key in sorted(set(old) | set(new))
+        for key in sorted((set(old) | set(new)) - FREE_SETTINGS)
         if old.get(key) != new.get(key)
     ]
     if changed:

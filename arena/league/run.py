@@ -19,6 +19,7 @@ from arena.league.progress import Progress
 from arena.league.scheduler import RunSummary, play_games
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
+from arena.runner.sandbox import choose_level
 
 if TYPE_CHECKING:
     from arena.league.cluster import ClusterSettings
@@ -53,9 +54,14 @@ def run_league(
     # the game first: player counts and options are checked before anything starts
     game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    # the sandbox level, before the first game: a level this machine lacks stops here
+    sandbox = None if backend is not None else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
     if dry_run:
         return _dry_run(config, roster, err, shard)
+    if sandbox is not None and not quiet:
+        where = " (on this machine; each cluster worker chooses its own)" if cluster else ""
+        print(f"{config.name}: {sandbox.announcement()}{where}", file=err)
     if backend is None:
         assert game is not None
         backend = _real_bots(config, roster, concurrency, game, cluster)
@@ -82,6 +88,7 @@ def run_league(
                 file=err,
             )
             return EXIT_INTERRUPTED
+        store.check()  # never a clean exit over a damaged store
         print_leaderboard(config, store, out)
         if not quiet:
             where = shlex.quote(str(config.results_dir))

@@ -31,6 +31,7 @@ Ratings and reports read the games through :func:`open_store` and :meth:`Store.r
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -173,12 +174,22 @@ class Store:
         """Store one finished game in its own transaction.  False if it was already there."""
         row = self._stored_row(record)
         columns = ", ".join(row)
-        with self.connection:
+        with store_faults(self.path, f"storing game {record.game_id}"), self.connection:
             cursor = self.connection.execute(
                 f"INSERT OR IGNORE INTO games ({columns}) VALUES ({', '.join('?' * len(row))})",
                 tuple(row.values()),
             )
             return cursor.rowcount == 1
+
+    def check(self) -> None:
+        """An ArenaError naming the first problem if SQLite's quick check of the whole
+        file fails (a damaged page anywhere, also one no query has read yet)."""
+        with store_faults(self.path, "checking it"):
+            rows = self.connection.execute("PRAGMA quick_check(5)").fetchall()
+        if rows != [("ok",)]:
+            problems = "; ".join(" ".join(str(row[0]).split()) for row in rows)
+            raise ArenaError(f"{self.path} is damaged (the integrity check says: "
+                             f"{problems[:300]}); {_DAMAGED_ADVICE}")
 
     def results(self, game: str | None = None, num_players: int | None = None) -> list[GameResult]:
         """Every stored game as a :class:`GameResult`, in the order they finished."""
@@ -382,6 +393,58 @@ def decompress(data: bytes, dictionary: bytes = b"") -> bytes:
     return unpacker.decompress(data) + unpacker.flush()
 
 
+_DAMAGED_ADVICE = ("nothing more was written to it; save a copy, then `arena export` "
+                   "may still read the games in it, or restore it from a backup")
+
+
+@contextlib.contextmanager
+def store_faults(path: Path, doing: str) -> Iterator[None]:
+    """Turn SQLite's errors while ``doing`` something with the store at ``path`` into one
+    clear line (ArenaError).  SQLite rolls the transaction back, so every game stored
+    before is kept."""
+    try:
+        yield
+    except sqlite3.DatabaseError as problem:
+        text = str(problem)
+        if "full" in text or isinstance(problem, sqlite3.OperationalError) \
+                and "I/O" in text:
+            raise ArenaError(
+                f"{path}: {text} while {doing}; every game stored before is safe: free some "
+                "space and run the same command again to resume") from None
+        if "malformed" in text or "not a database" in text or "corrupt" in text:
+            raise ArenaError(f"{path} is damaged ({text}, while {doing}); "
+                             f"{_DAMAGED_ADVICE}") from None
+        raise ArenaError(f"{path}: {text} while {doing}") from None
+
+
+def _refuse_empty(path: Path) -> None:
+    """A league store is never an empty file (a new one is made whole before it gets its
+    name): one that is was truncated, and is not silently taken for a new league."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.stat().st_size == 0:
+            raise ArenaError(f"{path} is empty (0 bytes): it is not a league store, and its "
+                             "results, if it had any, are gone; restore it from a backup, or "
+                             "delete it to start the league afresh")
+
+
+def _create_new(path: Path) -> None:
+    """A new store, made complete under a temporary name and then linked into place (never
+    replacing a store made meanwhile): a crash leaves no empty or half-made store."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
+    try:
+        os.close(os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_CLOEXEC,
+                         0o600))  # owner only: bots run under other uids
+        _connect(temporary).close()
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    except OSError as problem:
+        raise ArenaError(f"cannot create the league store {path}: {problem}") from None
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
 def _schema_version(connection: sqlite3.Connection, path: Path) -> int:
     """The store's version; a store with no games and no version is a new one."""
     row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
@@ -438,9 +501,15 @@ def create_store(results_dir: Path) -> Store:
     lock.write(f"arena run (pid {os.getpid()})\n")
     lock.flush()
     path = results_dir / DB_NAME
+    _refuse_empty(path)
+    if not path.exists():
+        _create_new(path)
+    _private(path)
     store = Store(_connect(path), path)
     try:
-        store.upgrade()
+        store.check()  # a damaged store gets no new games
+        with store_faults(path, "upgrading it"):
+            store.upgrade()
     except BaseException:
         store.close()
         lock.close()
@@ -449,9 +518,27 @@ def create_store(results_dir: Path) -> Store:
     return store
 
 
+def _private(path: Path) -> None:
+    """Make the store readable by its owner only (SQLite gives its -wal and -shm files the
+    same mode): bots run under other uids and must not read it (docs/security.md)."""
+    try:
+        descriptor = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            if os.fstat(descriptor).st_uid == os.geteuid():
+                os.fchmod(descriptor, 0o600)
+        finally:
+            os.close(descriptor)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f"{path}{suffix}", 0o600)
+    except OSError as problem:
+        raise ArenaError(f"cannot open the league store {path}: {problem}") from None
+
+
 def open_store(results_dir: Path) -> Store:
     """Open an existing league's store (ArenaError if there is none in ``results_dir``)."""
     path = Path(results_dir) / DB_NAME
+    _refuse_empty(path)
     if not path.is_file():
         raise ArenaError(
             f"no league results in {results_dir} (expected {DB_NAME}); "

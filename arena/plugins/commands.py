@@ -234,6 +234,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
     from arena.plugins.conformance import OPPONENT_NAMES, run_check
     from arena.plugins.manifest import load_manifest
+    from arena.runner.sandbox import choose_level
     from arena.settings import Limits
 
     if args.games < 1:
@@ -268,7 +269,7 @@ def validate_command(args: argparse.Namespace) -> int:
         f"limits: {bot_limits.move_seconds:g} s per decision, "
         f"{bot_limits.handshake_seconds:g} s "
         f"handshake, {bot_limits.ping_seconds:g} s ping, {bot_limits.memory_mb} MiB, "
-        f"sandbox {bot_limits.sandbox}"
+        f"sandbox {choose_level(bot_limits.sandbox).level}"
     )
     report = run_check(
         spec, registry.games, opponents, games_per_setting=args.games, seed=args.seed,

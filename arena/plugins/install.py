@@ -123,14 +123,17 @@ def _exchange(first: Path, second: Path) -> bool:
 
 
 def _copy_bot(source: Path, destination: Path) -> None:
-    destination.mkdir()
+    destination.mkdir(mode=0o755)
     for relative in bot_files(source):
-        (destination / relative).parent.mkdir(parents=True, exist_ok=True)
+        (destination / relative).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         _copy_file(source / relative, destination / relative)
 
 
 def _copy_file(source: Path, destination: Path) -> None:
     shutil.copy2(source, destination)  # keeps the executable bit of scripts
+    # bots never run as their folder's owner (docs/security.md): readable by all
+    mode = destination.stat().st_mode
+    destination.chmod(mode | 0o444 | (0o111 if mode & 0o100 else 0))
 
 
 def _same_content(folder: Path, spec: BotSpec) -> bool:

@@ -11,6 +11,10 @@ REASONS: dict[str, str] = {
     "illegal": "a reply whose index is not one of the legal choices",
     "oversize": "a line longer than the maximum line length",
     "protocol": "a well-formed message that is wrong here: wrong id, wrong type, wrong version",
+    "memory": "its processes together went over the memory limit (the kernel killed one)",
+    "processes": "tried to run more processes at once than the limit allows",
+    "cpu": "its processes together used more CPU time than the limit (cpu_seconds)",
+    "forbidden": "made a system call the sandbox forbids (mount, ptrace, unshare, ...)",
 }
 
 

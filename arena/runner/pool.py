@@ -20,7 +20,7 @@ import trio
 from arena.errors import ArenaError
 from arena.runner.botspec import BotSpec
 from arena.runner.connection import BotConnection
-from arena.runner.sandbox import bwrap_path
+from arena.runner.sandbox import choose_level
 from arena.settings import Limits
 
 PoolKey = tuple[str, str, tuple[str, ...], str]
@@ -76,8 +76,7 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
     ``log_dir`` receives one stderr log per process start (default: a temporary
     directory removed at the end)."""
     limits = limits or Limits()
-    if limits.sandbox == "bwrap":
-        bwrap_path()  # fail now, with the install hint, rather than per bot
+    choose_level(limits.sandbox)  # a level this machine lacks fails now, not per bot
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
         try:

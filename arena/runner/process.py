@@ -31,9 +31,9 @@ import contextlib
 import itertools
 import os
 import re
+import select
 import signal
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -44,10 +44,11 @@ from arena.runner.failures import BotFailure
 from arena.runner.lines import LineReader
 from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
-from arena.runner.sandbox import LaunchPlan, plan_launch
+from arena.runner.sandbox import BotLaunch, LaunchPlan, prepare_launch
 
 if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
+    from arena.runner.cgroups import BotGroup
     from arena.settings import Limits
 
 # a reply caught busy-waiting yields to the event loop only if it has not run for this
@@ -58,12 +59,16 @@ _last_yield = 0.0  # time.perf_counter() when a reply was last awaited in the ev
 
 
 class StderrLog:
-    """A bot's stderr: written to a log file up to a cap, the tail kept in memory."""
+    """A bot's stderr: the log file keeps its first and last ``cap // 2`` bytes (what
+    went wrong first, and how it ended) with a line saying how much was dropped between;
+    the last ``tail`` bytes are also kept in memory for the game record."""
 
     def __init__(self, path: Path | None, cap: int, tail: int) -> None:
         self.path = path
         self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
-        self._cap = cap
+        self._head_cap = cap - cap // 2
+        self._end_cap = cap // 2
+        self._end = bytearray()  # the last bytes beyond the head, written at close
         self._tail_size = tail
         self._tail = bytearray()
         self.written = 0
@@ -71,12 +76,17 @@ class StderrLog:
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
-        if self._file is not None and self.written < self._cap:
-            part = chunk[: self._cap - self.written]
-            self._file.write(part)
-            self.written += len(part)
-            if self.written >= self._cap:
-                self._file.write(b"\n[arena: stderr log capped here]\n")
+        if self._file is not None:
+            part = chunk[: self._head_cap - self.written] if self.written < self._head_cap \
+                else b""
+            if part:
+                self._file.write(part)
+                self.written += len(part)
+            rest = chunk[len(part):]
+            if rest and self._end_cap:
+                self._end += rest[-self._end_cap:]
+                if len(self._end) > self._end_cap:
+                    del self._end[: len(self._end) - self._end_cap]
         self._tail += chunk[-self._tail_size:]
         if len(self._tail) > self._tail_size:
             del self._tail[: len(self._tail) - self._tail_size]
@@ -89,6 +99,11 @@ class StderrLog:
 
     def close(self) -> None:
         if self._file is not None:
+            dropped = self.total - self.written - len(self._end)
+            if dropped > 0:
+                self._file.write(f"\n[arena: {dropped} bytes of stderr dropped here]\n"
+                                 .encode())
+            self._file.write(self._end)
             self._file.close()
             self._file = None
 
@@ -112,6 +127,13 @@ def group_cpu_seconds(pgid: int) -> float:
     return most
 
 
+def bot_cpu_seconds(pgid: int, group: BotGroup | None) -> float:
+    """CPU seconds the bot has used: over its whole process tree where its control group
+    counts them, else the most of one live process of its group (RLIMIT_CPU's view)."""
+    tree = None if group is None else group.cpu_seconds()
+    return tree if tree is not None else group_cpu_seconds(pgid)
+
+
 class BotProcess:
     def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog,
                  busy_wait_seconds: float = 0.0) -> None:
@@ -123,7 +145,7 @@ class BotProcess:
             self._popen = subprocess.Popen(
                 plan.argv, stdin=child_ends[0], stdout=child_ends[1], stderr=child_ends[2],
                 cwd=plan.cwd, env=plan.env, preexec_fn=plan.preexec,
-                start_new_session=True, close_fds=True,
+                start_new_session=True, close_fds=True, pass_fds=plan.pass_fds,
             )
         except (OSError, subprocess.SubprocessError) as error:
             for read_end, write_end in pipes:
@@ -131,10 +153,12 @@ class BotProcess:
                 os.close(write_end)
             raise BotFailure("crash", f"could not start {plan.argv[0]!r}: {error}") from None
         finally:
+            plan.close_fds()
             for fd in child_ends:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.pid = self._popen.pid  # also the process group id (start_new_session)
+        self.stdout_inode = os.fstat(pipes[1][0]).st_ino  # to find who holds its output
         self._pidfd = os.pidfd_open(self.pid)
         self._stdin = PipeEnd(pipes[0][1])
         self._stdout = PipeEnd(pipes[1][0])
@@ -146,11 +170,25 @@ class BotProcess:
         # how long to busy-wait for a reply (module docstring); 0 never
         self.spin_seconds = busy_wait_seconds if len(os.sched_getaffinity(0)) > 1 else 0.0
         self._quick = True  # the last reply came within spin_seconds
+        self._poller: select.poll | None = None  # for unread_output
 
     # ------------------------------------------------------------ talking
 
     async def send(self, message: dict[str, object]) -> None:
         await self.send_raw(encode(message))
+
+    def unread_output(self) -> bool:
+        """Has the bot written something the arena has not read (its end not counted)?
+        The protocol has the bot speak only when spoken to, so before the arena writes
+        this must be False: a reply written before its request guessed the id."""
+        if self._lines.buffered:
+            return True
+        if self._stdout.fd < 0:
+            return False
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self._stdout.fd, select.POLLIN)
+        return any(events & select.POLLIN for _, events in self._poller.poll(0))
 
     async def send_raw(self, data: bytes) -> None:
         """Write already encoded lines."""
@@ -259,11 +297,10 @@ class ProcessChannel:
 
     kind = "process"
 
-    def __init__(self, process: BotProcess, limits: Limits,
-                 scratch: tempfile.TemporaryDirectory[str]) -> None:
+    def __init__(self, process: BotProcess, limits: Limits, launch: BotLaunch) -> None:
         self.process = process
         self.limits = limits
-        self._scratch: tempfile.TemporaryDirectory[str] | None = scratch
+        self.launch = launch  # its uid, control group and scratch folder
         # CPU seconds the process had used at the last look (see worn_out)
         self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
 
@@ -276,23 +313,48 @@ class ProcessChannel:
         return self.process.stderr_log.path
 
     async def send(self, data: bytes) -> None:
+        self._check_group()
+        if self.process.unread_output():
+            raise BotFailure("protocol", "wrote a message before the arena asked for one "
+                                         "(a reply before its request)")
         await self.process.send_raw(data)
 
     async def receive_line(self, *, fresh: bool = False) -> bytes:
-        return await self.process.receive_line(fresh=fresh)
+        line = await self.process.receive_line(fresh=fresh)
+        self._check_group()
+        return line
+
+    def _check_group(self) -> None:
+        """BotFailure("memory" or "processes") once the bot's processes went over a
+        limit of their control group (a look costs about 2 µs)."""
+        if self.launch.group is not None and (over := self.launch.exceeded()) is not None:
+            raise BotFailure(*over)
 
     async def close(self, grace: float) -> None:
         with trio.CancelScope(shield=True):
             with trio.move_on_after(grace):
                 await self.process.wait()
             await self.process.kill()
-        self._cleanup_scratch()
+        self.launch.release()
 
     async def abort(self, failure: BotFailure, grace: float) -> str:
-        if failure.reason == "crash":  # say how it ended: exit code, signal, still running
-            failure.detail = await self.process.exit_description(failure.detail, grace)
-        await self.process.kill()
-        self._cleanup_scratch()
+        process, launch = self.process, self.launch
+        if (over := launch.exceeded()) is not None:
+            failure.reason, failure.detail = over  # the real cause of the crash or stall
+        elif failure.reason == "crash":  # say how it ended: exit code, signal, still running
+            failure.detail = await process.exit_description(failure.detail, grace)
+            cause = launch.crash_cause(process.returncode)
+            if cause is not None:
+                failure.reason, how = cause
+                failure.detail = re.sub(r"(exited with code|killed by) \S+$", how,
+                                        failure.detail)
+        elif failure.reason in ("timeout", "stall"):
+            # silent because it is gone, though something still holds its output?
+            gone = launch.why_silent(process.pid, process.returncode, process.stdout_inode)
+            if gone is not None:
+                failure.reason, failure.detail = "crash", gone
+        await process.kill()
+        launch.release()
         # let the drainer read what the bot wrote last (often why it failed)
         with trio.move_on_after(grace):
             await self.process.stderr_done.wait()
@@ -307,13 +369,9 @@ class ProcessChannel:
         most = self._cpu_used + (now - self._cpu_checked_at) * _CORES
         if most <= threshold:
             return False
-        self._cpu_used, self._cpu_checked_at = group_cpu_seconds(self.process.pid), now
+        used = bot_cpu_seconds(self.process.pid, self.launch.group)
+        self._cpu_used, self._cpu_checked_at = used, now
         return self._cpu_used > threshold
-
-    def _cleanup_scratch(self) -> None:
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
 
 
 def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
@@ -321,11 +379,11 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
     """Start ``spec``'s process (sandboxed as ``limits.sandbox`` says) with a private
     scratch folder; its stderr drains into a log under ``log_dir`` from ``nursery``.
     Raises BotFailure("crash") if it cannot be started."""
-    scratch = tempfile.TemporaryDirectory(prefix=f"arena-{slug(spec.name)}-",
-                                          ignore_cleanup_errors=True)
+    launch = prepare_launch(spec, limits)
     try:
-        plan = plan_launch(spec, limits, Path(scratch.name))
+        plan = launch.plan
         number = next(_starts)
+        bound_logs(log_dir, limits.logs_total_bytes - limits.stderr_log_bytes)
         # the arena's pid keeps the logs of two runs into one directory apart
         log = StderrLog(log_dir / f"{slug(spec.name)}-{os.getpid()}-{number}.stderr.log",
                         limits.stderr_log_bytes, limits.stderr_tail_bytes)
@@ -336,10 +394,31 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
             log.close()
             raise
     except BaseException:
-        scratch.cleanup()
+        launch.release()
         raise
     nursery.start_soon(process.drain_stderr)
-    return ProcessChannel(process, limits, scratch)
+    return ProcessChannel(process, limits, launch)
+
+
+def bound_logs(log_dir: Path, total: int) -> None:
+    """Delete the oldest stderr logs in ``log_dir`` until the rest take at most
+    ``total`` bytes: a league's logs are bounded, however many processes it starts."""
+    try:
+        logs = []
+        with os.scandir(log_dir) as entries:
+            for entry in entries:
+                if entry.name.endswith(".stderr.log") and entry.is_file(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    logs.append((info.st_mtime, info.st_size, entry.path))
+    except OSError:
+        return
+    size = sum(length for _, length, _ in logs)
+    for _, length, path in sorted(logs):
+        if size <= total:
+            break
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            size -= length
 
 
 def slug(name: str) -> str:

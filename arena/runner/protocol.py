@@ -167,16 +167,22 @@ class Ready:
     wants: Wants = EVERYTHING
 
 
+def _is_integer(value: JSON) -> bool:
+    """An id as the protocol wants it: a JSON integer (json gives 1.0 as a float, and
+    True is an int to Python)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @dataclass(frozen=True)
 class Reply:
-    id: JSON  # whatever the bot sent; the referee checks it against the request
+    id: int  # the referee checks it against the request's
     index: int
     comment: str | None = None
 
 
 @dataclass(frozen=True)
 class Pong:
-    id: JSON
+    id: int
 
 
 BotMessage = Ready | Reply | Pong
@@ -208,15 +214,17 @@ def decode_bot_message(line: bytes) -> BotMessage:
         index = data.get("index")
         if isinstance(index, bool) or not isinstance(index, int):
             raise BotFailure("malformed", f"reply needs an integer 'index': {_short(text)}")
-        if "id" not in data:
-            raise BotFailure("malformed", f"reply needs the request's 'id': {_short(text)}")
+        if not _is_integer(data.get("id")):
+            raise BotFailure("malformed", "reply needs the request's 'id' as an integer "
+                                          f"(1, not 1.0 or true): {_short(text)}")
         comment = data.get("comment")
         if comment is not None and not isinstance(comment, str):
             raise BotFailure("malformed", f"reply 'comment' must be a string: {_short(text)}")
         return Reply(id=data["id"], index=index, comment=comment)
     if kind == "pong":
-        if "id" not in data:
-            raise BotFailure("malformed", f"pong needs the ping's 'id': {_short(text)}")
+        if not _is_integer(data.get("id")):
+            raise BotFailure("malformed", "pong needs the ping's 'id' as an integer "
+                                          f"(1, not 1.0 or true): {_short(text)}")
         return Pong(id=data["id"])
     if kind == "ready":
         values = {}

@@ -1,24 +1,35 @@
-"""How a bot process is launched: argv, environment, working directory, resource limits.
+"""How a bot process is launched: who it runs as, what it sees, what it may do.
 
-Two levels (``Limits.sandbox``):
+Bot code is hostile.  The levels (``Limits.sandbox``; docs/security.md states what each
+one promises and what it does not):
 
-``"none"``
-    The bot runs as a child of the arena in its own session and process group, with
-    rlimits (see :mod:`arena.settings`), a scrubbed environment, its own folder as
-    working directory and a fresh scratch directory as HOME and TMPDIR.  It dies with the
-    arena (PR_SET_PDEATHSIG).  It can still read what the arena's user can read.
+``"auto"`` (the default)
+    ``bwrap`` where it works on this machine, else ``none``; :func:`choose_level` says
+    which and why, and a league announces it in one line.
 ``"bwrap"``
-    The same, inside bubblewrap: every namespace unshared (no network, private PID space:
-    when the sandbox's first process dies every process in it dies), a read-only /usr (and
-    the few /etc files programs need), private /tmp, /proc and /dev, and nothing else but
-    the bot's folder (read-only), its scratch directory (writable), the Python interpreter
-    and the arena package (read-only, so bots can ``from arena.sdk import run``).
-    Works as root in a container without extra flags: ``--unshare-all`` only *tries* to
-    unshare the user namespace.
+    The bot runs inside bubblewrap with new PID, IPC, UTS, network and cgroup namespaces
+    and a new session; it sees a read-only /usr (and the few /etc files programs need),
+    its own /proc with /proc/sys read-only, a minimal /dev, a private size-limited tmpfs
+    as /tmp (its HOME), the interpreter and the arena package read-only, and its own
+    folder read-only; nothing else.  When the arena runs as root, bubblewrap sets up
+    those mounts as root (so an interpreter under /root, mode 0700, is reachable) and
+    then ``setpriv`` switches to the bot's own unprivileged uid/gid
+    (:mod:`arena.runner.identity`) with no capabilities, an empty bounding set and
+    ``no_new_privs``: the bot cannot remount anything (EPERM).  Run by another user,
+    bubblewrap makes a user namespace in which the bot has no capabilities and may not
+    make another.  Either way a syscall filter (bubblewrap's ``--seccomp``, built with
+    libseccomp) refuses mount, ptrace, bpf, keyctl, unshare, setns, namespace-creating
+    clone flags and kernel-module calls.
+``"none"``
+    For trusted bots.  The bot runs as a child of the arena in its own session with the
+    rlimits and a scrubbed environment and a fresh scratch folder as HOME and TMPDIR.
+    When the arena runs as root the bot still runs under its own unprivileged uid (it
+    cannot signal, trace or read the arena, the store or other bots), in a mount
+    namespace where root's home is hidden and only the interpreter is put back; the same
+    syscall filter applies.  Otherwise it runs as the arena's user.
 
-Bubblewrap's ``--new-session`` is not used, so that the bot stays in the process group the
-arena kills; the bot has no controlling terminal anyway (``start_new_session``), which is
-what ``--new-session`` protects against (TIOCSTI).
+At every level the bot's whole process tree is accounted in a control group when the
+machine allows it (:mod:`arena.runner.cgroups`).
 
 Processes are started from the arena's main thread (see :mod:`arena.runner.process`):
 PR_SET_PDEATHSIG and bubblewrap's ``--die-with-parent`` fire when the *thread* that
@@ -28,19 +39,30 @@ ten idle seconds.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import errno
+import itertools
 import os
 import resource
 import shutil
 import signal
+import stat
+import subprocess
 import sys
+import tempfile
+import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import arena
 from arena.errors import ArenaError
+from arena.runner import cgroups, identity
 from arena.runner.botspec import BotSpec
+from arena.runner.failures import BotFailure
 from arena.settings import Limits
 
 PYTHON_PLACEHOLDER = "{python}"
@@ -55,16 +77,57 @@ BWRAP_INSTALL_HINT = (
     "the bwrap sandbox needs bubblewrap, which is not installed: "
     "install it with `apt-get install bubblewrap` (Debian/Ubuntu), "
     "`dnf install bubblewrap` (Fedora) or `pacman -S bubblewrap` (Arch), "
-    "or use sandbox = \"none\""
+    "or use sandbox = \"none\" (trusted bots only)"
 )
+SANDBOX_HOME = "/tmp"  # the bot's private tmpfs under bwrap: HOME and TMPDIR
+SCRATCH_DIR_NAME = "ra-arena-scratch"
+# syscalls no bot needs, that change mounts or namespaces, look into other processes or
+# reach far into the kernel: a bot that makes one is killed at once (reason "forbidden")
+FORBIDDEN_SYSCALLS = (
+    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+    "fsmount", "fsconfig", "fspick", "mount_setattr", "unshare", "setns",
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    "bpf", "keyctl", "add_key", "request_key",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "open_by_handle_at", "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog",
+    "iopl", "ioperm",
+)
+# syscalls that runtimes probe for (libuv tries io_uring): refused with EPERM, not killed
+REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
+                    "userfaultfd", "perf_event_open", "fanotify_init", "name_to_handle_at")
+# clone flags that make a namespace (CLONE_NEWNS ... CLONE_NEWNET, CLONE_NEWTIME)
+NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
+                         0x20000000, 0x40000000, 0x00000080)
+LEVELS = ("auto", "bwrap", "none")
+_scratch_numbers = itertools.count(1)
 
+
+# ------------------------------------------------------------------ choosing a level
 
 @dataclass(frozen=True)
-class LaunchPlan:
-    argv: list[str]
-    cwd: str
-    env: dict[str, str]
-    preexec: Callable[[], None]
+class SandboxChoice:
+    requested: str
+    level: str  # "bwrap" or "none"
+    why: str  # why this level (and not a stronger one)
+    accounting: cgroups.Accounting
+    syscall_filter: str | None  # why there is none, or None when there is one
+
+    def announcement(self) -> str:
+        """One line for the start of a run."""
+        line = f"sandbox: {self.level} ({self.why})"
+        if self.level == "none":
+            abi = landlock_abi()
+            line += "; for trusted bots only; " + (
+                f"Landlock ABI {abi} keeps them to their folders" if abi else
+                "no Landlock: they can read what their user can")
+        if self.accounting.enforced:
+            line += f"; per-bot memory and process limits by {self.accounting.why}"
+        else:
+            line += ("; WARNING: memory and process limits are per process only, not per "
+                     f"bot (no usable cgroups: {self.accounting.why})")
+        if self.syscall_filter is not None:
+            line += f"; no syscall filter ({self.syscall_filter})"
+        return line
 
 
 def bwrap_path() -> str:
@@ -75,78 +138,593 @@ def bwrap_path() -> str:
     return path
 
 
-def plan_launch(spec: BotSpec, limits: Limits, scratch: Path) -> LaunchPlan:
-    """Everything needed to start ``spec`` under ``limits``; ``scratch`` must exist."""
+def setpriv_path() -> str:
+    path = shutil.which("setpriv", path=SAFE_PATH)
+    if path is None:
+        raise ArenaError("the bwrap sandbox run as root needs setpriv (util-linux) to drop "
+                         "to the bot's uid: install it with `apt-get install util-linux`")
+    return path
+
+
+@cache
+def _bwrap_problem() -> str | None:
+    """Why bubblewrap cannot run a sandbox here, or None when it can (probed once)."""
+    try:
+        path = bwrap_path()
+        prefix = [path, *_namespace_args(), "--ro-bind", "/usr", "/usr", *_top_level_args(),
+                  "--proc", "/proc", "--dev", "/dev", "--"]
+        if identity.running_as_root():
+            prefix += [setpriv_path(), "--reuid", "65534", "--regid", "65534",
+                       "--clear-groups"]
+    except ArenaError as error:
+        return str(error)
+    try:
+        probe = subprocess.run([*prefix, "/usr/bin/true"], capture_output=True, timeout=10,
+                               env={"PATH": SAFE_PATH})
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap does not start: {error}"
+    if probe.returncode != 0:
+        message = probe.stderr.decode(errors="replace").strip().splitlines()
+        return ("bubblewrap cannot make a sandbox here: "
+                + (message[-1] if message else f"exit code {probe.returncode}"))
+    return None
+
+
+@cache
+def _syscall_filter_problem() -> str | None:
+    try:
+        _seccomp_program()
+    except (ImportError, OSError, RuntimeError, ValueError) as error:
+        return f"libseccomp unusable: {error}"
+    return None
+
+
+@cache
+def choose_level(requested: str) -> SandboxChoice:
+    """The level bots will run at; an ArenaError when ``requested`` cannot be had."""
+    if requested not in LEVELS:
+        raise ArenaError(f"unknown sandbox level {requested!r}; choose one of: "
+                         + ", ".join(LEVELS))
+    accounting = cgroups.detect()
+    seccomp = _syscall_filter_problem()
+    if requested == "none":
+        return SandboxChoice(requested, "none", "asked for", accounting, seccomp)
+    problem = _bwrap_problem()
+    if requested == "bwrap":
+        if problem is not None:
+            raise ArenaError(problem if "not installed" in problem
+                             else f"{problem}; {BWRAP_INSTALL_HINT.split(': ', 1)[1]}")
+        return SandboxChoice(requested, "bwrap", "asked for", accounting, seccomp)
+    if problem is None:
+        return SandboxChoice(requested, "bwrap", "auto: the strongest level here",
+                             accounting, seccomp)
+    return SandboxChoice(requested, "none", f"auto: {problem}", accounting, seccomp)
+
+
+def forget_probes() -> None:
+    """Probe the machine again on the next :func:`choose_level` (for tests)."""
+    for probe in (choose_level, _bwrap_problem, _syscall_filter_problem, cgroups.detect):
+        probe.cache_clear()
+
+
+# ------------------------------------------------------------------ launching
+
+@dataclass
+class LaunchPlan:
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    preexec: Callable[[], None]
+    pass_fds: tuple[int, ...] = ()  # to keep open in the child; closed by close_fds()
+    # used by ``preexec`` only (close-on-exec), closed by close_fds() too
+    owned_fds: tuple[int, ...] = ()
+
+    def close_fds(self) -> None:
+        """Close the parent's copies of the descriptors once the child has started."""
+        for fd in (*self.pass_fds, *self.owned_fds):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = self.owned_fds = ()
+
+
+@dataclass
+class BotLaunch:
+    """Everything one bot process needs besides its pipes, and what to undo after it:
+    its uid lease, its control group, its scratch folder."""
+
+    plan: LaunchPlan
+    level: str
+    limits: Limits
+    identity: identity.BotIdentity | None = None
+    group: cgroups.BotGroup | None = None
+    scratch: Path | None = None
+    _released: bool = field(default=False, repr=False)
+
+    def exceeded(self) -> tuple[str, str] | None:
+        """(reason, detail) if the bot went over its memory or process limit."""
+        if self.group is None:
+            return None
+        reason = self.group.exceeded()
+        if reason is None:
+            return None
+        return reason, self.group.exceeded_detail(reason, self.limits.memory_mb,
+                                                  self.limits.max_processes)
+
+    def crash_cause(self, returncode: int | None) -> tuple[str, str] | None:
+        """(reason, detail) for a bot process that ended this way, when the exit code
+        alone would not say it: killed for a forbidden system call, or (bubblewrap
+        reports a signal as 128 + its number) by which signal."""
+        if returncode is None:
+            return None
+        signal_number = -returncode if returncode < 0 else (
+            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
+        if signal_number == signal.SIGSYS:
+            return "forbidden", ("made a system call the sandbox forbids (such as mount, "
+                                 "unshare, ptrace, bpf or keyctl); killed by SIGSYS")
+        if signal_number > 0 and returncode > 0:
+            try:
+                return "crash", f"killed by {signal.Signals(signal_number).name}"
+            except ValueError:
+                return None
+        return None
+
+    def why_silent(self, leader: int, returncode: int | None, output_inode: int
+                   ) -> str | None:
+        """For a bot that did not answer: why, if it is not thinking but gone.  Its
+        first process ended while a descendant keeps the output open, or no process of
+        the bot holds its output any more (bubblewrap's own processes keep a copy of
+        the pipe, so the arena never sees it close)."""
+        if returncode is not None and self.level == "none":
+            how = (f"exited with code {returncode}" if returncode >= 0
+                   else f"killed by signal {-returncode}")
+            return f"{how}; a process it started kept its output open"
+        bot = set(_descendants(leader))
+        if self.identity is not None:
+            bot |= set(identity.processes_of(self.identity.uid))
+        link = f"pipe:[{output_inode}]"
+        for pid in bot:
+            with contextlib.suppress(OSError):
+                if Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":
+                    continue
+                for fd in os.listdir(f"/proc/{pid}/fd"):
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
+                        return None  # still there: really too slow
+        return "closed its output; still running" if bot else "exited"
+
+    def release(self) -> None:
+        """After the process is killed: nothing of the bot may be left."""
+        if self._released:
+            return
+        self._released = True
+        self.plan.close_fds()
+        if self.group is not None:
+            self.group.remove()
+        if self.identity is not None:
+            self.identity.release()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
+    """Lease a uid, make the control group and scratch folder, plan the launch."""
     if not spec.command:
         raise ArenaError(f"bot {spec.name!r} has an empty command")
+    choice = choose_level(limits.sandbox)
+    sweep_leftovers(limits.bot_uid)
+    if identity.running_as_root() and spec.folder is not None:
+        _check_readable_by_others(spec.folder.resolve())
+    launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits)
+    try:
+        if identity.running_as_root():
+            launch.identity = identity.lease_identity(limits.bot_uid)
+        if choice.accounting.enforced:
+            launch.group = cgroups.BotGroup(choice.accounting, limits.memory_mb << 20,
+                                            limits.max_processes, limits.cpu_seconds)
+        if choice.level == "none":
+            launch.scratch = _make_scratch(launch.identity)
+        launch.plan = plan_launch(spec, limits, launch.scratch, launch.identity,
+                                  launch.group, choice)
+    except BaseException:
+        launch.release()
+        raise
+    return launch
+
+
+def _check_readable_by_others(folder: Path) -> None:
+    """Bots do not run as root: a bot whose folder its own uid cannot read fails with a
+    reason that says so, rather than with "permission denied" from deep in its start.
+    (The folders above it need not be enterable: bubblewrap, or at level none a tmpfs
+    over the first closed one, recreates them; see child_setup.)"""
+    mode = folder.stat().st_mode
+    needs = stat.S_IXOTH | stat.S_IROTH
+    if mode & needs != needs:
+        raise BotFailure("crash", f"bots never run as root and the bot's uid cannot read "
+                         f"{folder} (mode {stat.S_IMODE(mode):o}): make the bot folder "
+                         f"readable by all, e.g. `chmod -R a+rX {folder}`")
+
+
+def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
+                bot: identity.BotIdentity | None = None,
+                group: cgroups.BotGroup | None = None,
+                choice: SandboxChoice | None = None) -> LaunchPlan:
+    """The argv, environment and child set-up that start ``spec`` at ``choice``'s level;
+    ``scratch`` (level none) must exist."""
+    choice = choice or choose_level(limits.sandbox)
     argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
-    cwd = str(spec.folder.resolve()) if spec.folder is not None else str(scratch)
+    home = SANDBOX_HOME if choice.level == "bwrap" else str(scratch)
+    folder = str(spec.folder.resolve()) if spec.folder is not None else home
     env = {
         "PATH": SAFE_PATH,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
-        "HOME": str(scratch),
-        "TMPDIR": str(scratch),
+        "HOME": home,
+        "TMPDIR": home,
         "PYTHONPATH": ARENA_ROOT,
         "PYTHONDONTWRITEBYTECODE": "1",  # the bot's folder may be read-only
         "PYTHONHASHSEED": "0",  # same seed, same game, also for bots that iterate sets
     }
-    if limits.sandbox == "bwrap":
-        argv = bwrap_argv(cwd, str(scratch)) + argv
-    return LaunchPlan(argv=argv, cwd=cwd, env=env, preexec=rlimit_setter(limits))
+    program = None if choice.syscall_filter is not None else _seccomp_program()
+    if choice.level == "bwrap":
+        pass_fds: tuple[int, ...] = ()
+        prefix = bwrap_argv(folder, limits)
+        if program is not None:
+            fd = _memfd_with(program)
+            pass_fds = (fd,)
+            prefix[-1:-1] = ["--seccomp", str(fd)]
+        if bot is not None:
+            prefix += [setpriv_path(), "--reuid", str(bot.uid), "--regid", str(bot.gid),
+                       "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                       "--no-new-privs"]
+        return LaunchPlan(prefix + argv, folder, env,
+                          child_setup(limits, group, None, None), pass_fds)
+    ruleset = landlock_ruleset(readable=[*_interpreter_prefixes(), ARENA_PACKAGE, folder,
+                                         *_system_paths(), "/dev/urandom", "/dev/random"],
+                               listable=[ARENA_ROOT],
+                               writable=[home, "/dev/null", "/dev/zero", "/dev/full"])
+    return LaunchPlan(argv, folder, env,
+                      child_setup(limits, group, bot, program,
+                                  reachable=[*_interpreter_prefixes(), ARENA_ROOT,
+                                             *([folder] if folder != home else [])],
+                                  ruleset=ruleset),
+                      owned_fds=() if ruleset is None else (ruleset,))
 
 
-def bwrap_argv(folder: str, scratch: str) -> list[str]:
-    """The bubblewrap prefix: read-only system, private /tmp, only ``folder`` visible."""
-    args = [bwrap_path(), "--unshare-all", "--die-with-parent",
-            "--ro-bind", "/usr", "/usr"]
+# ------------------------------------------------------------------ Landlock (level none)
+
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+# filesystem rights, by the ABI version that brought them
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_ALL_V1 = (1 << 13) - 1
+FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+@cache
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none)."""
+    version = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, 0,
+                            LANDLOCK_CREATE_RULESET_VERSION)
+    return max(0, int(version))
+
+
+def _system_paths() -> list[str]:
+    return ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc",
+            "/sys"]
+
+
+def landlock_ruleset(readable: list[str], listable: list[str], writable: list[str]
+                     ) -> int | None:
+    """A Landlock ruleset (its descriptor) for a bot at level none: it may read and run
+    what is under ``readable``, list ``listable`` (the folder holding the arena package:
+    Python lists it to import), and write under ``writable``; nothing else of the file
+    system.  With ABI 4 no TCP at all, with ABI 6 no signal to a process outside the
+    bot and no abstract Unix socket outside it.  None where the kernel has no Landlock."""
+    abi = landlock_abi()
+    if abi < 1:
+        return None
+    handled = FS_ALL_V1 | (FS_REFER if abi >= 2 else 0) | (FS_TRUNCATE if abi >= 3 else 0) \
+        | (FS_IOCTL_DEV if abi >= 5 else 0)
+    attr = _RulesetAttr(handled, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0,
+                        (SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET) if abi >= 6 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    ruleset = _libc.syscall(SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), size, 0)
+    if ruleset < 0:
+        return None
+    read = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+    rules = [(path, read) for path in readable] + [(path, FS_READ_DIR) for path in listable]
+    rules += [(path, handled) for path in writable]
+    for path, access in rules:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue  # (a folder this system does not have)
+        try:
+            if not os.path.isdir(path):  # a file: only rights that apply to files
+                access &= FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+            rule = _PathBeneathAttr(access & handled, fd)
+            _libc.syscall(SYS_LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+                          ctypes.byref(rule), 0)
+        finally:
+            os.close(fd)
+    os.set_inheritable(ruleset, False)
+    return int(ruleset)
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every live process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat_line = Path(f"/proc/{entry}/stat").read_text()
+                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _nothing() -> None:
+    pass
+
+
+def _namespace_args() -> list[str]:
+    args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    if not identity.running_as_root():
+        # bubblewrap needs a user namespace; the bot has no capabilities in it
+        args += ["--unshare-user", "--disable-userns"]
+    return args
+
+
+def _top_level_args() -> list[str]:
+    args = []
     for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(top):  # merged /usr: /bin -> usr/bin
             args += ["--symlink", os.readlink(top), top]
         elif os.path.isdir(top):
             args += ["--ro-bind", top, top]
-    for name in ETC_FILES:
-        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    # the interpreter that "{python}" names (a venv and the Python it was made from)
-    for prefix in sorted({sys.base_prefix, sys.prefix}):
-        if not prefix.startswith("/usr/"):
-            args += ["--ro-bind", prefix, prefix]
-    args += ["--ro-bind", ARENA_PACKAGE, ARENA_PACKAGE]
-    if folder != scratch:
-        args += ["--ro-bind", folder, folder]
-    args += ["--bind", scratch, scratch, "--chdir", folder, "--"]
     return args
 
 
-def rlimit_setter(limits: Limits) -> Callable[[], None]:
-    """A preexec function: runs in the child between fork and exec."""
+def _interpreter_prefixes() -> list[str]:
+    """The installations "{python}" needs: the venv and the Python it was made from."""
+    return sorted({sys.base_prefix, sys.prefix})
+
+
+def bwrap_argv(folder: str, limits: Limits) -> list[str]:
+    """The bubblewrap prefix (ending in ``--``): see the module docstring."""
+    args = [bwrap_path(), *_namespace_args(), "--ro-bind", "/usr", "/usr", *_top_level_args()]
+    args += ["--perms", "0755", "--dir", "/etc"]  # (bubblewrap's own default: 0700)
+    for name in ETC_FILES:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # files in the tmpfs are memory: bounded by the memory limit (and, with cgroups,
+    # charged to the bot)
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(limits.memory_mb << 20), "--tmpfs", "/tmp"]
+    binds = [prefix for prefix in _interpreter_prefixes() if not prefix.startswith("/usr/")]
+    binds.append(ARENA_PACKAGE)
+    if folder != SANDBOX_HOME:
+        binds.append(folder)
+    # bubblewrap makes missing parents mode 0700 when run as root: the bot's uid could
+    # not pass them, so make them first, enterable by all
+    parents = sorted({str(parent) for path in binds for parent in Path(path).parents
+                      if str(parent) not in ("/", "/tmp", "/usr")
+                      and not str(parent).startswith("/usr/")})
+    for parent in parents:
+        args += ["--perms", "0755", "--dir", parent]
+    for path in binds:
+        args += ["--ro-bind", path, path]
+    args += ["--chdir", folder, "--"]
+    return args
+
+
+# ------------------------------------------------------------------ the syscall filter
+
+@cache
+def _seccomp_program() -> bytes:
+    """The compiled BPF program (libseccomp through pyseccomp: it knows each
+    architecture's syscall numbers and guards against the x32 ABI)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pyseccomp as seccomp  # type: ignore[import-untyped]
+    rules = _seccomp_filter(seccomp)
+    with tempfile.TemporaryFile() as handle:
+        rules.export_bpf(handle)
+        handle.seek(0)
+        return handle.read()
+
+
+def _seccomp_filter(seccomp: Any) -> Any:
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    for names, action in ((FORBIDDEN_SYSCALLS, seccomp.KILL_PROCESS),
+                          (REFUSED_SYSCALLS, seccomp.ERRNO(errno.EPERM))):
+        for name in names:
+            with contextlib.suppress(RuntimeError, ValueError):  # unknown on this machine
+                rules.add_rule(action, name)
+    for flag in NAMESPACE_CLONE_FLAGS:
+        rules.add_rule(seccomp.KILL_PROCESS, "clone",
+                       seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    # clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes the C
+    # library fall back to clone, which is checked
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    return rules
+
+
+def _memfd_with(data: bytes) -> int:
+    """A fresh file descriptor holding ``data`` at offset 0 (bubblewrap reads it once)."""
+    fd = os.memfd_create("ra-arena-seccomp", 0)  # inheritable: passed to bubblewrap
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+# ------------------------------------------------------------------ the child's set-up
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+CLONE_NEWNS = 0x00020000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC, MS_PRIVATE = (
+    1, 2, 4, 4096, 32, 16384, 1 << 18)
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _hidden_ancestor(path: str) -> str | None:
+    """The topmost directory above ``path`` that other users may not enter, if any."""
+    parts = Path(path).parts
+    for depth in range(2, len(parts)):  # the folders above it, not itself
+        directory = os.path.join(*parts[:depth])
+        with contextlib.suppress(OSError):
+            info = os.stat(directory)
+            if stat.S_ISDIR(info.st_mode) and not info.st_mode & stat.S_IXOTH:
+                return directory
+    return None
+
+
+def child_setup(limits: Limits, group: cgroups.BotGroup | None,
+                bot: identity.BotIdentity | None, program: bytes | None,
+                reachable: list[str] | None = None, ruleset: int | None = None
+                ) -> Callable[[], None]:
+    """A preexec function (runs in the child between fork and exec): join the control
+    group, set rlimits; at level none also hide unreachable folders and put back what
+    the bot needs, drop to the bot's uid and load the syscall filter."""
     mib = 1 << 20
     settings = [
         (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
         # SIGXCPU at the soft limit, SIGKILL at the hard one
         (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5),
-        (resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes),
         (resource.RLIMIT_FSIZE, limits.max_file_mb * mib, limits.max_file_mb * mib),
         (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
         (resource.RLIMIT_CORE, 0, 0),
     ]
+    if bot is not None and group is None:  # per user: once the bot has a uid of its own
+        # (with a control group its pids.max counts first, so the reason is "processes")
+        settings.append((resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes))
+    # worked out before the fork: between fork and exec only system calls
+    binds: list[tuple[str, list[str]]] = []
+    if bot is not None:
+        hidden: dict[str, list[str]] = {}
+        for path in reachable or []:
+            top = _hidden_ancestor(path)
+            if top is not None:
+                hidden.setdefault(top, []).append(path)
+        binds = sorted(hidden.items())
+    prog = None
+    buffer = ctypes.create_string_buffer(program or b"", len(program or b""))  # kept alive
+    if program is not None:
+        prog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
 
     def preexec() -> None:
-        _die_with_parent()
+        if group is not None:
+            group.join()
+        # mounts first: the rlimit on open files would refuse the descriptors they need
+        # when the arena has many open (fds are numbered above those it holds)
+        if bot is not None:
+            if binds:
+                _check(_libc.unshare(CLONE_NEWNS), "unshare")
+                _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount")
+            for top, paths in binds:
+                # keep the needed folders, then hide their unreachable ancestor behind an
+                # empty tmpfs and bind them back, read-only
+                kept = [os.open(path, os.O_PATH | os.O_CLOEXEC) for path in paths]
+                _check(_libc.mount(b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+                                   b"mode=0755"), "mount tmpfs")
+                for path, fd in zip(paths, kept, strict=True):
+                    os.makedirs(path, exist_ok=True)
+                    source = f"/proc/self/fd/{fd}".encode()
+                    _check(_libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None),
+                           "bind")
+                    _check(_libc.mount(None, path.encode(), None,
+                                       MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, None),
+                           "remount")
+                    os.close(fd)
         for which, soft, hard in settings:
             current_soft, current_hard = resource.getrlimit(which)
             if current_hard != resource.RLIM_INFINITY:  # never ask for more than allowed
                 soft, hard = min(soft, current_hard), min(hard, current_hard)
             resource.setrlimit(which, (soft, hard))
+        if bot is not None:
+            os.setgroups([])
+            os.setresgid(bot.gid, bot.gid, bot.gid)
+            os.setresuid(bot.uid, bot.uid, bot.uid)
+        # after the uid change, which clears it
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if ruleset is not None or prog is not None:
+            _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+        if ruleset is not None:
+            _check(_libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock")
+        if prog is not None and buffer:  # the buffer holds the program
+            _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0),
+                   "seccomp")
 
     return preexec
 
 
-def _die_with_parent() -> None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the process-group kill still applies
-        pass
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"sandbox set-up: {what}: {os.strerror(code)}")
+
+
+def rlimit_setter(limits: Limits) -> Callable[[], None]:
+    """A preexec function with the rlimits only (no uid change, no filter)."""
+    return child_setup(limits, None, None, None)
+
+
+# ------------------------------------------------------------------ scratch and sweeping
+
+def _scratch_root() -> Path:
+    root = Path(tempfile.gettempdir()) / f"{SCRATCH_DIR_NAME}-{os.geteuid()}"
+    root.mkdir(mode=0o711, exist_ok=True)
+    info = root.lstat()
+    if info.st_uid != os.geteuid() or not stat.S_ISDIR(info.st_mode) or info.st_mode & 0o022:
+        raise ArenaError(f"{root} must be a directory owned by uid {os.geteuid()} that "
+                         "only it may write; remove it")
+    return root
+
+
+def _make_scratch(bot: identity.BotIdentity | None) -> Path:
+    """A fresh scratch folder, named after the arena's pid so a later run can sweep it."""
+    path = _scratch_root() / f"{os.getpid()}-{next(_scratch_numbers)}"
+    path.mkdir(mode=0o700)
+    if bot is not None:
+        os.chown(path, bot.uid, bot.gid)
+    return path
+
+
+@cache
+def sweep_leftovers(first_uid: int) -> None:
+    """Once per process, before its first bot: :func:`sweep_now`."""
+    sweep_now(first_uid)
+
+
+def sweep_now(first_uid: int) -> None:
+    """Remove what arenas killed with -9 left behind: their bots' processes (every bot
+    uid no live arena holds), control groups and scratch folders."""
+    identity.sweep_abandoned(first_uid)
+    cgroups.sweep_stale()
+    with contextlib.suppress(OSError):
+        for entry in _scratch_root().iterdir():
+            owner = entry.name.split("-")[0]
+            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                shutil.rmtree(entry, ignore_errors=True)

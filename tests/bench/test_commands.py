@@ -74,6 +74,24 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     assert any("baseline: the local backend" in note for note in result["notes"])
 
 
+def test_the_sandbox_benchmark_compares_each_level_with_none_in_the_same_run(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.runner.sandbox import choose_level
+
+    if choose_level("auto").level == "none":  # only none here: nothing to compare with
+        assert main(["bench", "sandbox", "--seconds", "0.5"]) == 2
+        assert "nothing to compare" in capsys.readouterr().err
+        return
+    assert main(["bench", "sandbox", "--seconds", "0.5", "--players", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    none, sandboxed = result["rows"]
+    assert none["level"] == "none" and sandboxed["level"] == "bwrap"
+    assert none["starts"] == sandboxed["starts"] > 0  # interleaved, one of each per round
+    assert sandboxed["start ms (median)"] > 0 and sandboxed["decision µs (median)"] > 0
+    assert none["start + ms vs none"] == 0 and "goal: at most +20 ms" in result["notes"][0]
+
+
 def test_the_planning_benchmark_plans_500_bots(monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     from arena.bench import plan

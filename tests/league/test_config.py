@@ -59,13 +59,14 @@ def test_defaults(league_file) -> None:
     assert config.format == "round-robin" and config.rounds == 1 and config.seed == 1
     assert config.concurrency == (os.cpu_count() or 1)
     assert config.limits.move_seconds == 1.0 and config.limits.bank_seconds is None
-    assert config.limits.sandbox == "none"
-    # what a store written before settings.py holds for a league with no [time]/[limits]
+    assert config.limits.sandbox == "auto"  # the strongest level the machine has
+    # what a store holds for a league with no [time]/[limits] (sandbox: "none" before
+    # issue 13 made "auto" the default: such a league resumes with sandbox = "none")
     assert config.game_settings()["time"] == {"per_decision": 1.0, "per_game": None,
                                               "overage": 0.0, "handshake": 10.0}
     assert config.game_settings()["limits"] == {
         "memory_mb": 2048, "cpu_seconds": 3600, "max_processes": 64, "max_file_mb": 64,
-        "max_open_files": 64, "max_message_kb": 1024, "sandbox": "none"}
+        "max_open_files": 64, "max_message_kb": 1024, "sandbox": "auto"}
     assert config.players == (3,)
 
 
@@ -85,7 +86,7 @@ def test_defaults(league_file) -> None:
         (["max_games = 0"], "max_games", ">= 1"),
         (["[time]", "per_decision = 0"], "time.per_decision", "more than 0"),
         (["[time]", 'per_decision = "1s"'], "time.per_decision", "number of seconds"),
-        (["[limits]", 'sandbox = "docker"'], "limits.sandbox", "'none', 'bwrap'"),
+        (["[limits]", 'sandbox = "docker"'], "limits.sandbox", "'auto', 'bwrap', 'none'"),
         (["[limits]", "memory_mb = 1"], "limits.memory_mb", "between 16"),
         (["[rating]", "bootstrap = -1"], "rating.bootstrap", "between 0"),
         (["time = 3"], "time", "must be a table"),

@@ -142,3 +142,14 @@ def test_dry_run_checks_everything_and_plays_nothing(league_file) -> None:
     path.write_text(path.read_text() + "seed = 9\n")
     with pytest.raises(ArenaError, match="seed was 1, now 9"):
         run(path, ["a", "b", "c"], dry_run=True)
+
+
+def test_the_sandbox_level_may_change_between_runs(league_file) -> None:
+    """It contains bots and changes no rule or limit; a league stored under the old
+    default ("none") resumes under the new one ("auto")."""
+    path = league_file("[limits]", 'sandbox = "none"')
+    run(path, ["a", "b", "c"])
+    path.write_text(path.read_text().replace('sandbox = "none"', 'sandbox = "auto"'))
+    play = FakePlay()
+    code, text = run(path, ["a", "b", "c", "d"], play)
+    assert code == 0 and len(play.started) == 4 * 3 - 3

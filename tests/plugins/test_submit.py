@@ -31,7 +31,8 @@ def test_install_copies_the_folder_and_records_the_hash(tmp_path: Path) -> None:
     (source / "lib").mkdir()
     (source / "lib" / "helper.py").write_text("X = 1\n")
     (source / "run.sh").write_text("#!/bin/sh\n")
-    (source / "run.sh").chmod(0o755)
+    (source / "run.sh").chmod(0o700)
+    (source / "lib" / "helper.py").chmod(0o600)  # private to its owner
     (source / "__pycache__").mkdir()
     (source / "__pycache__" / "bot.pyc").write_bytes(b"cache")
     bots = tmp_path / "bots"
@@ -43,6 +44,10 @@ def test_install_copies_the_folder_and_records_the_hash(tmp_path: Path) -> None:
         "mybot/lib", "mybot/lib/helper.py", "mybot/run.sh",
     ]
     assert os.access(target / "run.sh", os.X_OK)
+    # bots never run as the folder's owner: everything installed is readable by all
+    assert (target / "lib" / "helper.py").stat().st_mode & 0o777 == 0o644
+    assert (target / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (target / "lib").stat().st_mode & 0o777 == 0o755
     record = json.loads((target / ".arena-install.json").read_text())
     assert record["name"] == "mybot" and record["version"] == "1.0.0"
     assert record["content_hash"] == content_hash(source) == content_hash(target)

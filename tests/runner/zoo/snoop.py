@@ -14,9 +14,12 @@ def probe():
         "env": sorted(os.environ),
         "sees_parent": os.path.exists("../toygame.py"),  # beside the zoo folder
         "sees_root_home": os.path.exists("/root/.bashrc"),
-        # only the test markers: a busy /tmp would not fit in one stderr tail
-        "tmp_list": sorted(n for n in os.listdir("/tmp") if n.startswith("arena-host-marker-")),
     }
+    try:  # only the test markers: a busy /tmp would not fit in one stderr tail
+        facts["tmp_list"] = sorted(n for n in os.listdir("/tmp")
+                                   if n.startswith("arena-host-marker-"))
+    except OSError:  # Landlock at level none
+        facts["tmp_list"] = None
     try:
         with open("written-by-bot.txt", "w") as handle:
             handle.write("x")

@@ -1,0 +1,99 @@
+"""Store faults: a full disk, a damaged page and an empty file each end in one clear line
+and a non-zero exit, and nothing already stored is lost."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.errors import ArenaError
+from arena.league.backends import FunctionBackend
+from arena.league.config import load_league
+from arena.league.run import run_league
+from arena.league.schedule import build_schedule
+from arena.league.store import DB_NAME, create_store, open_store
+from tests.league.fakes import FakePlay, bots, fake_record
+
+NAMES = ["a", "b", "c", "d"]
+
+
+def play(path: Path) -> int:
+    return run_league(load_league(path), backend=FunctionBackend(FakePlay()), bots=bots(NAMES),
+                      out=io.StringIO(), err=io.StringIO(), quiet=True)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_an_empty_store_file_is_refused_not_taken_for_a_new_league(
+        league_file, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = league_file('roster = ["random", "first", "greedy"]')
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / DB_NAME).touch()
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is empty (0 bytes): it is not a league store" in err
+    assert (tmp_path / "out" / DB_NAME).stat().st_size == 0  # left as it was
+    with pytest.raises(ArenaError, match="is empty"):
+        open_store(tmp_path / "out")
+
+
+def test_a_new_store_is_made_whole_and_readable_by_its_owner_only(tmp_path: Path) -> None:
+    store = create_store(tmp_path / "res")
+    store.close()
+    path = tmp_path / "res" / DB_NAME
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.endswith(".new")) == []
+    with sqlite3.connect(path) as check:
+        assert check.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
+
+
+def test_a_damaged_page_stops_the_run_with_one_line_and_changes_nothing(
+        league_file, tmp_path: Path) -> None:
+    path = league_file(f"roster = {NAMES}", "rounds = 3")
+    assert play(path) == 0
+    store_path = tmp_path / "out" / DB_NAME
+    with sqlite3.connect(store_path) as connection:  # everything into the main file
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page_size = connection.execute("PRAGMA page_size").fetchone()[0]
+    data = bytearray(store_path.read_bytes())
+    data[-page_size:] = b"\xa5" * page_size  # garbage over the last page
+    store_path.write_bytes(bytes(data))
+    before = digest(store_path)
+
+    with pytest.raises(ArenaError) as raised:  # `arena run` prints it as one line, exit 2
+        play(path)
+    message = str(raised.value)
+    assert "\n" not in message and "is damaged" in message
+    assert "nothing more was written to it" in message
+    assert digest(store_path) == before
+
+
+def test_a_full_disk_is_one_line_and_every_game_stored_before_is_kept(tmp_path: Path) -> None:
+    games = [game for seed in range(1, 100)
+             for game in build_schedule("ra", NAMES, [3], seed=seed)[0]]
+    store = create_store(tmp_path / "res")
+    # SQLite's own "database or disk is full", at a size reached after a few games
+    pages = store.connection.execute("PRAGMA page_count").fetchone()[0]
+    store.connection.execute(f"PRAGMA max_page_count = {pages + 1}")
+    stored = 0
+    with pytest.raises(ArenaError) as raised:
+        for game in games:
+            stored += store.add_game(fake_record(game))
+    store.close()
+    message = str(raised.value)
+    assert "database or disk is full while storing game" in message
+    assert "every game stored before is safe" in message and "\n" not in message
+    reopened = open_store(tmp_path / "res")
+    assert reopened.count() == stored > 0
+    assert reopened.connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    reopened.close()

@@ -1,0 +1,26 @@
+"""An arena that starts one bot (folder and level from argv), says "ready" and waits to
+be killed with -9 (for test_hostile)."""
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.runner.botspec import BotSpec
+from arena.runner.pool import open_bot_pool
+from tests.runner.helpers import FAST
+
+
+async def main(folder: Path, level: str) -> None:
+    spec = BotSpec(name="lingering", version="1",
+                   command=("{python}", str(folder / "lingering.py")),
+                   folder=folder, games={"nim": (2,)}, source="test")
+    async with open_bot_pool(dataclasses.replace(FAST, sandbox=level)) as pool:
+        player = pool.checkout(spec)
+        await player.handshake()
+        print("ready", flush=True)
+        await trio.sleep(600)
+
+
+trio.run(main, Path(sys.argv[1]), sys.argv[2])
