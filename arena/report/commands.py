@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -139,6 +140,12 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to write the HTML file (default: report.html in the results folder)",
     )
+    parser.add_argument(
+        "--no-replays",
+        action="store_true",
+        help="do not write a replay page per game (by default they go in a folder beside "
+        "the report, REPORT-games/, linked from its list of games)",
+    )
 
 
 # --------------------------------------------------------------------------- commands
@@ -207,6 +214,26 @@ def report_command(args: argparse.Namespace) -> int:
 
     league = load_data(args)
     output: Path = args.output or league.results_dir / "report.html"
+    games, replays = "", ""
+    if not args.no_replays:
+        from arena.league.store import open_store
+        from arena.viewer.index import games_section, replay_folder, write_replays
+
+        if not output.parent.is_dir():  # before the work: say so at once
+            raise ArenaError(f"cannot write {output}: the folder {output.parent} does not exist")
+        wanted = {result.game_id for result in league.results}
+        store = open_store(league.results_dir)
+        try:
+            records = (r for r in store.games(args.game, args.players) if r.game_id in wanted)
+            written, problems = write_replays(records, replay_folder(output))
+        finally:
+            store.close()
+        if problems:
+            print(f"warning: {len(problems)} game(s) have no replay page, e.g. {problems[0]}",
+                  file=sys.stderr)
+        if written:
+            replays = f"wrote {len(written)} replay page(s) in {replay_folder(output)}"
+            games = games_section(league.results, replay_folder(output).name, written)
     page = render_report(
         league.results,
         title=f"{league.name} ({league.rules})" if league.rules else league.name,
@@ -215,9 +242,12 @@ def report_command(args: argparse.Namespace) -> int:
         prior_draws=league.prior_draws,
         seed=league.seed,
         stop=league.stop,
+        games=games,
     )
     write_atomically(output, page)
     print(f"wrote {output} ({_describe(league.results)})")
+    if replays:
+        print(replays)
     return 0
 
 

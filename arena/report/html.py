@@ -36,8 +36,10 @@ def render_report(
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     seed: int = 0,
     stop: Mapping[str, Any] | None = None,
+    games: str = "",
 ) -> str:
-    """The whole page; ``stop`` is the league's sequential test as the store keeps it."""
+    """The whole page; ``stop`` is the league's sequential test as the store keeps it,
+    ``games`` the HTML of its list of games (arena/viewer/index.py)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -58,6 +60,7 @@ def render_report(
         _failures(results, board),
         _seats(results, board),
         _meta_game(board),
+        games,
         _method(board, prior_draws),
     ]
     css = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
