@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
     "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
+    "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
     "completion": ("arena.completion",
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
@@ -52,11 +53,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena leaderboard                  # the league `arena run` plays",
         "arena leaderboard my.toml --matrix",
         "arena leaderboard results/spring --json",
+        "arena leaderboard ladder --alpha-rank --nash --fairness",
+        "arena leaderboard ladder --payoffs csv > payoffs.csv",
     ),
     "report": ("arena report my.toml -o report.html",),
     "replay": (
         "arena replay 6658485b             # a unique prefix of a game id is enough",
         "arena replay 6658485b --json --results my.toml",
+        "arena replay 6658485b --html -o game.html   # step through it in a browser",
     ),
     "export": ("arena export my.toml -o games.jsonl", "arena export dice --players 4"),
     "merge": (
@@ -68,6 +72,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "init": ("arena init my-arena", "arena init                         # here"),
     "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "play": (
+        "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
+        "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
+        "arena play ra --bots random random --seed 7 --seconds 60",
+    ),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
     "completion": (
         "arena completion bash > ~/.local/share/bash-completion/completions/arena",
@@ -80,6 +89,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench sprt",
         "arena bench plan",
     ),
 }

@@ -24,22 +24,63 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from arena.games.ra import RaState
-from arena.games.ra.tiles import OVER
+from arena.games.ra.tiles import OVER, TURN
 from arena.strategies.greedy import greedy_action, state_from_observation
 from arena.strategies.rollout import rollout_action
 from arena.strategies.valuation import seat_values
 
 JSON = Any
 
-EXPLORATION = 0.7  # UCB constant, for rewards in [0, 1]
-MARGIN_SCALE = 10.0  # points of margin that make a clear lead
-# Of the arena's time per decision, think this share, minus a fixed allowance for
-# reading the request, answering and the operating system's scheduling.
-TIME_SHARE = 0.6
-TIME_RESERVE = 0.08
+
+
+@dataclass(frozen=True)
+class MctsSettings:
+    """The search's knobs.  The defaults are the bundled bot's; :data:`STEPS` keeps each
+    earlier version, so every measured improvement can be replayed against its
+    predecessor (``python -m arena.strategies.gauntlet``; bots/README.md has the log)."""
+
+    exploration: float = 0.7  # UCB constant, for rewards in [0, 1]
+    margin_scale: float = 10.0  # points of margin that make a clear lead
+    # "best_rival": a seat's reward is its margin over the best other seat;
+    # "pairwise": the mean over the other seats of its margin over each (what the
+    # leaderboard's pairwise Elo counts)
+    reward: str = "best_rival"
+    # decisions of rollout after the tree before the valuation judges the position (then
+    # on to the next player's turn, so no auction or disaster is left half-done);
+    # negative: play on to the epoch's end
+    rollout_decisions: int = -1
+    # progressive bias towards the greedy bot's choice: it is tried first and its UCB
+    # score gets prior_weight / (visits + 1), in the nodes less than prior_depth
+    # decisions below the root (the greedy choice costs about as much as a rollout)
+    prior_weight: float = 0.0
+    prior_depth: int = 0
+    # Of the arena's time per decision, think this share, minus a fixed allowance for
+    # reading the request, answering and the operating system's scheduling.
+    time_share: float = 0.6
+    time_reserve: float = 0.08
+
+    def __post_init__(self) -> None:
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {self.reward!r}")
+
+
+REWARDS = ("best_rival", "pairwise")
+
+# The versions of the search, oldest first; the last one is the bundled bot's.
+# Each was measured against its predecessor with ``python -m arena.strategies.gauntlet``
+# (the commands and figures are in arena/bots/README.md).
+STEPS: dict[str, MctsSettings] = {
+    "1.0": MctsSettings(),
+    # back up each seat's mean margin over every rival (the pairwise order the
+    # leaderboard rates) rather than its margin over the best rival alone
+    "1.1": MctsSettings(reward="pairwise"),
+}
+DEFAULT = list(STEPS.values())[-1]
+
 # Starvation guard: after STARVED_AFTER seconds of search, a process that got less than
 # STARVED_SHARE of a core cuts its budget to that share (at least MIN_SHARE).
 STARVED_AFTER = 0.02
@@ -54,19 +95,21 @@ CHECK_EVERY = 16  # iterations between checks whether the answer is already deci
 
 
 def think_seconds(move_ms: float | None, limit: float | None = None,
-                  game_ms_left: float | None = None, epochs_left: float = 3.0) -> float:
+                  game_ms_left: float | None = None, epochs_left: float = 3.0,
+                  settings: MctsSettings = DEFAULT) -> float:
     """How long to search for a decision when the arena allows ``move_ms`` milliseconds
     (the overage bank is never counted on), capped at ``limit`` seconds if given.  With a
     whole-game clock (``game_ms_left``), the clock is shared over the decisions still to
     come (about ``DECISIONS_PER_EPOCH`` per epoch left); 0 means answer at once."""
-    budget = 1.0 if move_ms is None else TIME_SHARE * move_ms / 1000.0 - TIME_RESERVE
+    share, reserve = settings.time_share, settings.time_reserve
+    budget = 1.0 if move_ms is None else share * move_ms / 1000.0 - reserve
     if limit is not None:
         budget = min(budget, limit)
     budget = max(MIN_THINK, budget)
     if game_ms_left is not None:
         decisions_left = max(MIN_DECISIONS_LEFT, DECISIONS_PER_EPOCH * epochs_left)
-        share = TIME_SHARE * game_ms_left / 1000.0 / decisions_left - TIME_RESERVE
-        budget = max(0.0, min(budget, share))
+        clock_share = share * game_ms_left / 1000.0 / decisions_left - reserve
+        budget = max(0.0, min(budget, clock_share))
     return budget
 
 
@@ -80,27 +123,42 @@ def epochs_left(observation: dict[str, JSON]) -> float:
 
 
 class Node:
-    __slots__ = ("children", "visits", "avail", "totals")
+    __slots__ = ("children", "visits", "avail", "totals", "favourite")
 
     def __init__(self, num_players: int) -> None:
         self.children: dict[int, Node] = {}
         self.visits = 0
         self.avail = 0
         self.totals = [0.0] * num_players
+        self.favourite = NOT_ASKED  # the greedy choice in the first sample seen here
 
 
-def rewards(state: RaState) -> list[float]:
-    """Per seat, in [0, 1]: how well it stands against its best rival."""
+NOT_ASKED = -2
+
+
+def rewards(state: RaState, settings: MctsSettings = DEFAULT) -> list[float]:
+    """Per seat, in [0, 1]: how well it stands against its best rival, or against each
+    rival on average (``settings.reward``)."""
     values = seat_values(state)
+    scale = settings.margin_scale
+    tanh = math.tanh
     result = []
+    if settings.reward == "pairwise":
+        others = len(values) - 1
+        for value in values:
+            # the seat's own term is tanh(0) = 0 and drops out of the sum
+            total = sum(tanh((value - v) / scale) for v in values)
+            result.append(0.5 + 0.5 * total / others)
+        return result
     for seat, value in enumerate(values):
         rival = max(v for s, v in enumerate(values) if s != seat)
-        result.append(0.5 + 0.5 * math.tanh((value - rival) / MARGIN_SCALE))
+        result.append(0.5 + 0.5 * tanh((value - rival) / scale))
     return result
 
 
 def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
-           iterations: int | None = None) -> tuple[int, Node]:
+           iterations: int | None = None,
+           settings: MctsSettings = DEFAULT) -> tuple[int, Node]:
     """The best action for the seat deciding in ``root``, by ISMCTS for ``seconds`` of
     wall-clock time or ``iterations`` iterations (whichever ends first; at least one
     must be given), and the search tree."""
@@ -125,7 +183,7 @@ def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
             if seconds is not None and spent > STARVED_AFTER:
                 deadline = min(deadline, _starved_deadline(
                     started, seconds, spent, time.process_time() - cpu_started))
-        _iterate(root, tree, rng, n)
+        _iterate(root, tree, rng, n, settings)
         done += 1
     best = max(legal, key=lambda a: _visits(tree, a))
     return best, tree
@@ -157,9 +215,12 @@ def _visits(tree: Node, action: int) -> int:
     return -1 if child is None else child.visits
 
 
-def _iterate(root: RaState, tree: Node, rng: random.Random, n: int) -> None:
+def _iterate(root: RaState, tree: Node, rng: random.Random, n: int,
+             settings: MctsSettings) -> None:
     state = root.clone()
     state.rng = rng  # a fresh sample of the bag's future
+    exploration = settings.exploration
+    prior_weight, prior_depth = settings.prior_weight, settings.prior_depth
     node = tree
     path = [tree]
     # selection and expansion
@@ -167,7 +228,15 @@ def _iterate(root: RaState, tree: Node, rng: random.Random, n: int) -> None:
         legal = state.legal_actions()
         player = state.cur
         children = node.children
-        untried = [a for a in legal if a not in children]
+        favourite = -1
+        if len(path) <= prior_depth:
+            favourite = node.favourite
+            if favourite == NOT_ASKED:
+                favourite = node.favourite = greedy_action(state)
+        if favourite >= 0 and favourite not in children and favourite in legal:
+            untried = [favourite]
+        else:
+            untried = [a for a in legal if a not in children]
         if untried:
             action = untried[rng.randrange(len(untried))]
             child = Node(n)
@@ -185,18 +254,25 @@ def _iterate(root: RaState, tree: Node, rng: random.Random, n: int) -> None:
             child = children[a]
             child.avail += 1
             log_term = math.log(child.avail)
-            score = child.totals[player] / child.visits + EXPLORATION * math.sqrt(
-                log_term / child.visits)
+            visits = child.visits
+            score = child.totals[player] / visits + exploration * math.sqrt(log_term / visits)
+            if a == favourite:
+                score += prior_weight / (visits + 1)
             if score > best_score:
                 best_score, best_action = score, a
         node = children[best_action]
         state.apply_action(best_action)
         path.append(node)
-    # rollout to the end of the epoch, then the valuation's estimate
+    # rollout to the end of the epoch (or the horizon), then the valuation's estimate
     epoch = state.epoch
+    horizon = settings.rollout_decisions
+    played = 0
     while state.phase != OVER and state.epoch == epoch:
+        if 0 <= horizon <= played and state.phase == TURN:
+            break
         state.apply_action(rollout_action(state, rng))
-    result = rewards(state)
+        played += 1
+    result = rewards(state, settings)
     for visited in path:
         visited.visits += 1
         totals = visited.totals
@@ -215,10 +291,11 @@ class MctsStrategy:
     deterministic."""
 
     name = "mcts"
-    version = "1.0.0"
+    version = "1.1.0"  # bump with any change of play: leagues tell versions apart by it
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, settings: MctsSettings = DEFAULT) -> None:
+        self.settings = settings
         self.seconds = seconds
         self.iterations = iterations
         self.move_ms: float | None = None
@@ -249,10 +326,12 @@ class MctsStrategy:
         left = self.game_ms_left
         if left is None and self.game_ms is not None:
             left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
-        if self.iterations is not None and self.seconds is None and self.move_ms is None \
-                and left is None:
+        if self.iterations is not None and self.seconds is None:
+            # a fixed search, whatever the arena's time: the same decisions on any machine
+            # under any load (the starvation guard would otherwise cut it short)
             return None
-        return think_seconds(self.move_ms, self.seconds, left, epochs_left(observation))
+        return think_seconds(self.move_ms, self.seconds, left, epochs_left(observation),
+                             self.settings)
 
     def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
         started = time.perf_counter()
@@ -271,7 +350,8 @@ class MctsStrategy:
         seconds = None if budget is None else budget - (time.perf_counter() - started)
         if seconds is not None:
             seconds = max(seconds, 0.0)
-        action, tree = search(state, self.rng, seconds=seconds, iterations=self.iterations)
+        action, tree = search(state, self.rng, seconds=seconds, iterations=self.iterations,
+                              settings=self.settings)
         self.last_iterations = tree.visits
         if not tree.visits:  # no time at all to search: the greedy choice is instant
             action = greedy_action(state)

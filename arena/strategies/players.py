@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.runner.players import PythonPlayer
 from arena.strategies.greedy import GreedyStrategy
-from arena.strategies.mcts import MctsStrategy
+from arena.strategies.mcts import DEFAULT, MctsSettings, MctsStrategy
 
 
 def greedy_player(name: str = "greedy") -> PythonPlayer:
@@ -13,9 +13,10 @@ def greedy_player(name: str = "greedy") -> PythonPlayer:
 
 
 def mcts_player(name: str = "mcts", *, seconds: float | None = None,
-                iterations: int | None = None) -> PythonPlayer:
+                iterations: int | None = None,
+                settings: MctsSettings = DEFAULT) -> PythonPlayer:
     """ISMCTS thinking within the game's time per decision (capped at ``seconds``), or
     for a fixed number of ``iterations`` (deterministic)."""
-    strategy = MctsStrategy(seconds=seconds, iterations=iterations)
+    strategy = MctsStrategy(seconds=seconds, iterations=iterations, settings=settings)
     return PythonPlayer(name, strategy.choose, version=strategy.version,
                         on_new_game=strategy.new_game)

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
+import trio
 
+from arena.games.ra import GAME
 from arena.games.ra.scenario import build_state
+from arena.records import GameRecord
+from arena.runner.botspec import BotSpec
+from arena.runner.pool import open_bot_pool
+from arena.runner.referee import play_game
+from arena.settings import Limits
 from arena.strategies.greedy import GreedyStrategy
+from arena.strategies.players import greedy_player, mcts_player
 
 BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
 
@@ -64,3 +74,27 @@ def test_mcts_refuses_a_thinking_time_that_is_not_positive() -> None:
                           input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--seconds must be more than 0" in done.stderr
+
+
+def test_the_mcts_process_plays_exactly_as_the_strategy_in_process() -> None:
+    # With a fixed iteration count the search is deterministic, so the bot process and
+    # the in-process strategy must play the same game from the same seed.
+    limits = dataclasses.replace(Limits(), move_seconds=5.0)
+    manifest = tomllib.loads((BOTS / "mcts" / "bot.toml").read_text())
+    spec = BotSpec(name="mcts", version=manifest["version"],
+                   command=(*manifest["command"], "--iterations", "25"),
+                   folder=BOTS / "mcts", games={"ra": (2, 3, 4, 5)},
+                   source=f"folder {BOTS / 'mcts'}", description=manifest["description"])
+
+    async def as_process() -> GameRecord:
+        async with open_bot_pool(limits) as pool, pool.seated([spec]) as (player,):
+            return await play_game(GAME, [player, greedy_player(), greedy_player()], 13,
+                                   limits=limits)
+
+    async def in_process() -> GameRecord:
+        return await play_game(GAME, [mcts_player(iterations=25), greedy_player(),
+                                      greedy_player()], 13, limits=limits)
+
+    process_record, local_record = trio.run(as_process), trio.run(in_process)
+    assert process_record.forfeits == {}
+    assert process_record.engine["actions"] == local_record.engine["actions"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 import time
+import tomllib
+from pathlib import Path
 
 import pytest
 import trio
@@ -20,11 +22,15 @@ from arena.runner.referee import play_game
 from arena.settings import Limits
 from arena.strategies.greedy import greedy_action
 from arena.strategies.mcts import (
+    DEFAULT,
     MIN_SHARE,
     MIN_THINK,
+    STEPS,
+    MctsSettings,
     MctsStrategy,
     _starved_deadline,
     epochs_left,
+    rewards,
     search,
     think_seconds,
 )
@@ -197,3 +203,32 @@ def test_a_whole_game_under_a_game_clock_in_process_has_no_timeout() -> None:
                        Limits(move_seconds=1.0, game_seconds=6.0))
     assert outcome.forfeits == {}
     assert outcome.timings["seats"][0]["seconds"] < 6.0
+
+
+def test_the_pairwise_reward_counts_every_rival(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seats 0 and 1 tie at the top, far ahead of seat 2: against its best rival seat 0 is
+    # only level, but it is ahead in one of its two pairings, as the leaderboard counts.
+    monkeypatch.setattr("arena.strategies.mcts.seat_values", lambda _state: [30.0, 30.0, 0.0])
+    state = GAME.new_game(3, 1)
+    best_rival = rewards(state, MctsSettings(reward="best_rival"))
+    pairwise = rewards(state, MctsSettings(reward="pairwise"))
+    assert best_rival[0] == pytest.approx(0.5)
+    assert pairwise[0] == pytest.approx(0.5 + 0.25 * math.tanh(3.0))
+    assert pairwise[2] == pytest.approx(0.5 - 0.5 * math.tanh(3.0))
+    assert sum(pairwise) == pytest.approx(1.5)  # pairwise margins cancel out
+
+
+def test_every_step_is_kept_and_the_bundled_bot_is_the_last() -> None:
+    assert list(STEPS)[0] == "1.0" and list(STEPS.values())[-1] == DEFAULT
+    manifest = Path(__file__).parents[2] / "arena" / "bots" / "mcts" / "bot.toml"
+    assert tomllib.loads(manifest.read_text())["version"] == MctsStrategy.version
+
+
+def test_a_fixed_iteration_count_ignores_the_arenas_time() -> None:
+    # Otherwise a starved process would cut some searches short and the games would
+    # depend on the machine's load.
+    strategy = MctsStrategy(iterations=50)
+    strategy.new_game({"seed": 1, "time": {"move_ms": 100, "game_ms": 5000}})
+    assert strategy.budget(GAME.new_game(3, 1).observation(0)) is None
+    assert MctsStrategy(iterations=50, seconds=0.2).budget(
+        GAME.new_game(3, 1).observation(0)) == pytest.approx(0.2)

@@ -1,0 +1,604 @@
+"""Information-set Monte Carlo tree search for Ra: The Dice Game (``bots/dice-mcts``).
+
+The only hidden information is the future dice, so the information set of the player to
+move is the public position (:func:`state_from_observation` rebuilds it from the
+observation, with the engine's own JSON loader) and a determinization is that position
+with a fresh dice stream (``reseed``).  Each iteration samples one, walks the tree, adds
+a node, plays on with a cheap rollout policy (:func:`rollout_action`) to the end of the
+epoch (or the game), judges every seat with :func:`seat_values` and backs up, per seat,
+the mean over the other seats of ``0.5 + 0.5 tanh(margin / scale)``: the pairwise
+finishing order the leaderboard counts.
+
+Unlike Ra's draws, a roll changes what the next decisions *are* (which dice are free,
+which applications exist), so the tree branches on the dice shown after each action:
+a decision node's child for an action holds one node per outcome seen (a deterministic
+action has just one).  Selection is UCB over the actions legal in the sample, counting
+availability as ISMCTS does; unvisited actions are tried in the rollout policy's order of
+preference, best first.
+
+Time is spent as by the Ra mcts (:mod:`arena.strategies.mcts`): a share of the arena's
+time per decision, never the overage bank, cut when the process gets only part of a core
+(the same starvation guard), and shorter when the answer can no longer change.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from arena.games.ra_dice import actions as A
+from arena.games.ra_dice.actions import BITS, POPCOUNT
+from arena.games.ra_dice.board import (
+    ANKH,
+    CIVILIZATION,
+    CIVILIZATION_POINTS,
+    COLOURS,
+    EPOCHS,
+    MONUMENT,
+    MONUMENT_BONUS,
+    MONUMENT_COLUMN_POINTS,
+    NILE,
+    NUM_COLUMNS,
+    NUM_DICE,
+    PHARAOH,
+    REROLLS,
+    SUN,
+    resolve_board,
+)
+from arena.games.ra_dice.record import state_from_json
+from arena.games.ra_dice.state import APPLY, DISASTER, OVER, PHASES, ROLL, RaDiceState
+from arena.strategies import dice_greedy
+from arena.strategies import mcts as ra_mcts
+
+if TYPE_CHECKING:  # the bot process itself needs none of the runner
+    from arena.runner.players import PythonPlayer
+
+JSON = Any
+VERSION = "1.1.0"  # bump with any change of play: leagues tell versions apart by it
+
+
+@dataclass(frozen=True)
+class DiceMctsSettings:
+    """The search's knobs (as :class:`arena.strategies.mcts.MctsSettings`)."""
+
+    exploration: float = 0.7  # UCB constant, for rewards in [0, 1]
+    margin_scale: float = 10.0  # points of margin that make a clear lead
+    # play rollouts on to the end of the game instead of the epoch's end
+    to_game_end: bool = False
+    # chance that a rollout decision is uniform instead of the policy's choice
+    rollout_noise: float = 0.1
+    # search only the greedy bot's this many best-valued actions at the root (0: all)
+    root_candidates: int = 0
+    time_share: float = 0.6
+    time_reserve: float = 0.08
+
+
+# The versions of the search, oldest first; the last one is the bundled bot's.  Each was
+# measured against its predecessor with ``python -m arena.strategies.gauntlet`` (the
+# commands and figures are in arena/bots/README.md).
+STEPS: dict[str, DiceMctsSettings] = {
+    "1.0": DiceMctsSettings(),
+    # the search alone lost clearly to dice-greedy; among greedy's three best it ties it
+    "1.1": DiceMctsSettings(root_candidates=3),
+}
+DEFAULT = list(STEPS.values())[-1]
+
+
+# --------------------------------------------------------------- the public position
+
+
+def state_from_observation(observation: dict[str, JSON], seed: int = 0) -> RaDiceState:
+    """The full position the observation shows, its future dice drawn from ``seed``."""
+    n = int(observation["num_players"])
+    board_options = observation["board"]
+    board = resolve_board({"board": board_options}, n)
+    phase = observation["phase"]
+    faces = [FACE_INDEX[die["face"]] for die in observation["dice"]]
+    used = sum(1 << i for i, die in enumerate(observation["dice"]) if die["used"])
+    civilization = [0] * NUM_DICE
+    for colour, seats in observation["civilization"].items():
+        for seat in seats:
+            civilization[COLOURS.index(colour)] |= 1 << seat
+    monuments = [-1] * (5 * NUM_COLUMNS)
+    for column, owners in enumerate(observation["monuments"]):
+        for row, owner in enumerate(owners):
+            if owner is not None:
+                monuments[5 * column + board.colour_at[column][row]] = owner
+    victims = _victims(observation, monuments, civilization) if phase == "victim" else []
+    data = {
+        "game": "ra_dice", "version": 1, "num_players": n, "seed": seed,
+        "options": {"board": board_options}, "dice_counter": 0,
+        "scores": observation["scores"], "pharaoh": observation["pharaoh"],
+        "nile": observation["nile"], "floods": observation["floods"],
+        "civilization": civilization, "monuments": monuments,
+        "ra": observation["ra"]["position"], "epoch": observation["epoch"],
+        "player": observation["turn_player"], "phase": phase, "faces": faces,
+        "rolls": REROLLS + 1 - observation["rerolls_left"] if phase == "roll" else 0,
+        "used": used, "placed_monuments": observation["monuments_placed_this_turn"],
+        "victims": victims, "events": [],
+    }
+    return state_from_json(data)
+
+
+FACE_INDEX = {"sun": SUN, "pharaoh": PHARAOH, "nile": NILE, "civilization": CIVILIZATION,
+              "monument": MONUMENT, "ankh": ANKH}
+
+
+def _victims(observation: dict[str, JSON], monuments: list[int],
+             civilization: list[int]) -> list[list[int]]:
+    """The queue of disaster victims still to choose: the observation shows the first;
+    the others are the later seats (in turn order) holding more than two markers of the
+    struck kind, each still to lose two (the engine queues exactly those)."""
+    first = observation["disaster_victim"]
+    what = A.DISASTER_BASE + A.DISASTERS.index(first["what"])
+    n, player = observation["num_players"], observation["turn_player"]
+    order = [(player + step) % n for step in range(1, n)]
+    queue = [[first["seat"], what, first["markers_to_lose"]]]
+    for seat in order[order.index(first["seat"]) + 1:]:
+        if what == A.DISASTER_CIVILIZATION:
+            held = sum(1 for mask in civilization if mask >> seat & 1)
+        else:
+            held = monuments.count(seat)
+        if held > 2:
+            queue.append([seat, what, 2])
+    return queue
+
+
+# ------------------------------------------------------------------ the rollout policy
+
+ANKH_COST = 0.9  # an Ankh left unused scores 1 point (2 per pair)
+CIVILIZATION_PLANNING = (-5.0, 0.0, 2.5, 5.0, 10.0, 15.0)
+MONUMENT_BONUS_PLANNING = (0.0, 0.5, 2.5, 5.0, 10.0, 15.0)
+
+
+def _free_counts(state: RaDiceState) -> list[int]:
+    counts = [0] * 6
+    faces, used = state.faces, state.used
+    for i in range(NUM_DICE):
+        if not used >> i & 1:
+            counts[faces[i]] += 1
+    return counts
+
+
+def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
+    """How much keeping a die showing ``face`` is worth to the player rolling (rough)."""
+    seat = state.player
+    if face == PHARAOH:
+        return 1.0 if state.pharaoh[seat] < state.board.track_top else 0.0
+    if face == NILE:
+        if state.floods[seat]:
+            return 1.0
+        return 0.9 if counts[NILE] + counts[ANKH] >= 2 else 0.4
+    if face == CIVILIZATION:
+        return 1.0 if counts[CIVILIZATION] + counts[ANKH] >= 2 else 0.3
+    if face == MONUMENT:
+        return 1.0 if counts[MONUMENT] > 1 or state.placed_monuments == 0 else 0.7
+    return 1.2  # an Ankh: wild, or half a pair
+
+
+def _roll_choice(state: RaDiceState, rng: random.Random) -> int:
+    counts = _free_counts(state)
+    threshold = 0.5 + 0.5 * rng.random()
+    mask = 0
+    faces = state.faces
+    for i in range(NUM_DICE):
+        face = faces[i]
+        if face != SUN and _keep_value(state, face, counts) < threshold:
+            mask |= 1 << i
+    return mask or A.STOP  # a mask of unlocked dice is always a legal reroll
+
+
+def application_value(state: RaDiceState, action: int, counts: list[int]) -> float:
+    """A quick estimate of what an application brings now, less the Ankhs it takes from
+    the pairs that scoring at the end of the turn would pay (DONE: 0)."""
+    seat = state.player
+    if action == A.DONE:
+        return 0.0
+    top = state.board.track_top
+    if action < A.NILE_BASE:
+        ankhs = action - A.PHARAOH_BASE
+        spaces = min(counts[PHARAOH] + ankhs, top - state.pharaoh[seat])
+        return 1.2 * spaces - ANKH_COST * ankhs
+    if action < A.FLOOD_BASE:
+        ankhs = action - A.NILE_BASE
+        spaces = min(counts[NILE] + ankhs, top - state.nile[seat])
+        return (1.0 if state.floods[seat] else 0.35) * spaces - ANKH_COST * ankhs
+    if action < A.CIVILIZATION_BASE:
+        ankhs = action - A.FLOOD_BASE
+        gain = 0.2 if state.floods[seat] else 2.0 + 0.4 * state.nile[seat]
+        return gain - ANKH_COST * ankhs
+    if action < A.MONUMENT_BASE:
+        added = POPCOUNT[action - A.CIVILIZATION_BASE]
+        have = state.civilization_markers[seat]
+        spare_civs = counts[CIVILIZATION] - added
+        ankhs = max(0, 2 - spare_civs)
+        return (CIVILIZATION_PLANNING[min(5, have + added)] - CIVILIZATION_PLANNING[have]
+                - ANKH_COST * ankhs)
+    space, partner = divmod(action - A.MONUMENT_BASE, 8)
+    column = space // 5
+    own = state.monuments[5 * column : 5 * column + 5].count(seat)
+    gain = MONUMENT_BONUS_PLANNING[own + 1] - MONUMENT_BONUS_PLANNING[own]
+    if not own:
+        gain += 1.0  # a new column
+    return gain + 0.5 - (ANKH_COST if partner == A.PARTNER_ANKH else 0.0)
+
+
+def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
+    """The application worth most now, or DONE when none is worth anything (the values
+    already charge the Ankhs an application takes from the pairs DONE would score)."""
+    counts = _free_counts(state)
+    best, best_value = A.DONE, 0.0
+    for action in legal:
+        if action != A.DONE:
+            value = application_value(state, action, counts)
+            if value > best_value:
+                best, best_value = action, value
+    return best
+
+
+def disaster_harm(state: RaDiceState, action: int) -> float:
+    """What declaring a disaster costs the other players, the leader counting double."""
+    seat = state.player
+    n = state.num_players
+    scores = state.scores
+    leader = max((s for s in range(n) if s != seat), key=lambda s: scores[s])
+    harm = 0.0
+    for victim in range(n):
+        if victim == seat:
+            continue
+        weight = 1.0 if victim == leader else 0.5
+        if action == A.DISASTER_PHARAOH:
+            loss = 1.5 * min(2, state.pharaoh[victim])
+        elif action == A.DISASTER_NILE:
+            loss = 0.5 * state.nile[victim] if state.floods[victim] == 1 else (
+                0.1 if state.floods[victim] else 0.5 * min(2, state.nile[victim]))
+        elif action == A.DISASTER_CIVILIZATION:
+            have = state.civilization_markers[victim]
+            loss = CIVILIZATION_PLANNING[have] - CIVILIZATION_PLANNING[max(0, have - 2)]
+        elif action == A.DISASTER_MONUMENT:
+            loss = 2.0 * min(2, state.monument_markers[victim])
+        else:
+            loss = 0.0
+        harm += weight * loss
+    return harm
+
+
+def rollout_action(state: RaDiceState, rng: random.Random, noise: float = 0.1) -> int:
+    """A plausible decision at a few µs: keep useful dice, apply the best-looking one,
+    strike the leader; with chance ``noise`` a uniform one (so rollouts explore)."""
+    legal = state.legal_actions()
+    if noise and rng.random() < noise:
+        return legal[rng.randrange(len(legal))]
+    phase = state.phase
+    if phase == ROLL:
+        return _roll_choice(state, rng)
+    if phase == APPLY:
+        return _apply_choice(state, legal)
+    if phase == DISASTER:
+        return max(legal, key=lambda action: disaster_harm(state, action))
+    return legal[rng.randrange(len(legal))]  # a victim's marker
+
+
+def preference(state: RaDiceState, legal: list[int]) -> list[int]:
+    """``legal`` in the order the search tries them: the rollout policy's favourites
+    first (stable for equal values, so the order is deterministic)."""
+    phase = state.phase
+    if phase == APPLY:
+        counts = _free_counts(state)
+        return sorted(legal, key=lambda a: -application_value(state, a, counts))
+    if phase == DISASTER:
+        return sorted(legal, key=lambda a: -disaster_harm(state, a))
+    if phase == ROLL:
+        counts = _free_counts(state)
+        faces = state.faces
+        worth = [0.0 if faces[i] == SUN else _keep_value(state, faces[i], counts)
+                 for i in range(NUM_DICE)]
+
+        def kept(action: int) -> float:  # rerolling good dice first is the worst
+            return -sum(worth[i] - 0.6 for i in BITS[action]) if action else 0.0
+
+        return sorted(legal, key=lambda a: -kept(a))
+    return legal
+
+
+# --------------------------------------------------------------------- the valuation
+
+
+def seat_values(state: RaDiceState) -> list[float]:
+    """Each seat's estimated final score: its score plus what its markers should still
+    bring in the scorings to come (exact when the game is over)."""
+    if state.phase == OVER:
+        return [float(s) for s in state.scores]
+    n = state.num_players
+    board = state.board
+    span = max(1, board.ra_end - board.ra_start)
+    progress = min(1.0, max(0.0, (state.ra - board.ra_start) / span))
+    scorings = EPOCHS - state.epoch + 1  # this epoch's included
+    pharaoh = state.pharaoh
+    best, worst = max(pharaoh), min(pharaoh)
+    mean_pharaoh = sum(pharaoh) / n
+    final_monuments = _monument_points(state)
+    values = []
+    for seat in range(n):
+        race = 0.0 if best == worst else 5.0 if pharaoh[seat] == best else (
+            -2.0 if pharaoh[seat] == worst else 0.0)
+        value = float(state.scores[seat])
+        # this epoch's race counts more the nearer its end; later ones half
+        value += race * (0.4 + 0.6 * progress) + 0.5 * race * (scorings - 1)
+        value += 0.3 * (pharaoh[seat] - mean_pharaoh) * scorings
+        nile = state.nile[seat]
+        flooded = state.floods[seat] > 0
+        value += nile * (1.0 if flooded else 0.5 * (1.0 - progress))
+        value += 0.5 * nile * (scorings - 1)
+        markers = state.civilization_markers[seat]
+        value += progress * CIVILIZATION_POINTS[markers] + (1 - progress) * (
+            CIVILIZATION_PLANNING[markers] if markers else 0.0)
+        value += final_monuments[seat]
+        values.append(value)
+    return values
+
+
+def _monument_points(state: RaDiceState) -> list[float]:
+    spaces = state.monuments
+    points = []
+    for seat in range(state.num_players):
+        columns = 0
+        total = 0.0
+        for column in range(NUM_COLUMNS):
+            own = spaces[5 * column : 5 * column + 5].count(seat)
+            if own:
+                columns += 1
+                total += MONUMENT_BONUS[own]
+        points.append(total + MONUMENT_COLUMN_POINTS[columns])
+    return points
+
+
+def rewards(state: RaDiceState, scale: float) -> list[float]:
+    """Per seat, in [0, 1]: its mean margin over each other seat, squashed."""
+    values = seat_values(state)
+    others = len(values) - 1
+    tanh = math.tanh
+    return [0.5 + 0.5 * sum(tanh((value - v) / scale) for v in values) / others
+            for value in values]
+
+
+# ------------------------------------------------------------------------- the search
+
+
+class Node:
+    """A decision point: per action an :class:`Edge` (statistics for that choice)."""
+
+    __slots__ = ("edges", "visits", "order", "only")
+
+    def __init__(self) -> None:
+        self.edges: dict[int, Edge] = {}
+        self.visits = 0
+        self.order: list[int] | None = None  # untried actions, best first
+        self.only: set[int] | None = None  # the root's candidates, if restricted
+
+
+class Edge:
+    """One action of a node: its statistics, and one node per dice outcome seen."""
+
+    __slots__ = ("visits", "avail", "totals", "outcomes")
+
+    def __init__(self, num_players: int) -> None:
+        self.visits = 0
+        self.avail = 0
+        self.totals = [0.0] * num_players
+        self.outcomes: dict[tuple[int, ...], Node] = {}
+
+
+def search(root: RaDiceState, rng: random.Random, *, seconds: float | None = None,
+           iterations: int | None = None, settings: DiceMctsSettings = DEFAULT,
+           candidates: list[int] | None = None) -> tuple[int, Node]:
+    """The best action for the seat deciding in ``root`` and the tree, by ISMCTS for
+    ``seconds`` or ``iterations`` (whichever ends first; at least one must be given),
+    among ``candidates`` (default: every legal action; the first is tried first)."""
+    if seconds is None and iterations is None:
+        raise ValueError("search needs a time or an iteration budget")
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    deadline = math.inf if seconds is None else started + seconds
+    limit = math.inf if iterations is None else iterations
+    tree = Node()
+    legal = root.legal_actions() if candidates is None else candidates
+    tree.order = list(legal)
+    tree.only = None if candidates is None else set(candidates)
+    done = 0
+    while done < limit:
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+        if done % ra_mcts.CHECK_EVERY == 0 and done:
+            spent = now - started
+            if _decided(tree, legal, done, spent, deadline - now, limit - done):
+                break
+            if seconds is not None and spent > ra_mcts.STARVED_AFTER:
+                deadline = min(deadline, ra_mcts._starved_deadline(
+                    started, seconds, spent, time.process_time() - cpu_started))
+        _iterate(root, tree, rng, settings)
+        done += 1
+    best = max(legal, key=lambda a: _visits(tree, a))
+    return best, tree
+
+
+def _visits(node: Node, action: int) -> int:
+    edge = node.edges.get(action)
+    return -1 if edge is None else edge.visits
+
+
+def _decided(tree: Node, legal: list[int], done: int, spent: float, left: float,
+             iterations_left: float) -> bool:
+    if len(legal) < 2:
+        return True
+    possible = min(iterations_left, done / spent * left if spent > 0 else math.inf)
+    visits = sorted((_visits(tree, a) for a in legal), reverse=True)
+    return visits[0] - visits[1] > possible
+
+
+def _iterate(root: RaDiceState, tree: Node, rng: random.Random,
+             settings: DiceMctsSettings) -> None:
+    state = root.clone()
+    state.reseed(rng.getrandbits(63))  # a fresh sample of the future dice
+    n = state.num_players
+    exploration = settings.exploration
+    node = tree
+    path: list[Edge] = []
+    while state.phase != OVER:
+        legal = state.legal_actions()
+        if node.only is not None:
+            legal = [a for a in legal if a in node.only]
+        player = state.current_player()
+        edges = node.edges
+        if node.order is None:
+            node.order = preference(state, legal)
+        action = next((a for a in node.order if a not in edges and a in legal), -1)
+        if action < 0:  # everything tried: UCB among the actions legal in this sample
+            best_score = -1.0
+            log = math.log
+            for a in legal:
+                edge = edges.get(a)
+                if edge is None:  # only reached by another sample: try it now
+                    action = a
+                    break
+                edge.avail += 1
+                score = edge.totals[player] / edge.visits + exploration * math.sqrt(
+                    log(edge.avail) / edge.visits)
+                if score > best_score:
+                    best_score, action = score, a
+        edge = edges.get(action)
+        if edge is None:  # expansion: one new edge per iteration, then the rollout
+            edge = edges[action] = Edge(n)
+            for a in legal:
+                if a in edges:
+                    edges[a].avail += 1
+            state.apply_action(action)
+            path.append(edge)
+            break
+        state.apply_action(action)
+        path.append(edge)
+        # the dice shown (and whose turn, how far Ra is) tell the outcomes apart
+        outcome = (*state.faces, state.player, state.ra, state.phase)
+        child = edge.outcomes.get(outcome)
+        if child is None:
+            child = edge.outcomes[outcome] = Node()
+        node = child
+    epoch = state.epoch
+    noise = settings.rollout_noise
+    to_end = settings.to_game_end
+    while state.phase != OVER and (to_end or state.epoch == epoch):
+        state.apply_action(rollout_action(state, rng, noise))
+    result = rewards(state, settings.margin_scale)
+    tree.visits += 1
+    for edge in path:
+        edge.visits += 1
+        totals = edge.totals
+        for seat in range(n):
+            totals[seat] += result[seat]
+
+
+# ----------------------------------------------------------------------- the strategy
+
+
+def legal_matches(state: RaDiceState, legal: list[dict[str, JSON]]) -> list[int]:
+    """The engine actions in the order of ``legal``; ValueError if they differ."""
+    actions = state.legal_actions()
+    if [state.action_to_json(a) for a in actions] != legal:
+        raise ValueError("the legal list does not match the observation's position")
+    return actions
+
+
+class DiceMctsStrategy:
+    """``choose(observation, legal) -> index`` with ISMCTS over the dice (see the module
+    docstring); the same interface and time handling as :class:`MctsStrategy`."""
+
+    name = "dice-mcts"
+    version = VERSION
+
+    def __init__(self, seconds: float | None = None, iterations: int | None = None,
+                 seed: int = 0, settings: DiceMctsSettings = DEFAULT) -> None:
+        self.settings = settings
+        self.seconds = seconds
+        self.iterations = iterations
+        self.move_ms: float | None = None
+        self.game_ms: float | None = None
+        self.clock_used = 0.0
+        self.game_ms_left: float | None = None
+        self.rng = random.Random(seed)
+        self.last_iterations = 0
+
+    def new_game(self, message: dict[str, JSON]) -> None:
+        self.rng.seed(message.get("seed", 0))
+        timing = message.get("time") or {}
+        self.move_ms = ra_mcts._positive(timing.get("move_ms"))
+        self.game_ms = ra_mcts._positive(timing.get("game_ms"))
+        self.clock_used = 0.0
+        self.game_ms_left = None
+
+    def on_request(self, message: dict[str, JSON]) -> None:
+        timing = message.get("time") or {}
+        move_ms = ra_mcts._positive(timing.get("move_ms"))
+        if move_ms is not None:
+            self.move_ms = move_ms
+        left = timing.get("game_ms_left")
+        self.game_ms_left = float(left) if isinstance(left, int | float) else None
+
+    def budget(self, observation: dict[str, JSON]) -> float | None:
+        left = self.game_ms_left
+        if left is None and self.game_ms is not None:
+            left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
+        if self.iterations is not None and self.seconds is None:
+            # a fixed search, whatever the arena's time: the same decisions on any machine
+            # under any load (the starvation guard would otherwise cut it short)
+            return None
+        epochs = max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
+        settings = ra_mcts.MctsSettings(time_share=self.settings.time_share,
+                                        time_reserve=self.settings.time_reserve)
+        return ra_mcts.think_seconds(self.move_ms, self.seconds, left, epochs, settings)
+
+    def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
+        started = time.perf_counter()
+        try:
+            return self._choose(observation, legal, started)
+        finally:
+            self.clock_used += time.perf_counter() - started
+            self.game_ms_left = None
+
+    def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
+                started: float) -> int:
+        if len(legal) == 1:
+            return 0
+        state = state_from_observation(observation)
+        actions = legal_matches(state, legal)
+        candidates = None
+        if self.settings.root_candidates:
+            values = dice_greedy.action_values(observation, legal)
+            ranked = sorted(range(len(legal)), key=lambda i: (-values[i], i))
+            candidates = [actions[i] for i in ranked[:self.settings.root_candidates]]
+        budget = self.budget(observation)
+        seconds = None if budget is None else max(0.0, budget - (time.perf_counter() - started))
+        action, tree = search(state, self.rng, seconds=seconds, iterations=self.iterations,
+                              settings=self.settings, candidates=candidates)
+        self.last_iterations = tree.visits
+        if not tree.visits:  # no time to search: the greedy bot's choice, at once
+            return dice_greedy.choose(observation, legal)
+        return actions.index(action)
+
+
+def dice_mcts_player(name: str = "dice-mcts", *, seconds: float | None = None,
+                     iterations: int | None = None,
+                     settings: DiceMctsSettings = DEFAULT) -> PythonPlayer:
+    """This strategy as an in-process player for the referee (tests, gauntlets)."""
+    from arena.runner.players import PythonPlayer
+
+    strategy = DiceMctsStrategy(seconds=seconds, iterations=iterations, settings=settings)
+    return PythonPlayer(name, strategy.choose, version=strategy.version,
+                        on_new_game=strategy.new_game)
+
+
+__all__ = ["PHASES", "DiceMctsSettings", "DiceMctsStrategy", "dice_mcts_player",
+           "search", "state_from_observation"]
