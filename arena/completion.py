@@ -19,7 +19,7 @@ SHELLS = ("bash", "zsh", "fish", "tcsh")
 # which completion an argument gets, by its dest: the same word means the same thing in
 # every command (a league file or results folder, a bot, a folder, a file)
 LEAGUE_DESTS = frozenset({"league", "source", "results", "stores"})
-BOT_DESTS = frozenset({"bot", "challenger", "anchor"})
+BOT_DESTS = frozenset({"bot", "bots", "challenger", "anchor"})
 FOLDER_DESTS = frozenset({"path", "to", "results_dir", "dir", "folder"})
 FILE_DESTS = frozenset({"output"})
 GAME_DESTS = frozenset({"game"})

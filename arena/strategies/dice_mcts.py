@@ -90,6 +90,15 @@ DEFAULT = list(STEPS.values())[-1]
 # --------------------------------------------------------------- the public position
 
 
+def _options(observation: dict[str, JSON], board_options: JSON) -> dict[str, JSON]:
+    """The game's options as the observation shows them: the board, and the edition (the
+    rules the scores follow) when the engine names one."""
+    options: dict[str, JSON] = {"board": board_options}
+    if "edition" in observation:
+        options["edition"] = observation["edition"]
+    return options
+
+
 def state_from_observation(observation: dict[str, JSON], seed: int = 0) -> RaDiceState:
     """The full position the observation shows, its future dice drawn from ``seed``."""
     n = int(observation["num_players"])
@@ -110,7 +119,7 @@ def state_from_observation(observation: dict[str, JSON], seed: int = 0) -> RaDic
     victims = _victims(observation, monuments, civilization) if phase == "victim" else []
     data = {
         "game": "ra_dice", "version": 1, "num_players": n, "seed": seed,
-        "options": {"board": board_options}, "dice_counter": 0,
+        "options": _options(observation, board_options), "dice_counter": 0,
         "scores": observation["scores"], "pharaoh": observation["pharaoh"],
         "nile": observation["nile"], "floods": observation["floods"],
         "civilization": civilization, "monuments": monuments,
