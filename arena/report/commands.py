@@ -40,6 +40,10 @@ class LeagueData:
 # --------------------------------------------------------------------------- arguments
 
 
+# a replay page per game costs ~0.05 s and ~60 KB: automatic only for leagues this small
+AUTO_REPLAY_GAMES = 2000
+
+
 def _whole_number(minimum: int, too_small: str) -> Callable[[str], int]:
     """An argparse type: a whole number of at least ``minimum``."""
 
@@ -140,11 +144,19 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to write the HTML file (default: report.html in the results folder)",
     )
-    parser.add_argument(
+    replays = parser.add_mutually_exclusive_group()
+    replays.add_argument(
         "--no-replays",
         action="store_true",
         help="do not write a replay page per game (by default they go in a folder beside "
-        "the report, REPORT-games/, linked from its list of games)",
+        f"the report, REPORT-games/, linked from its list of games, for leagues of up to "
+        f"{AUTO_REPLAY_GAMES} games)",
+    )
+    replays.add_argument(
+        "--replays",
+        action="store_true",
+        help=f"write a replay page for every game even in a league of more than "
+        f"{AUTO_REPLAY_GAMES} (about 0.05 s and 60 KB each)",
     )
 
 
@@ -215,7 +227,12 @@ def report_command(args: argparse.Namespace) -> int:
     league = load_data(args)
     output: Path = args.output or league.results_dir / "report.html"
     games, replays = "", ""
-    if not args.no_replays:
+    many = len(league.results) > AUTO_REPLAY_GAMES and not args.replays
+    if many and not args.no_replays:  # minutes and gigabytes for a big league: on request
+        print(f"note: {len(league.results)} games: no replay pages (more than "
+              f"{AUTO_REPLAY_GAMES}); --replays writes them all, `arena replay GAME_ID "
+              "--html` one", file=sys.stderr)
+    if not args.no_replays and not many:
         from arena.league.store import open_store
         from arena.viewer.index import games_section, replay_folder, write_replays
 

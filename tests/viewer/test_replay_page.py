@@ -150,3 +150,23 @@ def test_the_report_links_every_game_to_its_replay(ra_game, dice_game, forfeited
                  "--bootstrap", "0", "--no-replays"]) == 0
     assert "replay" not in capsys.readouterr().out
     assert not (tmp_path / "bare-games").exists()
+
+
+def test_a_big_league_gets_replay_pages_only_on_request(ra_game, dice_game, tmp_path: Path,
+                                                        capsys, monkeypatch) -> None:
+    from arena.report import commands
+
+    store = create_store(tmp_path / "league")
+    for record in (ra_game, dice_game):
+        store.add_game(record)
+    store.close()
+    monkeypatch.setattr(commands, "AUTO_REPLAY_GAMES", 1)  # two games count as big here
+    out = tmp_path / "report.html"
+    assert main(["report", str(tmp_path / "league"), "-o", str(out), "--bootstrap", "0"]) == 0
+    printed = capsys.readouterr()
+    assert "2 games: no replay pages (more than 1); --replays writes them all" in printed.err
+    assert not (tmp_path / "report-games").exists() and out.exists()
+    assert main(["report", str(tmp_path / "league"), "-o", str(out), "--bootstrap", "0",
+                 "--replays"]) == 0
+    assert "wrote 2 replay page(s)" in capsys.readouterr().out
+    assert len(list((tmp_path / "report-games").glob("*.html"))) == 2
