@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -30,8 +31,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
     "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
+    "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
-    "completion": ("arena.completion", "print a shell completion script (bash, zsh, fish)"),
+    "completion": ("arena.completion",
+                   "print a shell completion script (bash, zsh, fish, tcsh)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
 }
@@ -50,11 +53,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena leaderboard                  # the league `arena run` plays",
         "arena leaderboard my.toml --matrix",
         "arena leaderboard results/spring --json",
+        "arena leaderboard ladder --alpha-rank --nash --fairness",
+        "arena leaderboard ladder --payoffs csv > payoffs.csv",
     ),
     "report": ("arena report my.toml -o report.html",),
     "replay": (
         "arena replay 6658485b             # a unique prefix of a game id is enough",
         "arena replay 6658485b --json --results my.toml",
+        "arena replay 6658485b --html -o game.html   # step through it in a browser",
     ),
     "export": ("arena export my.toml -o games.jsonl", "arena export dice --players 4"),
     "merge": (
@@ -66,16 +72,24 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "init": ("arena init my-arena", "arena init                         # here"),
     "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "play": (
+        "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
+        "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
+        "arena play ra --bots random random --seed 7 --seconds 60",
+    ),
     "selfplay": ("arena selfplay ra --players 3 --seed 7", "arena selfplay ra_dice"),
     "completion": (
         "arena completion bash > ~/.local/share/bash-completion/completions/arena",
-        "arena completion zsh > ~/.zfunc/_arena",
+        "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
+        "arena completion fish > ~/.config/fish/completions/arena.fish",
+        "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
     ),
     "bench": (
         "arena bench ra --seconds 4",
         "arena bench protocol --players 4",
         "arena bench league --cluster",
         "arena bench store",
+        "arena bench sprt",
         "arena bench plan",
     ),
 }
@@ -93,6 +107,8 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(argv: Sequence[str], every_command: bool = False) -> argparse.ArgumentParser:
+    """The parser for ``argv``: only the chosen command's arguments are added (its module
+    alone is imported), unless ``every_command`` (for a shell completion script)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
@@ -126,8 +142,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArenaError as error:
         print(f"arena: error: {excerpt(str(error))}", file=sys.stderr)
         return error.exit_code
-    except BrokenPipeError:  # e.g. `arena replay 3 | head`
-        return 0
     except sqlite3.DatabaseError as error:  # a league store failing where it is read
         print(f"arena: error: the league store cannot be read: {error}; nothing was "
               "changed (see docs/security.md, store faults)", file=sys.stderr)
@@ -135,10 +149,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RecursionError:  # input nested beyond what a parser can follow
         print("arena: error: the input is nested too deeply to read", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `arena replay 3 | head`: the reader has all it wanted
+        # (before OSError, its base); stdout to /dev/null so that the flush at exit is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # the file system refused what the user asked for
-        where = f"{error.filename}: " if error.filename else ""
-        print(f"arena: error: {excerpt(where + (error.strerror or str(error)))}",
-              file=sys.stderr)
+        # the file name cut on its own, so that the ": " before the reason survives the cut
+        where = f"{excerpt(str(error.filename))}: " if error.filename else ""
+        print(f"arena: error: {where}{excerpt(error.strerror or str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)

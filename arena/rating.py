@@ -503,17 +503,25 @@ def plackett_luce(
 
 
 def rating_history(
-    results: Iterable[GameResult], checkpoints: int = 30, prior_draws: float = DEFAULT_PRIOR_DRAWS
+    results: Iterable[GameResult],
+    checkpoints: int = 30,
+    prior_draws: float = DEFAULT_PRIOR_DRAWS,
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = DEFAULT_CENTRE,
 ) -> tuple[list[int], dict[str, list[float | None]]]:
     """Batch ratings refitted on growing prefixes of the games (in ``sequence`` order).
 
     Returns the number of games at each checkpoint and, per bot, its Elo there (None
-    before its first game).  The last point equals the leaderboard's rating.
+    before its first game).  Each prefix is centred as ``rate`` centres the whole league
+    (``anchor`` pinned at ``anchor_elo``, or the mean at 1500), so the last point equals
+    the leaderboard's rating with the same anchor and prior.
     """
     games = sorted(results, key=lambda r: (r.sequence, r.game_id))
     if not games:
         return [], {}
     pairs = build_pairs(games)
+    anchor_index = None if anchor is None else pairs.bots.index(anchor)
     first_game: dict[str, int] = {}
     for g, result in enumerate(games):
         for bot in result.bots:
@@ -525,7 +533,9 @@ def rating_history(
         mask = (pairs.game < size).astype(float)
         wins = pairs.matrix(mask)
         groups = components(wins)
-        elo = _centre(fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, None, 0.0)
+        elo = _centre(
+            fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, anchor_index, anchor_elo
+        )
         for i, bot in enumerate(pairs.bots):
             history[bot].append(float(elo[i]) if first_game[bot] < size else None)
     return sizes, history
@@ -591,6 +601,10 @@ class SeatEffect:
     # Elo this seat seems worth against the other seats of the same games, given the
     # bots' ratings: +120 for seat 1 alone shows as +120 there and -60 at two other seats
     elo_advantage: float
+    elo_low: float = math.nan  # 95% interval of elo_advantage (games as the units)
+    elo_high: float = math.nan
+    first_low: float = math.nan  # 95% Wilson interval of first_share
+    first_high: float = math.nan
 
 
 def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[SeatEffect]:
@@ -599,6 +613,10 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
     For every seat, the Elo offset that makes the pairwise points expected from the bots'
     ratings match the points actually scored from that seat against the other seats
     (solved by bisection).  Zero everywhere means the seats are fair.
+
+    Its 95% interval is the sandwich (M-estimator) one with games as independent units:
+    the spread of each game's points-minus-expected over the slope of the expectation.
+    It takes the ratings as known, which they nearly are when the seats rotate.
     """
     games = list(results)
     pairs = build_pairs(games)
@@ -619,6 +637,11 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
         as_second = (pairs.players == n) & (pairs.second_seat == seat)
         scored = pairs.points[as_first].sum() + (1.0 - pairs.points[as_second]).sum()
         gaps = np.concatenate([gap[as_first], -gap[as_second]])
+        points = np.concatenate([pairs.points[as_first], 1.0 - pairs.points[as_second]])
+        game_of = np.concatenate([pairs.game[as_first], pairs.game[as_second]])
+        offset = _offset(float(scored), gaps)
+        half_width = Z95 * _offset_error(offset, gaps, points, game_of)
+        first_low, first_high = wilson_interval(firsts, count)
         effects.append(
             SeatEffect(
                 num_players=n,
@@ -626,10 +649,37 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
                 games=int(count),
                 first_share=firsts / count,
                 average_place=places / count,
-                elo_advantage=_offset(float(scored), gaps),
+                elo_advantage=offset,
+                elo_low=offset - half_width,
+                elo_high=offset + half_width,
+                first_low=first_low,
+                first_high=first_high,
             )
         )
     return effects
+
+
+def _offset_error(
+    offset: float, gaps: np.ndarray, points: np.ndarray, game_of: np.ndarray
+) -> float:
+    """Standard error of a seat's offset: per-game residuals over the expectation's slope."""
+    if len(gaps) == 0:
+        return math.nan
+    expected = 1.0 / (1.0 + 10.0 ** (-(gaps + offset) / 400.0))
+    slope = float((expected * (1.0 - expected)).sum()) / ELO_PER_NATURAL
+    per_game = np.bincount(np.unique(game_of, return_inverse=True)[1], points - expected)
+    return math.sqrt(float((per_game**2).sum())) / slope if slope > 0 else math.inf
+
+
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (sound near 0 and 1, unlike p ± z·se)."""
+    if trials <= 0:
+        return math.nan, math.nan
+    share = successes / trials
+    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+    spread = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    spread /= 1 + z * z / trials
+    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def _offset(scored: float, gaps: np.ndarray) -> float:

@@ -82,3 +82,25 @@ def played_dir(league_file) -> Path:
     run_league(load_league(path), quiet=True, backend=FunctionBackend(FakePlay()),
                bots=bots(["a", "b", "c"]), out=io.StringIO())
     return load_league(path).results_dir
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """`arena bots --names | head -1`: the reader leaving early is no error."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "completion", "bash"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # before the child starts writing: every write meets EPIPE
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 0 and err == ""
+
+
+def test_an_os_error_names_the_file_then_the_reason(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    too_long = str(tmp_path / ("y" * 300))
+    assert main(["validate", too_long]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.endswith(f"...({len(too_long)} characters): File name too long\n")

@@ -1,5 +1,5 @@
-"""``arena completion``: the generated bash script completes commands and bot names, as a
-shell would run it (bash is on every CI machine)."""
+"""arena completion: the bash script completes commands, options, choices, the bots found
+from the current folder and league files; the zsh and tcsh scripts are generated whole."""
 
 from __future__ import annotations
 
@@ -11,42 +11,96 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
-
-
-def _complete(script: Path, words: list[str]) -> list[str]:
-    """COMPREPLY for the command line ``words`` (the last one being completed)."""
-    line = " ".join(words)
-    program = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
-               f"COMP_LINE='{line}'; COMP_POINT={len(line)}; "
-               f"_shtab_arena arena {words[-1]} {words[-2]}; printf '%s\\n' \"${{COMPREPLY[@]}}\"")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, env=env,
-                          check=True)
-    return [word for word in done.stdout.split() if word]
+from arena.cli import COMMANDS, main
+from arena.completion import completion_script
+from arena.settings import SANDBOX_LEVELS
 
 
 @pytest.fixture(scope="module")
 def bash_script(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert shutil.which("bash"), "bash is needed to test its completion"
-    script = tmp_path_factory.mktemp("completion") / "arena.bash"
-    done = subprocess.run([sys.executable, "-m", "arena", "completion", "bash"],
-                          capture_output=True, text=True, check=True)
-    script.write_text(done.stdout)
-    return script
+    path = tmp_path_factory.mktemp("completion") / "arena.bash"
+    path.write_text(completion_script("bash"))
+    return path
 
 
-def test_commands_complete(bash_script: Path) -> None:
-    assert _complete(bash_script, ["arena", "val"]) == ["validate"]
-    assert set(_complete(bash_script, ["arena", "re"])) == {"report", "replay"}
+def complete(script: Path, line: str, cwd: Path) -> list[str]:
+    """What bash offers for ``line`` (the cursor at its end), as a user's TAB would."""
+    program = (
+        f'source {script}\n'
+        'read -ra COMP_WORDS <<< "$LINE"\n'
+        '[[ "$LINE" == *" " ]] && COMP_WORDS+=("")\n'
+        'COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="$LINE"; COMP_POINT=${#LINE}\n'
+        '_shtab_arena\n'
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    # `arena` itself must be on PATH: the script asks it for the bot names
+    env = {**os.environ, "LINE": line,
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    result = subprocess.run(["bash", "-c", program], cwd=cwd, env=env, capture_output=True,
+                            text=True, timeout=60, check=True)
+    return sorted(filter(None, result.stdout.splitlines()))
 
 
-def test_bot_names_complete_from_arena_bots(bash_script: Path) -> None:
-    assert "first" in _complete(bash_script, ["arena", "validate", "fi"])
+def test_commands_options_and_choices(bash_script: Path, tmp_path: Path) -> None:
+    assert complete(bash_script, "arena ", tmp_path) == sorted(COMMANDS)
+    assert complete(bash_script, "arena val", tmp_path) == ["validate"]
+    assert "--rounds" in complete(bash_script, "arena run --", tmp_path)
+    assert complete(bash_script, "arena run --sandbox ", tmp_path) == sorted(SANDBOX_LEVELS)
+    assert complete(bash_script, "arena new-bot x --lang ", tmp_path) == ["javascript", "python"]
+    assert complete(bash_script, "arena leaderboard --game ", tmp_path) == ["ra", "ra_dice"]
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_every_shell_gets_a_script(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bot_names_are_those_found_from_the_current_folder(
+    bash_script: Path, tmp_path: Path
+) -> None:
+    if shutil.which("arena", path=str(Path(sys.executable).parent)) is None:
+        pytest.fail("the arena command is not installed beside this Python")
+    assert main(["new-bot", "mine", "--dir", str(tmp_path / "bots")]) == 0
+    offered = complete(bash_script, "arena validate ", tmp_path)
+    assert {"mine", "random", "first", "bots"} <= set(offered)
+    assert complete(bash_script, "arena validate mi", tmp_path) == ["mine"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert "mine" not in complete(bash_script, "arena validate ", elsewhere)
+
+
+def test_league_files_and_bundled_leagues(bash_script: Path, tmp_path: Path) -> None:
+    (tmp_path / "spring.toml").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    (tmp_path / "results").mkdir()
+    offered = complete(bash_script, "arena run ", tmp_path)
+    assert {"bundled", "dice", "ladder", "spring.toml", "results"} <= set(offered)
+    assert "notes.txt" not in offered
+    assert complete(bash_script, "arena leaderboard sp", tmp_path) == ["spring.toml"]
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish", "tcsh"])
+def test_other_shells_name_every_command(shell: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["completion", shell]) == 0
-    out = capsys.readouterr().out
-    assert "arena" in out and "validate" in out and len(out) > 1000
+    script = capsys.readouterr().out
+    assert all(name in script for name in COMMANDS)
+    assert "arena bots --names" in script
+
+
+def test_zsh_script_parses(tmp_path: Path) -> None:
+    if shutil.which("zsh") is None and os.environ.get("CI") != "true":
+        pytest.skip("zsh is not installed (CI installs it: there this test must run)")
+    path = tmp_path / "_arena"
+    path.write_text(completion_script("zsh"))
+    subprocess.run(["zsh", "-n", str(path)], check=True, timeout=30)
+
+
+def test_bots_names_lists_the_bots_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["new-bot", "random"]) == 0  # hides the bundled random, like PATH
+    (tmp_path / "bots" / "broken").mkdir()
+    (tmp_path / "bots" / "broken" / "bot.toml").write_text("name = [\n")
+    capsys.readouterr()
+    assert main(["bots", "--names"]) == 0
+    names = capsys.readouterr().out.split()
+    assert names.count("random") == 1 and "first" in names and "broken" not in names
+    assert main(["bots", "--names", "--game", "ra_dice"]) == 0
+    dice = capsys.readouterr().out.split()
+    assert "dice-greedy" in dice and "greedy" not in dice

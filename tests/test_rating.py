@@ -362,3 +362,46 @@ def test_plackett_luce_edge_cases() -> None:
     split = plackett_luce([game(("a", "b"), (1, 2), gid="1"), game(("x", "y"), (2, 1), gid="2")])
     assert split["a"] + split["b"] == pytest.approx(3000.0)  # each group centred on its own
     assert split["y"] > split["x"]
+
+
+def test_history_of_an_anchored_league_ends_at_the_anchored_rating(
+    league: list[GameResult],
+) -> None:
+    anchor = sorted({bot for r in league for bot in r.bots})[0]
+    _sizes, history = rating_history(league, checkpoints=5, anchor=anchor, anchor_elo=1000.0)
+    final = rate(league, bootstrap=0, anchor=anchor, anchor_elo=1000.0)
+    for bot, points in history.items():
+        assert points[-1] == pytest.approx(final.elo[final.index(bot)])
+    assert history[anchor][-1] == pytest.approx(1000.0)
+
+
+def test_wilson_interval_known_values() -> None:
+    from arena.rating import wilson_interval
+
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+
+
+def test_seat_advantage_intervals_cover_fair_seats_at_about_95_percent() -> None:
+    """80 leagues of fair seats at 3 players: each seat's interval should hold 0 about 95%
+    of the time.  240 intervals (three per league, tied by the league's ratings): the
+    bound 0.95 ± 3.29 binomial sd (±0.046) would fail a well-calibrated interval once in
+    a thousand seeds; the seed is fixed."""
+    from arena.bench.synthetic import simulate_league, spread_ratings
+
+    covered, total = 0, 0
+    for league_seed in range(80):
+        results = simulate_league(spread_ratings(6, 400), 300, (3,), seed=100 + league_seed)
+        for effect in seat_advantage(results, rate(results, bootstrap=0)):
+            covered += effect.elo_low <= 0.0 <= effect.elo_high
+            total += 1
+    assert 0.95 - 0.046 <= covered / total <= 0.999
+
+
+def test_seat_advantage_interval_excludes_a_planted_bonus() -> None:
+    truth = spread_ratings(8, spread=300)
+    results = simulate_league(truth, 1500, (2,), seed=9, seat_bonus=(80.0,))
+    effects = seat_advantage(results, rate(results, bootstrap=0))
+    first = next(e for e in effects if e.seat == 0)
+    assert 0 < first.elo_low < 80 < first.elo_high  # excludes fair seats, holds the truth
+    assert first.first_low < first.first_share < first.first_high

@@ -54,3 +54,27 @@ def test_a_bad_bot_name_is_one_line(tmp_path: Path, name: str, monkeypatch: pyte
     err = capsys.readouterr().err
     assert "use 1-40 lowercase letters" in err and err.count("\n") == 1
     assert not any(tmp_path.rglob("bot.toml"))
+
+
+def test_the_workspace_league_plays_from_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bot_paths and the results are relative to the league file, not to where you stand."""
+    assert main(["init", str(tmp_path / "ws")]) == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["run", str(tmp_path / "ws" / "league.toml"), "--rounds", "1", "--quiet"]) == 0
+    assert "my-bot" in capsys.readouterr().out
+    assert (tmp_path / "ws" / "results" / "ws").is_dir()
+    assert not any(elsewhere.iterdir())  # nothing written where the user stands
+
+
+def test_made_files_follow_the_users_umask(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        assert main(["init", str(tmp_path / "ws")]) == 0
+    finally:
+        os.umask(old)
+    for made in ["league.toml", "README.md", "bots/my-bot/bot.toml", "bots/my-bot/bot.py"]:
+        assert (tmp_path / "ws" / made).stat().st_mode & 0o777 == 0o640, made

@@ -20,6 +20,7 @@ BENCHMARKS: dict[str, str] = {
     "ra-bots": "arena.bench.strategies",
     "store": "arena.bench.store",
     "sandbox": "arena.bench.sandbox",
+    "sprt": "arena.bench.sprt",
     "plan": "arena.bench.plan",
 }
 

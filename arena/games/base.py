@@ -9,12 +9,19 @@ Actions are small integers chosen by the engine; a decision is always a choice f
 short list :meth:`GameState.legal_actions` returns.  Bots see each action through
 :meth:`GameState.action_to_json` and answer with an *index* into that list, so a bot never
 needs to know the integer encoding.
+
+The base classes own the template every engine would otherwise repeat: caching the legal
+list of a decision, refusing an illegal action before anything changes, and replaying a
+record (checking each actor and that the engine rebuilds what the record says).  An engine
+supplies its rules: :meth:`GameState._compute_legal_actions` and
+:meth:`GameState._apply_legal_action`, and the record parts its replay must reproduce
+(:attr:`Game.replayed_parts`).
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 JSON = Any  # a value that json.dumps accepts without a custom encoder
@@ -26,22 +33,52 @@ class GameState(abc.ABC):
     """One position of one game, including the hidden parts (e.g. the order of the bag)."""
 
     num_players: int
+    # The legal actions of the decision now, computed once per decision (None: not yet).
+    # An engine may also set it itself when it already knows the list.
+    _legal: list[int] | None = None
 
     @abc.abstractmethod
     def current_player(self) -> int:
         """The seat (0-based) that must decide now, or TERMINAL when the game is over."""
 
-    @abc.abstractmethod
     def legal_actions(self) -> list[int]:
         """The actions the current player may take, in a stable, documented order.
 
-        Never empty while the game is not over."""
+        Never empty while the game is not over.  A copy: changing it changes nothing."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        return legal[:]
 
-    @abc.abstractmethod
     def apply_action(self, action: int) -> None:
         """Play ``action`` (one of ``legal_actions()``) for the current player.
 
         Raises ``IllegalActionError`` for anything else; the state is then unchanged."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        # `in` first: the common case; the type check keeps True from passing as 1
+        if action not in legal or type(action) is not int:
+            raise IllegalActionError(self._illegal_message(action, legal))
+        self._legal = None
+        self._apply_legal_action(action)
+
+    def _compute_legal_actions(self) -> list[int]:
+        """The rules: the legal actions of the decision now (a fresh list; [] when over).
+
+        Engines that use the template override this and :meth:`_apply_legal_action`."""
+        raise NotImplementedError(f"{type(self).__name__} does not compute legal actions")
+
+    def _apply_legal_action(self, action: int) -> None:
+        """The rules: play ``action``, already checked to be legal."""
+        raise NotImplementedError(f"{type(self).__name__} does not apply actions")
+
+    def _illegal_message(self, action: object, legal: Sequence[int]) -> str:
+        """Why ``action`` was refused (engines may say more)."""
+        if self.is_terminal():
+            return "the game is over: no action is legal"
+        return (f"action {action!r} is not legal for seat {self.current_player()}; "
+                f"legal actions: {list(legal)}")
 
     @abc.abstractmethod
     def is_terminal(self) -> bool:
@@ -91,6 +128,9 @@ class Game(abc.ABC):
     title: str  # human name ("Ra")
     min_players: int
     max_players: int
+    # The parts of a record (besides each action's own keys) that replaying its actions
+    # must reproduce exactly; see :meth:`replay`.
+    replayed_parts: tuple[str, ...] = ()
 
     @abc.abstractmethod
     def new_game(
@@ -102,15 +142,60 @@ class Game(abc.ABC):
     def state_from_json(self, data: Mapping[str, JSON]) -> GameState:
         """Restore a state written by ``GameState.to_json``."""
 
-    @abc.abstractmethod
     def replay(self, record: Mapping[str, JSON]) -> GameState:
         """Rebuild the state a record describes by replaying its actions from its seed.
 
-        Raises ``ReplayError`` if the record does not match what the engine does."""
+        Each action must be taken by the seat the record names, and every key a recorded
+        action carries (e.g. its JSON) and every part in :attr:`replayed_parts` present in
+        the record must equal what the engine writes.  Raises ``ReplayError`` saying which
+        action or part differs."""
+        try:
+            if record.get("game", self.name) != self.name:
+                raise ReplayError(f"a {record.get('game')!r} record is not a {self.name} game")
+            num_players, seed = record["num_players"], record["seed"]
+            steps = list(record["actions"])
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ReplayError(f"not a {self.name} record: missing or bad {error}") from None
+        try:
+            state = self.replay_start(num_players, seed, record.get("options"))
+        except GameOptionError as error:
+            raise ReplayError(f"record cannot be set up: {error}") from None
+        for number, step in enumerate(steps):
+            try:
+                seat, action = step["seat"], step["action"]
+            except (KeyError, TypeError):
+                raise ReplayError(f"action {number} is not {{seat, action}}: {step!r}") from None
+            if state.is_terminal():
+                raise ReplayError(f"action {number}: the game is already over")
+            if seat != state.current_player():
+                raise ReplayError(
+                    f"action {number}: recorded for seat {seat!r} but seat "
+                    f"{state.current_player()} is to move"
+                )
+            try:
+                state.apply_action(action)
+            except GameError as error:
+                raise ReplayError(f"action {number}: {error}") from None
+        check_reproduced(record, state.record(), self.replayed_parts)
+        return state
+
+    def replay_start(
+        self, num_players: int, seed: int, options: Mapping[str, JSON] | None
+    ) -> GameState:
+        """The state a record with these fields starts from.  Engines override it to read
+        records written before an option existed (see their docs)."""
+        return self.new_game(num_players, seed, options)
 
     def default_options(self) -> dict[str, JSON]:
         """The options a game gets when none are given (documented per game)."""
         return {}
+
+    def full_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
+        """``options`` with every default filled in, as games record them (the referee
+        sends these to bots and stores them).  Raises ``GameOptionError`` for bad ones.
+
+        The default merges the given keys over :meth:`default_options`."""
+        return {**self.default_options(), **dict(options or {})}
 
     def narrate(self, record: Mapping[str, JSON]) -> list[str]:
         """The game told as a person would tell it, one line per event (for replays).
@@ -126,6 +211,34 @@ class Game(abc.ABC):
             "max_players": self.max_players,
             "options": self.default_options(),
         }
+
+
+def check_reproduced(
+    record: Mapping[str, JSON], rebuilt: Mapping[str, JSON], parts: Sequence[str]
+) -> None:
+    """Every key of every recorded action, and every part in ``parts`` the record holds,
+    must be what the engine wrote when replaying it (``rebuilt``).  A stored record may
+    keep less (e.g. just each action's seat and number), never something different."""
+    mine = rebuilt["actions"]
+    for number, step in enumerate(record["actions"]):
+        for key in step:
+            if key not in mine[number] or step[key] != mine[number][key]:
+                raise ReplayError(
+                    f"record actions[{number}].{key} is {step[key]!r}, "
+                    f"the engine gives {mine[number].get(key)!r}"
+                )
+    for part in parts:
+        if part not in record:
+            continue
+        given, ours = record[part], rebuilt[part]
+        if given == ours:
+            continue
+        if isinstance(given, list) and isinstance(ours, list):
+            for index, (a, b) in enumerate(zip(given, ours, strict=False)):
+                if a != b:
+                    raise ReplayError(f"record {part}[{index}] is {a!r}, the engine gives {b!r}")
+            raise ReplayError(f"record has {len(given)} {part}, the engine gives {len(ours)}")
+        raise ReplayError(f"record {part} is {given!r}, the engine gives {ours!r}")
 
 
 class GameError(Exception):

@@ -85,6 +85,8 @@ def find_bots(
         return spec
 
     if config.roster is None:
+        if registry is not None:
+            _say_who_is_left_out(config, registry)
         chosen = [
             spec
             for name, spec in sorted(bots.items())
@@ -101,6 +103,18 @@ def find_bots(
     if config.challenger is not None:
         chosen.insert(0, lookup(config.challenger))
     return chosen
+
+
+def _say_who_is_left_out(config: LeagueConfig, registry) -> None:  # type: ignore[no-untyped-def]
+    """roster = "all" takes the bots that can play; one line for each that cannot (its
+    runtime is missing, its manifest is broken), so nobody wonders where a bot went."""
+    for entry in registry.entries:
+        if entry.ready or entry.shadowed_by is not None or entry.name == config.challenger:
+            continue
+        if entry.spec is not None and config.game not in entry.spec.games:
+            continue  # a bot for another game is not missing from this league
+        print(f"{config.name}: bot {entry.name!r} left out: {entry.source}: {entry.status}",
+              file=sys.stderr)
 
 
 def _counts(counts: Sequence[int] | None) -> str:

@@ -201,11 +201,28 @@ def replay_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="RESULTS_DIR_OR_LEAGUE_FILE",
         help="where to look (default: every league under ./results)",
     )
-    parser.add_argument("--json", action="store_true", help="print the raw stored game")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print the raw stored game")
+    shown.add_argument("--html", action="store_true",
+                       help="write a page that draws the game move by move (open it in a "
+                            "browser; it needs no network)")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE",
+                        help="where --html writes (default: GAME_ID.html here)")
 
 
 def replay_command(args: argparse.Namespace) -> int:
+    if args.output is not None and not args.html:
+        raise ArenaError("-o/--output is for --html (the story and --json go to stdout)")
     record = _find_anywhere(args.game_id, args.results)
+    if args.html:
+        from arena.report.commands import write_atomically
+        from arena.viewer.page import render_replay
+
+        output = args.output or Path(f"{record.game_id or 'game'}.html")
+        page = render_replay(record)
+        write_atomically(output, page)
+        print(f"wrote {output} ({len(page.encode()) // 1024} KB; open it in a browser)")
+        return 0
     if args.json:
         print(json.dumps(record.to_json(), indent=2))
         return 0

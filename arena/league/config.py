@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings
+from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
     SANDBOX_LEVELS,
@@ -36,8 +37,9 @@ CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_
 TOP_KEYS = (
     "name", "game", "players", "roster", "format", "challenger", "rounds", "seed",
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
-    "limits", "rating", "cluster",
+    "limits", "rating", "cluster", "stop",
 )
+STOP_TESTS = ("sprt", "gauntlet")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,23 @@ class RatingSettings:
     anchor: str | None = None  # bot pinned at 1500; None: the mean is 1500
     bootstrap: int = 200  # resamples for the 95% intervals
     prior_games: float = 1.0  # virtual draws that keep perfect records finite
+
+
+@dataclass(frozen=True)
+class StopSettings:
+    """``[stop]``: end the league as soon as a sequential test decides (arena.league.stop).
+
+    ``sprt``: two bots head to head, hypotheses in Elo of the first over the second;
+    ``gauntlet``: the challenger against the field, hypotheses on its finish-ahead share
+    (``ahead``) or, with one player count, its expected finishing place (``place``).
+    """
+
+    test: str  # "sprt" or "gauntlet"
+    measure: str  # "elo", "ahead" or "place": the unit of h0 and h1
+    h0: float  # the value under H0 (elo0, ahead0 or place0)
+    h1: float
+    alpha: float = 0.05
+    beta: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -69,6 +88,7 @@ class LeagueConfig:
     rating: RatingSettings = RatingSettings()
     # [cluster]: where to play (a Dask scheduler); None plays on this machine
     cluster: ClusterSettings | None = None
+    stop: StopSettings | None = None  # [stop]: None plays the whole schedule
 
     def snapshot(self) -> dict[str, Any]:
         """The whole configuration as JSON data (stored with the results)."""
@@ -258,7 +278,7 @@ def _memory(value: Any) -> int:
 
 
 # The leagues shipped inside the package (package data): `arena run NAME` plays one.
-BUNDLED_LEAGUES = Path(__file__).resolve().parent.parent / "leagues"
+BUNDLED_LEAGUES = package_folder("leagues")
 DEFAULT_LEAGUE = "bundled"
 LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
 
@@ -415,6 +435,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         limits=_limits(top.section("time"), top.section("limits")),
         rating=_rating(top.section("rating")),
         cluster=_cluster(top.section("cluster"), base),
+        stop=_stop(top.section("stop"), league_format, players, roster),
     )
     top.finish()
     return config
@@ -502,3 +523,90 @@ def _rating(section: _Section) -> RatingSettings:
     )
     section.finish()
     return settings
+
+
+def _error_rate(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 0.5:
+        raise _Invalid("must be an error rate between 0 and 0.5, e.g. 0.05")
+    return float(value)
+
+
+def _number(low: float, high: float) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _Invalid("must be a number")
+        if not low <= value <= high:
+            raise _Invalid(f"must be between {low:g} and {high:g}")
+        return float(value)
+
+    return check
+
+
+# (H0 key, H1 key, check, does a larger value favour the tested bot?)
+_MEASURES = {
+    "elo": ("elo0", "elo1", _number(-1000, 1000), True),
+    "ahead": ("ahead0", "ahead1", _number(0, 1), True),
+    "place": ("place0", "place1", _number(1, 8), False),
+}
+
+
+def _stop(
+    section: _Section, league_format: str, players: tuple[int, ...], roster: tuple[str, ...] | None
+) -> StopSettings | None:
+    tests = [name for name in STOP_TESTS if name in section.data]
+    for name in STOP_TESTS:
+        section.used.add(name)
+    section.finish()
+    if not tests:
+        return None
+    if len(tests) > 1:
+        raise section.error(tests[1], "one sequential test per league: sprt or gauntlet")
+    test = tests[0]
+    table = section.section(test)
+    settings = _stop_settings(table, test, players)
+    if test == "sprt":
+        if players != (2,):
+            raise table.error("elo0", "the head-to-head SPRT needs players = 2")
+        field_size = 2 if league_format == "round-robin" else 1
+        if roster is not None and len(roster) != field_size:
+            who = "two bots in the roster" if field_size == 2 else "one bot in the field"
+            raise table.error("elo0", f"the head-to-head SPRT needs {who}")
+    elif league_format != "gauntlet":
+        key = _MEASURES[settings.measure][0]
+        raise table.error(key, 'the gauntlet test needs format = "gauntlet"')
+    return settings
+
+
+def _stop_settings(table: _Section, test: str, players: tuple[int, ...]) -> StopSettings:
+    allowed = ("elo",) if test == "sprt" else ("ahead", "place")
+    given = [m for m in allowed if any(key in table.data for key in _MEASURES[m][:2])]
+    for measure in allowed:
+        table.used.update(_MEASURES[measure][:2])
+    table.used.update(("alpha", "beta"))
+    table.finish()
+    if len(given) != 1:
+        pairs = " or ".join(f"{_MEASURES[m][0]} and {_MEASURES[m][1]}" for m in allowed)
+        raise table.error(_MEASURES[allowed[0]][0], f"give {pairs}")
+    measure = given[0]
+    key0, key1, check, larger_is_better = _MEASURES[measure]
+    h0, h1 = table.get(key0, check), table.get(key1, check)
+    if h0 is None or h1 is None:
+        raise table.error(key0 if h0 is None else key1, f"needs both {key0} and {key1}")
+    if (h1 <= h0) if larger_is_better else (h1 >= h0):
+        side = "above" if larger_is_better else "below (a better place)"
+        raise table.error(key1, f"must be {side} {key0} = {h0:g}")
+    if measure == "place":
+        if len(players) != 1:
+            raise table.error(key0, "an expected place needs a single player count; use ahead0")
+        if not (h1 > 1 and h0 < players[0]):
+            raise table.error(key0, f"places must lie strictly between 1 and {players[0]}")
+    if measure == "ahead" and not (h0 > 0 and h1 < 1):
+        raise table.error(key0, "shares must lie strictly between 0 and 1")
+    return StopSettings(
+        test=test,
+        measure=measure,
+        h0=h0,
+        h1=h1,
+        alpha=table.get("alpha", _error_rate, 0.05),
+        beta=table.get("beta", _error_rate, 0.05),
+    )

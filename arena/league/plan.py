@@ -71,15 +71,18 @@ class Shard:
 def league_schedule(
     config: LeagueConfig, bots: Sequence[BotSpec]
 ) -> tuple[list[ScheduledGame], dict[int, Balance]]:
-    return build_schedule(
-        config.game,
-        [bot.name for bot in bots],
-        config.players,
-        seed=config.seed,
-        rounds=config.rounds,
-        challenger=config.challenger,
-        max_games=config.max_games,
-    )
+    try:
+        return build_schedule(
+            config.game,
+            [bot.name for bot in bots],
+            config.players,
+            seed=config.seed,
+            rounds=config.rounds,
+            challenger=config.challenger,
+            max_games=config.max_games,
+        )
+    except ArenaError as problem:  # too few bots, a cap too small: name the file
+        raise ArenaError(f"{config.path}: {problem}") from None
 
 
 def prepare(

@@ -1,6 +1,7 @@
-"""The live progress line of a league on stderr: done/total, games/s, ETA, failures and
-the current top of the leaderboard (sequential Elo, updated game by game); on a cluster,
-the games per second of each worker, in the line and in a summary at the end."""
+"""The live progress line of a league on stderr: done/total, games/s, ETA, failures, the
+state of the league's sequential test if it has one, and the current top of the
+leaderboard (sequential Elo, updated game by game); on a cluster, the games per second of
+each worker, in the line and in a summary at the end."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from arena.rating import EloTicker
@@ -26,6 +28,7 @@ class Progress:
         stream: TextIO | None = None,
         top: int = 3,
         clock: Any = time.monotonic,
+        status: Callable[[], str] | None = None,
     ) -> None:
         self.total = total
         self.already = done  # finished before this run (resume)
@@ -39,6 +42,7 @@ class Progress:
         self.start = clock()
         self.last_draw = -1e9
         self.ticker = EloTicker()
+        self.status = status  # e.g. the sequential test's running LLR
         self.by_worker: Counter[str] = Counter()  # games of this run per cluster worker
 
     def seed_leaderboard(self, results: list[GameResult]) -> None:
@@ -71,6 +75,8 @@ class Progress:
             f"ETA {eta}",
             f"failures {failed}",
         ]
+        if self.status is not None:
+            parts.append(self.status())
         if self.by_worker:
             rates = ", ".join(f"{n / elapsed:.1f}" for _, n in sorted(self.by_worker.items()))
             parts.append(f"{len(self.by_worker)} workers: {rates} games/s")

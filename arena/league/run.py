@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import shlex
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from arena.league.config import LeagueConfig
 from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
 from arena.league.scheduler import RunSummary, play_games
+from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
 from arena.runner.sandbox import choose_level
@@ -54,6 +56,11 @@ def run_league(
     # the game first: player counts and options are checked before anything starts
     game = find_game(config) if backend is None else None
     roster = list(bots) if bots is not None else find_bots(config)
+    if shard is not None and config.stop is not None:
+        raise ArenaError(
+            f"{config.path}: a league with a [stop] test cannot be split into shards: the "
+            "test takes its games in schedule order as they finish; run it whole"
+        )
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
@@ -68,19 +75,35 @@ def run_league(
     store = create_store(config.results_dir)
     try:
         plan = prepare(config, roster, store, shard=shard)
+        stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
+        stored = store.results()
+        to_play = plan.to_play
+        if stop is not None:
+            stop.seed(stored)
+            to_play = [] if stop.decided else stop.order(to_play)
         if not quiet:
-            _describe(config, roster, plan, err, shard)
-        progress = Progress(len(plan.schedule), plan.done, quiet=quiet, stream=err)
-        progress.seed_leaderboard(store.results())
+            _describe(config, roster, plan, err, shard, stop)
+        progress = Progress(
+            len(plan.schedule),
+            plan.done,
+            quiet=quiet,
+            stream=err,
+            status=stop.status if stop is not None else None,
+        )
+        progress.seed_leaderboard(stored)
         summary = RunSummary(0, False, 0.0)
         try:
-            if plan.to_play:  # (no worker or bot process for a finished league)
-                summary = trio.run(play_games, plan.to_play, backend, store, concurrency,
-                                   progress)
+            if to_play:  # (no worker or bot process for a finished league)
+                summary = trio.run(
+                    functools.partial(play_games, stop=stop),
+                    to_play, backend, store, concurrency, progress,
+                )
         except BaseExceptionGroup as group:
             raise _single(group) from None
         finally:
             progress.finish()
+            if stop is not None:
+                store.save_stop(stop.summary())
         if summary.interrupted:
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "
@@ -89,6 +112,8 @@ def run_league(
             )
             return EXIT_INTERRUPTED
         store.check()  # never a clean exit over a damaged store
+        if stop is not None:
+            print(f"{config.name}: {stop.verdict()}", file=out)
         print_leaderboard(config, store, out)
         if not quiet:
             where = shlex.quote(str(config.results_dir))
@@ -117,6 +142,7 @@ def _describe(
     plan: Plan,
     err: TextIO,
     shard: Shard | None = None,
+    stop: SequentialStop | None = None,
 ) -> None:
     names = ", ".join(bot.name for bot in roster if bot.name != config.challenger)
     kind = f"gauntlet of {config.challenger} against" if config.challenger else "bots"
@@ -131,6 +157,15 @@ def _describe(
         f"{len(plan.to_play)} to play, results in {config.results_dir}",
         file=err,
     )
+    if stop is not None:
+        h0, h1 = stop.hypotheses()
+        state = "decided already" if stop.decided else "stops as soon as it decides"
+        print(
+            f"{config.name}: sequential test of H0 ({h0}) against H1 ({h1}), "
+            f"alpha {stop.design.alpha:g}, beta {stop.design.beta:g}, in "
+            f"{stop.unit_name}: {state} (at most {len(plan.schedule)} games)",
+            file=err,
+        )
 
 
 def _dry_run(
@@ -143,10 +178,13 @@ def _dry_run(
         store = None  # a new league
     try:
         plan = prepare(config, roster, store, save=False, shard=shard)
+        stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
+        if stop is not None and store is not None:
+            stop.seed(store.results())
     finally:
         if store is not None:
             store.close()
-    _describe(config, roster, plan, err, shard)
+    _describe(config, roster, plan, err, shard, stop)
     return 0
 
 

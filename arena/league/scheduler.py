@@ -8,7 +8,9 @@ half a game written.
 
 SIGINT (Ctrl-C) and SIGTERM cancel the nursery: games in flight are abandoned (their bot
 processes are killed by the runner's own cleanup as the cancellation unwinds) and the run
-reports how far it got; rerunning the same command resumes.
+reports how far it got; rerunning the same command resumes.  A stop rule (a league's
+sequential test) is asked after every stored game and ends the run the same way once it
+has its answer.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import trio
 
@@ -23,7 +26,13 @@ from arena.league.backends import Backend
 from arena.league.progress import Progress
 from arena.league.schedule import ScheduledGame
 from arena.league.store import Store
-from arena.records import GameRecord
+from arena.records import GameRecord, GameResult
+
+
+class StopRule(Protocol):
+    def game_done(self, result: GameResult) -> bool:
+        """Called after each stored game: True when the league has its answer."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,7 @@ class RunSummary:
     played: int
     interrupted: bool
     elapsed: float
+    stopped: bool = False  # the stop rule ended the run early
 
 
 async def play_games(
@@ -41,10 +51,11 @@ async def play_games(
     progress: Progress,
     *,
     handle_signals: bool = True,
+    stop: StopRule | None = None,
 ) -> RunSummary:
     start = trio.current_time()
     played = 0
-    interrupted = False
+    interrupted = stopped = False
     send, receive = trio.open_memory_channel[GameRecord](0)
 
     async def run_backend() -> None:
@@ -73,6 +84,10 @@ async def play_games(
                 # No checkpoint from here on: the game is stored whole or not at all.
                 if store.add_game(record):
                     played += 1
-                    progress.game_done(record.result(), record.worker)
+                    finished = record.result()
+                    if stop is not None and not stopped and stop.game_done(finished):
+                        stopped = True
+                        league_scope.cancel()  # games in flight are abandoned
+                    progress.game_done(finished, record.worker)
             nursery.cancel_scope.cancel()  # all played: stop the signal watcher
-    return RunSummary(played, interrupted, trio.current_time() - start)
+    return RunSummary(played, interrupted, trio.current_time() - start, stopped)

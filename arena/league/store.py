@@ -127,6 +127,17 @@ class Store:
         value = self._meta("game_settings")
         return value if isinstance(value, dict) else None
 
+    @property
+    def stop_result(self) -> dict[str, Any] | None:
+        """The state of the league's sequential test when it last ran (None: no test)."""
+        value = self._meta("stop")
+        return value if isinstance(value, dict) else None
+
+    def save_stop(self, summary: Mapping[str, Any]) -> None:
+        """Keep the sequential test's decision and LLR (arena.league.stop)."""
+        with self.connection:
+            self._set_meta("stop", dict(summary))
+
     def bots(self) -> dict[str, StoredBot]:
         rows = self.connection.execute(
             "SELECT name, version, content_hash, source FROM bots ORDER BY name"

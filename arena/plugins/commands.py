@@ -35,17 +35,18 @@ def bots_arguments(parser: argparse.ArgumentParser) -> None:
     _add_path_option(parser)
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
     parser.add_argument("--names", action="store_true",
-                        help="print only the names of the bots ready to play, one a line "
-                             "(for shell completion and scripts)")
+                        help="print only the names of the bots in use, one a line "
+                        "(for scripts and shell completion)")
 
 
 def bots_command(args: argparse.Namespace) -> int:
     registry = discover(args.path)
-    if args.names:
-        for name in sorted(registry.bots):
-            print(name)
-        return 0
     entries = registry.entries
+    if args.names:  # the bots a league can name: ready, and not hidden by a user's bot
+        names = {e.name for e in entries if e.shadowed_by is None and e.spec is not None
+                 and (args.game is None or (e.spec is not None and args.game in e.spec.games))}
+        print("\n".join(sorted(names)))
+        return 0
     if args.game is not None:
         registry.game(args.game)  # an ArenaError naming the known games if unknown
         # a bot whose manifest cannot be read may be meant for this game: keep it visible

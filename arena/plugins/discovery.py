@@ -27,9 +27,9 @@ from typing import Any
 
 import pluggy
 
-import arena
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.package_data import package_folder
 from arena.plugins import hookspecs
 from arena.plugins.manifest import (
     MANIFEST_NAME,
@@ -43,7 +43,7 @@ from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
 
 # The bundled bots are package data (arena/bots), in a checkout and in an installed wheel.
-BUNDLED_BOTS = Path(arena.__file__).resolve().parent / "bots"
+BUNDLED_BOTS = package_folder("bots")
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,9 +33,15 @@ class LeagueData:
     bootstrap: int
     prior_draws: float
     seed: int
+    stop: dict[str, Any] | None = None  # the league's sequential test, if it has one
+    rules: str = ""  # the game's options the games were played with, e.g. "edition = 2023"
 
 
 # --------------------------------------------------------------------------- arguments
+
+
+# a replay page per game costs ~0.05 s and ~60 KB: automatic only for leagues this small
+AUTO_REPLAY_GAMES = 2000
 
 
 def _whole_number(minimum: int, too_small: str) -> Callable[[str], int]:
@@ -102,6 +109,30 @@ def leaderboard_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="add ratings from a Plackett–Luce fit on full placements (slower, for comparison)",
     )
+    parser.add_argument(
+        "--alpha-rank",
+        action="store_true",
+        help="add α-Rank: each bot's share of the evolutionary meta-game's stationary "
+        "distribution (docs/ratings.md says when to use it)",
+    )
+    parser.add_argument(
+        "--nash",
+        action="store_true",
+        help="add Nash averaging: each bot's margin against the maximum-entropy Nash mix",
+    )
+    parser.add_argument(
+        "--fairness",
+        action="store_true",
+        help="also show seat advantage per player count with 95%% intervals",
+    )
+    parser.add_argument(
+        "--payoffs",
+        nargs="?",
+        const="json",
+        choices=("json", "csv"),
+        help="print the payoff tensor instead: mean score, place and finish-ahead share per "
+        "bot for each table composition, as JSON (default) or CSV",
+    )
 
 
 def report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,6 +144,20 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where to write the HTML file (default: report.html in the results folder)",
     )
+    replays = parser.add_mutually_exclusive_group()
+    replays.add_argument(
+        "--no-replays",
+        action="store_true",
+        help="do not write a replay page per game (by default they go in a folder beside "
+        f"the report, REPORT-games/, linked from its list of games, for leagues of up to "
+        f"{AUTO_REPLAY_GAMES} games)",
+    )
+    replays.add_argument(
+        "--replays",
+        action="store_true",
+        help=f"write a replay page for every game even in a league of more than "
+        f"{AUTO_REPLAY_GAMES} (about 0.05 s and 60 KB each)",
+    )
 
 
 # --------------------------------------------------------------------------- commands
@@ -123,13 +168,26 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         build_leaderboard,
         check_format,
         leaderboard_json,
+        only_columns,
         render_matrix,
+        render_seats,
         render_table,
+        seats_json,
     )
 
     if not args.json:
         check_format(args.format)  # before the work, so a typo fails fast
     league = load_data(args)
+    if args.payoffs is not None:
+        from arena.stats.metagame import payoff_tensor, payoffs_csv, payoffs_json
+
+        entries = payoff_tensor(league.results)
+        if args.payoffs == "csv":
+            print(payoffs_csv(entries), end="")
+        else:
+            data = {"league": league.name, **payoffs_json(entries)}
+            print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
     board = build_leaderboard(
         league.results,
         anchor=league.anchor,
@@ -137,16 +195,29 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         prior_draws=league.prior_draws,
         seed=league.seed,
         with_plackett_luce=args.plackett_luce,
+        with_metagame=args.alpha_rank or args.nash,
     )
+    board = only_columns(board, alpha_rank=args.alpha_rank, nash=args.nash)
     if args.json:
-        data = {"league": league.name, **leaderboard_json(board, matrix=args.matrix)}
+        data = {"league": league.name, "rules": league.rules,
+                **leaderboard_json(board, matrix=args.matrix)}
+        if args.fairness:
+            data["seats"] = seats_json(league.results, board)
+        if league.stop is not None:
+            data["sequential_test"] = league.stop
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
-    print(f"{league.name}: {_describe(league.results)}")
+    rules = f" ({league.rules})" if league.rules else ""
+    print(f"{league.name}: {_describe(league.results)}{rules}")
+    if league.stop is not None:
+        print(league.stop.get("verdict", ""))
     print(render_table(board, args.format))
     if args.matrix:
         print()
         print(render_matrix(board, args.format))
+    if args.fairness:
+        print()
+        print(render_seats(league.results, board, args.format))
     return 0
 
 
@@ -155,16 +226,45 @@ def report_command(args: argparse.Namespace) -> int:
 
     league = load_data(args)
     output: Path = args.output or league.results_dir / "report.html"
+    games, replays = "", ""
+    many = len(league.results) > AUTO_REPLAY_GAMES and not args.replays
+    if many and not args.no_replays:  # minutes and gigabytes for a big league: on request
+        print(f"note: {len(league.results)} games: no replay pages (more than "
+              f"{AUTO_REPLAY_GAMES}); --replays writes them all, `arena replay GAME_ID "
+              "--html` one", file=sys.stderr)
+    if not args.no_replays and not many:
+        from arena.league.store import open_store
+        from arena.viewer.index import games_section, replay_folder, write_replays
+
+        if not output.parent.is_dir():  # before the work: say so at once
+            raise ArenaError(f"cannot write {output}: the folder {output.parent} does not exist")
+        wanted = {result.game_id for result in league.results}
+        store = open_store(league.results_dir)
+        try:
+            records = (r for r in store.games(args.game, args.players) if r.game_id in wanted)
+            written, problems = write_replays(records, replay_folder(output))
+        finally:
+            store.close()
+        if problems:
+            print(f"warning: {len(problems)} game(s) have no replay page, e.g. {problems[0]}",
+                  file=sys.stderr)
+        if written:
+            replays = f"wrote {len(written)} replay page(s) in {replay_folder(output)}"
+            games = games_section(league.results, replay_folder(output).name, written)
     page = render_report(
         league.results,
-        title=league.name,
+        title=f"{league.name} ({league.rules})" if league.rules else league.name,
         anchor=league.anchor,
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
         seed=league.seed,
+        stop=league.stop,
+        games=games,
     )
     write_atomically(output, page)
     print(f"wrote {output} ({_describe(league.results)})")
+    if replays:
+        print(replays)
     return 0
 
 
@@ -208,6 +308,7 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         # the league file as it is now beats the snapshot taken when the games were played
         config = file_config or store.config_snapshot or {}
         everything = store.results()
+        stop = store.stop_result
         results = store.results(game=args.game, num_players=args.players)
     finally:
         store.close()
@@ -228,7 +329,24 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         bootstrap=_pick(args.bootstrap, rating.get("bootstrap"), DEFAULT_BOOTSTRAP),
         prior_draws=float(rating.get("prior_games") or DEFAULT_PRIOR_DRAWS),
         seed=_pick(args.seed, config.get("seed"), 0),
+        stop=stop,
+        rules=_rules(config),
     )
+
+
+def _rules(config: dict[str, Any]) -> str:
+    """The game's plain options (e.g. Ra's edition) with its defaults filled in, as the
+    games were played, for the headers; "" when the league's game is not known here."""
+    from arena.games.base import GameError
+    from arena.plugins import load_game
+
+    name, options = config.get("game"), config.get("options") or {}
+    try:
+        full = load_game(name).full_options(options) if isinstance(name, str) else {}
+    except (ArenaError, GameError):
+        return ""
+    return ", ".join(f"{key} = {value}" for key, value in full.items()
+                     if isinstance(value, str | int | float))
 
 
 def _pick(flag: int | None, configured: Any, default: int) -> int:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
+from typing import Any
 
 from arena import __version__
 from arena.rating import (
     DEFAULT_BOOTSTRAP,
+    DEFAULT_CENTRE,
     DEFAULT_PRIOR_DRAWS,
     rating_history,
     seat_advantage,
@@ -33,20 +35,32 @@ def render_report(
     bootstrap: int = DEFAULT_BOOTSTRAP,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     seed: int = 0,
+    stop: Mapping[str, Any] | None = None,
+    games: str = "",
 ) -> str:
+    """The whole page; ``stop`` is the league's sequential test as the store keeps it,
+    ``games`` the HTML of its list of games (arena/viewer/index.py)."""
     board = build_leaderboard(
-        results, anchor=anchor, bootstrap=bootstrap, prior_draws=prior_draws, seed=seed
+        results,
+        anchor=anchor,
+        bootstrap=bootstrap,
+        prior_draws=prior_draws,
+        seed=seed,
+        with_metagame=True,
     )
     colours = {row.bot: svg.colour(i) for i, row in enumerate(board.rows)}
     sections = [
         _header(title, board),
         _notes(board),
+        _sequential_test(stop) if stop else "",
         _leaderboard(board, colours),
         _history(results, board, prior_draws),
         _heat_map(board),
         _scores(results, board),
         _failures(results, board),
         _seats(results, board),
+        _meta_game(board),
+        games,
         _method(board, prior_draws),
     ]
     css = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
@@ -155,7 +169,16 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
 
 
 def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: float) -> str:
-    sizes, history = rating_history(results, checkpoints=40, prior_draws=prior_draws)
+    ratings = board.ratings
+    anchor = ratings.anchor
+    sizes, history = rating_history(
+        results,
+        checkpoints=40,
+        prior_draws=prior_draws,
+        anchor=anchor,
+        # the table's anchor sits exactly at its pinned rating
+        anchor_elo=float(ratings.elo[ratings.index(anchor)]) if anchor else DEFAULT_CENTRE,
+    )
     # more lines than colours is unreadable: the top of the table, in its colours
     order = [row.bot for row in board.rows][: len(svg.PALETTE)]
     shown = len(order)
@@ -287,9 +310,11 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
             f'<tr><td class="num">{effect.num_players}</td><td class="num">{effect.seat + 1}</td>'
             f'<td class="num">{effect.games:,}</td>'
             f'<td class="num">{100 * effect.first_share:.1f}% '
-            f'<span class="muted">(fair {fair:.0f}%)</span></td>'
+            f'<span class="muted">({100 * effect.first_low:.1f}–{100 * effect.first_high:.1f}; '
+            f"fair {fair:.0f}%)</span></td>"
             f'<td class="num">{effect.average_place:.2f}</td>'
-            f'<td class="num">{_signed(effect.elo_advantage)}</td>'
+            f'<td class="num">{_signed(effect.elo_advantage)} <span class="muted">'
+            f"({_signed(effect.elo_low)} to {_signed(effect.elo_high)})</span></td>"
             f'<td class="bar">{svg.centred_bar(effect.elo_advantage, limit)}</td></tr>'
         )
     table = (
@@ -302,9 +327,53 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
         "seats",
         "Seat advantage",
         "A diagnostic, not a correction: how much better than the other seats each seat "
-        "did, given the ratings of the bots that sat there. Values near 0 mean fair seats; "
-        "with few games they are noisy.",
+        "did, given the ratings of the bots that sat there, with 95% intervals in brackets. "
+        "An interval that holds 0 is consistent with fair seats.",
         table,
+    )
+
+
+def _sequential_test(stop: Mapping[str, Any]) -> str:
+    outcome = str(stop.get("outcome", "running"))
+    rows = [
+        ("H0", str(stop.get("h0_text", ""))),
+        ("H1", str(stop.get("h1_text", ""))),
+        ("decision", {"H0": "H0 accepted", "H1": "H1 accepted"}.get(outcome, outcome)),
+        ("log-likelihood ratio", f"{float(stop.get('llr', 0.0)):.3f} (bounds "
+         f"{float(stop.get('lower', 0.0)):.3f} and {float(stop.get('upper', 0.0)):.3f})"),
+        ("error rates", f"alpha {stop.get('alpha')}, beta {stop.get('beta')}"),
+        ("used", f"{stop.get('units')} {stop.get('unit')} ({stop.get('games')} games) of "
+         f"{stop.get('units_total')}"),
+    ]
+    body = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in rows)
+    return _section(
+        "sequential-test",
+        "Sequential test",
+        escape(str(stop.get("verdict", ""))) + " The league stops as soon as the "
+        "log-likelihood ratio leaves its bounds (docs/ratings.md).",
+        f'<div class="table-wrap"><table><tbody>{body}</tbody></table></div>',
+    )
+
+
+def _meta_game(board: Leaderboard) -> str:
+    lines = "".join(
+        f'<tr><td class="bot">{escape(row.bot)}</td><td class="num">{row.elo:.0f}</td>'
+        f'<td class="num">{100 * (row.alpha_rank or 0.0):.1f}%</td>'
+        f'<td class="num">{100 * (row.nash or 0.0):+.1f}</td></tr>'
+        for row in board.rows
+    )
+    support = ", ".join(board.nash_support) or DASH
+    return _section(
+        "meta-game",
+        "Game-theoretic rankings",
+        "From the pairwise payoffs (share of points each bot took from each other bot). "
+        "<em>α-Rank</em>: the share of time an evolving population spends on each bot; "
+        "<em>Nash</em>: the bot's margin, in points per 100 pairings, against the maximum-"
+        f"entropy Nash mix of bots ({escape(support)}); 0 for the bots in that mix. They "
+        "differ from Elo when strength is not one number (cycles, kingmaking).",
+        '<div class="table-wrap"><table><thead><tr><th>bot</th><th class="num">Elo</th>'
+        '<th class="num">α-Rank</th><th class="num">Nash</th></tr></thead>'
+        f"<tbody>{lines}</tbody></table></div>",
     )
 
 

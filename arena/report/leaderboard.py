@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tabulate import tabulate, tabulate_formats
@@ -22,8 +22,10 @@ from arena.rating import (
     Ratings,
     plackett_luce,
     rate,
+    seat_advantage,
 )
 from arena.records import GameResult
+from arena.stats.metagame import MetaRanking, meta_ranking
 
 DASH = "—"
 
@@ -42,6 +44,9 @@ class BotRow:
     failures: dict[str, int]  # reason -> games
     group: int
     plackett_luce: float | None = None  # Elo from the optional Plackett–Luce fit
+    ahead_of_next: float | None = None  # P(stronger than the next bot of its group)
+    alpha_rank: float | None = None  # α-Rank stationary mass (arena.stats.metagame)
+    nash: float | None = None  # Nash average: expected margin against the equilibrium mix
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,7 @@ class Leaderboard:
     games: tuple[str, ...]  # engines present
     player_counts: tuple[int, ...]
     notes: list[str] = field(default_factory=list)
+    nash_support: tuple[str, ...] = ()  # bots the Nash equilibrium plays, when computed
 
 
 def filter_results(
@@ -74,7 +80,10 @@ def build_leaderboard(
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     seed: int = 0,
     with_plackett_luce: bool = False,
+    with_metagame: bool = False,
 ) -> Leaderboard:
+    """The leaderboard rows, notes and (optionally) the Plackett–Luce and game-theoretic
+    columns: ``with_metagame`` adds α-Rank and Nash averaging (arena.stats.metagame)."""
     ratings = rate(
         results,
         anchor=anchor,
@@ -98,11 +107,14 @@ def build_leaderboard(
             if seat in result.failures:
                 failures[bot][result.failures[seat]] += 1
     luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
+    meta = meta_ranking(results) if with_metagame and results else None
     rows = []
     for group, members in enumerate(ratings.groups):
         ordered = sorted(members, key=lambda b: (-ratings.elo[ratings.index(b)], b))
         for rank, bot in enumerate(ordered, start=1):
             i = ratings.index(bot)
+            after = ordered[rank] if rank < len(ordered) else None
+            m = meta.bots.index(bot) if meta is not None else -1
             rows.append(
                 BotRow(
                     rank=rank,
@@ -117,6 +129,13 @@ def build_leaderboard(
                     failures=dict(sorted(failures[bot].items())),
                     group=group,
                     plackett_luce=luce.get(bot),
+                    ahead_of_next=(
+                        None
+                        if after is None
+                        else float(ratings.superiority[i, ratings.index(after)])
+                    ),
+                    alpha_rank=None if meta is None else float(meta.alpha_rank[m]),
+                    nash=None if meta is None else float(meta.nash.rating[m]),
                 )
             )
     return Leaderboard(
@@ -125,8 +144,37 @@ def build_leaderboard(
         num_games=len(results),
         games=engines,
         player_counts=tuple(sorted({r.num_players for r in results})),
-        notes=_notes(ratings, engines),
+        notes=_notes(ratings, engines) + _unsettled(rows) + _meta_notes(meta),
+        nash_support=()
+        if meta is None
+        else tuple(b for b, p in zip(meta.bots, meta.nash.equilibrium, strict=True) if p > 1e-6),
     )
+
+
+def _unsettled(rows: Sequence[BotRow]) -> list[str]:
+    """A warning for each pair of neighbours whose order the games have not settled."""
+    pairs = []
+    for upper, lower in zip(rows, rows[1:], strict=False):
+        if upper.group == lower.group and lower.high >= upper.low:
+            chance = "" if upper.ahead_of_next is None else (
+                f", {upper.bot} stronger with likelihood {superiority_text(upper.ahead_of_next)}"
+            )
+            pairs.append(f"{upper.bot} / {lower.bot}{chance}")
+    if not pairs:
+        return []
+    return [
+        "Order not settled: these neighbours' 95% intervals overlap, so more games could "
+        "swap them: " + "; ".join(pairs) + "."
+    ]
+
+
+def _meta_notes(meta: MetaRanking | None) -> list[str]:
+    if meta is None or meta.complete:
+        return []
+    return [
+        "Some bots never shared a table: α-Rank and Nash averaging count those pairs as "
+        "even (a 50% share each way)."
+    ]
 
 
 def _notes(ratings: Ratings, engines: tuple[str, ...]) -> list[str]:
@@ -161,8 +209,14 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def failure_text(failures: dict[str, int]) -> str:
-    return ", ".join(f"{reason} {count}" for reason, count in failures.items()) or DASH
+def failure_text(failures: dict[str, int], games: int | None = None) -> str:
+    """``timeout 3, crash 1``; with ``games``, each count's rate too: ``timeout 3 (1.5%)``."""
+
+    def one(reason: str, count: int) -> str:
+        rate = "" if not games else f" ({100 * count / games:.1f}%)"
+        return f"{reason} {count}{rate}"
+
+    return ", ".join(one(reason, count) for reason, count in failures.items()) or DASH
 
 
 def table_rows(board: Leaderboard) -> list[dict[str, Any]]:
@@ -176,12 +230,16 @@ def table_rows(board: Leaderboard) -> list[dict[str, Any]]:
             "bot": row.bot,
             "Elo": round(row.elo),
             "95% interval": f"{row.low:.0f} – {row.high:.0f}",
+            "ahead of next": DASH if row.ahead_of_next is None
+            else superiority_text(row.ahead_of_next),
             **({} if row.plackett_luce is None else {"PL Elo": round(row.plackett_luce)}),
+            **({} if row.alpha_rank is None else {"α-Rank": f"{100 * row.alpha_rank:.1f}%"}),
+            **({} if row.nash is None else {"Nash": f"{100 * row.nash:+.1f}"}),
             "games": row.games,
             "first places": row.first_places,
             "avg place": f"{row.average_place:.2f}",
             "avg score": DASH if row.average_score is None else f"{row.average_score:.1f}",
-            "failures": failure_text(row.failures),
+            "failures": failure_text(row.failures, row.games),
         }
         rows.append(line)
     return rows
@@ -227,6 +285,60 @@ def render_matrix(board: Leaderboard, fmt: str = "simple") -> str:
     return "\n\n".join(parts)
 
 
+def only_columns(board: Leaderboard, *, alpha_rank: bool, nash: bool) -> Leaderboard:
+    """The board without whichever game-theoretic column was not asked for."""
+    rows = [
+        replace(
+            row,
+            alpha_rank=row.alpha_rank if alpha_rank else None,
+            nash=row.nash if nash else None,
+        )
+        for row in board.rows
+    ]
+    return replace(board, rows=rows)
+
+
+def render_seats(results: Sequence[GameResult], board: Leaderboard, fmt: str = "simple") -> str:
+    """Seat advantage per player count, with 95% intervals (arena.rating.seat_advantage)."""
+    lines = [
+        {
+            "players": e.num_players,
+            "seat": e.seat + 1,
+            "games": e.games,
+            "wins": f"{100 * e.first_share:.1f}% ({100 * e.first_low:.1f} – "
+            f"{100 * e.first_high:.1f}; fair {100 / e.num_players:.0f}%)",
+            "avg place": f"{e.average_place:.2f}",
+            "Elo vs other seats": f"{_signed(e.elo_advantage)} ({_signed(e.elo_low)} – "
+            f"{_signed(e.elo_high)})",
+        }
+        for e in seat_advantage(results, board.ratings)
+    ]
+    title = "Seat advantage (95% intervals; an interval that excludes 0 is a real edge)"
+    return title + "\n" + tabulate(lines, headers="keys", tablefmt=check_format(fmt),
+                                    disable_numparse=True)
+
+
+def _signed(value: float) -> str:
+    """+12 / -12, and never "-0"."""
+    return f"{int(round(value)):+d}"
+
+
+def seats_json(results: Sequence[GameResult], board: Leaderboard) -> list[dict[str, Any]]:
+    return [
+        {
+            "players": e.num_players,
+            "seat": e.seat + 1,
+            "games": e.games,
+            "first_share": round(e.first_share, 6),
+            "first_share_interval": [round(e.first_low, 6), round(e.first_high, 6)],
+            "average_place": round(e.average_place, 6),
+            "elo_advantage": round(e.elo_advantage, 2),
+            "elo_advantage_interval": [round(e.elo_low, 2), round(e.elo_high, 2)],
+        }
+        for e in seat_advantage(results, board.ratings)
+    ]
+
+
 def _number_or_none(value: float) -> float | None:
     return None if math.isnan(value) else round(float(value), 6)
 
@@ -254,6 +366,12 @@ def leaderboard_json(board: Leaderboard, matrix: bool = False) -> dict[str, Any]
                 "average_place": round(row.average_place, 4),
                 "average_score": None if row.average_score is None else round(row.average_score, 4),
                 "failures": row.failures,
+                "failure_rate": {r: round(n / row.games, 6) for r, n in row.failures.items()},
+                "ahead_of_next": None
+                if row.ahead_of_next is None
+                else _number_or_none(row.ahead_of_next),
+                **({} if row.alpha_rank is None else {"alpha_rank": round(row.alpha_rank, 6)}),
+                **({} if row.nash is None else {"nash_average": round(row.nash, 6)}),
                 **(
                     {}
                     if row.plackett_luce is None

@@ -50,7 +50,7 @@ from typing import Any, cast
 import trio
 
 from arena.errors import ArenaError
-from arena.games.base import Game, GameState
+from arena.games.base import Game, GameError, GameState
 from arena.records import Comment, Failure, GameRecord, Incident, SeatTimings
 from arena.runner.failures import BotFailure
 from arena.runner.players import Player, wants_of
@@ -146,7 +146,10 @@ class Referee:
         self.seed = seed
         self.limits = limits
         self.secret = secret
-        self.options = dict(game.default_options() if options is None else options)
+        try:  # every default filled in: bots learn them in new_game, records keep them
+            self.options = game.full_options(options)
+        except GameError as error:  # a configuration problem
+            raise ArenaError(f"cannot start {game.name}: {error}") from error
         self.move_ms = round(limits.move_seconds * 1000)
         self.seats = [
             _Seat(i, p, limits, derived_seed(seed, i, "fallback", secret))

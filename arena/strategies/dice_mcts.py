@@ -90,6 +90,15 @@ DEFAULT = list(STEPS.values())[-1]
 # --------------------------------------------------------------- the public position
 
 
+def _options(observation: dict[str, JSON], board_options: JSON) -> dict[str, JSON]:
+    """The game's options as the observation shows them: the board, and the edition (the
+    rules the scores follow) when the engine names one."""
+    options: dict[str, JSON] = {"board": board_options}
+    if "edition" in observation:
+        options["edition"] = observation["edition"]
+    return options
+
+
 def state_from_observation(observation: dict[str, JSON], seed: int = 0) -> RaDiceState:
     """The full position the observation shows, its future dice drawn from ``seed``."""
     n = int(observation["num_players"])
@@ -110,7 +119,7 @@ def state_from_observation(observation: dict[str, JSON], seed: int = 0) -> RaDic
     victims = _victims(observation, monuments, civilization) if phase == "victim" else []
     data = {
         "game": "ra_dice", "version": 1, "num_players": n, "seed": seed,
-        "options": {"board": board_options}, "dice_counter": 0,
+        "options": _options(observation, board_options), "dice_counter": 0,
         "scores": observation["scores"], "pharaoh": observation["pharaoh"],
         "nile": observation["nile"], "floods": observation["floods"],
         "civilization": civilization, "monuments": monuments,
@@ -512,7 +521,7 @@ def legal_matches(state: RaDiceState, legal: list[dict[str, JSON]]) -> list[int]
     return actions
 
 
-class DiceMctsStrategy:
+class DiceMctsStrategy(ra_mcts.TimedSearch):
     """``choose(observation, legal) -> index`` with ISMCTS over the dice (see the module
     docstring); the same interface and time handling as :class:`MctsStrategy`."""
 
@@ -521,52 +530,17 @@ class DiceMctsStrategy:
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
                  seed: int = 0, settings: DiceMctsSettings = DEFAULT) -> None:
+        super().__init__(seconds, iterations, seed)
         self.settings = settings
-        self.seconds = seconds
-        self.iterations = iterations
-        self.move_ms: float | None = None
-        self.game_ms: float | None = None
-        self.clock_used = 0.0
-        self.game_ms_left: float | None = None
-        self.rng = random.Random(seed)
-        self.last_iterations = 0
-
-    def new_game(self, message: dict[str, JSON]) -> None:
-        self.rng.seed(message.get("seed", 0))
-        timing = message.get("time") or {}
-        self.move_ms = ra_mcts._positive(timing.get("move_ms"))
-        self.game_ms = ra_mcts._positive(timing.get("game_ms"))
-        self.clock_used = 0.0
-        self.game_ms_left = None
-
-    def on_request(self, message: dict[str, JSON]) -> None:
-        timing = message.get("time") or {}
-        move_ms = ra_mcts._positive(timing.get("move_ms"))
-        if move_ms is not None:
-            self.move_ms = move_ms
-        left = timing.get("game_ms_left")
-        self.game_ms_left = float(left) if isinstance(left, int | float) else None
 
     def budget(self, observation: dict[str, JSON]) -> float | None:
-        left = self.game_ms_left
-        if left is None and self.game_ms is not None:
-            left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
-        if self.iterations is not None and self.seconds is None:
-            # a fixed search, whatever the arena's time: the same decisions on any machine
-            # under any load (the starvation guard would otherwise cut it short)
+        if self.fixed_search():
             return None
         epochs = max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
         settings = ra_mcts.MctsSettings(time_share=self.settings.time_share,
                                         time_reserve=self.settings.time_reserve)
-        return ra_mcts.think_seconds(self.move_ms, self.seconds, left, epochs, settings)
-
-    def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
-        started = time.perf_counter()
-        try:
-            return self._choose(observation, legal, started)
-        finally:
-            self.clock_used += time.perf_counter() - started
-            self.game_ms_left = None
+        return ra_mcts.think_seconds(self.move_ms, self.seconds, self.clock_left_ms(),
+                                     epochs, settings)
 
     def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
                 started: float) -> int:

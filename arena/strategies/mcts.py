@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -280,22 +281,15 @@ def _iterate(root: RaState, tree: Node, rng: random.Random, n: int,
             totals[seat] += result[seat]
 
 
-class MctsStrategy:
-    """``choose(observation, legal) -> index`` with ISMCTS.
-
-    ``new_game(message)`` takes the bot seed and the arena's time control from a new_game
-    message and ``on_request(message)`` (optional: the SDK's hook) the time left on the
-    game clock from each request; without it, the strategy counts its own thinking time
-    against the clock.  ``seconds`` caps the thinking time (None: as much as the arena's
-    time allows, safely); ``iterations`` fixes the work instead, which makes the bot fully
-    deterministic."""
-
-    name = "mcts"
-    version = "1.1.0"  # bump with any change of play: leagues tell versions apart by it
+class TimedSearch:
+    """What a search bot does with the arena's time, the same for every game's search:
+    the bot seed and time control from ``new_game``, the game clock left from each
+    request (``on_request``, the SDK's hook; without it the search counts its own
+    thinking against the clock), and ``choose`` timing each decision.  A subclass gives
+    ``budget`` (seconds to think) and ``_choose``."""
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
-                 seed: int = 0, settings: MctsSettings = DEFAULT) -> None:
-        self.settings = settings
+                 seed: int = 0) -> None:
         self.seconds = seconds
         self.iterations = iterations
         self.move_ms: float | None = None
@@ -321,17 +315,19 @@ class MctsStrategy:
         left = timing.get("game_ms_left")
         self.game_ms_left = float(left) if isinstance(left, int | float) else None
 
+    def clock_left_ms(self) -> float | None:
+        """What is left on the game clock (None: no clock)."""
+        if self.game_ms_left is None and self.game_ms is not None:
+            return max(0.0, self.game_ms - 1000.0 * self.clock_used)
+        return self.game_ms_left
+
+    def fixed_search(self) -> bool:
+        """Only an iteration count limits the search: the same decisions on any machine
+        under any load (the starvation guard would otherwise cut it short)."""
+        return self.iterations is not None and self.seconds is None
+
     def budget(self, observation: dict[str, JSON]) -> float | None:
-        """Seconds to think (None when only an iteration count limits the search)."""
-        left = self.game_ms_left
-        if left is None and self.game_ms is not None:
-            left = max(0.0, self.game_ms - 1000.0 * self.clock_used)
-        if self.iterations is not None and self.seconds is None:
-            # a fixed search, whatever the arena's time: the same decisions on any machine
-            # under any load (the starvation guard would otherwise cut it short)
-            return None
-        return think_seconds(self.move_ms, self.seconds, left, epochs_left(observation),
-                             self.settings)
+        raise NotImplementedError
 
     def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
         started = time.perf_counter()
@@ -340,6 +336,56 @@ class MctsStrategy:
         finally:
             self.clock_used += time.perf_counter() - started
             self.game_ms_left = None  # used up: the next request brings its own
+
+    def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
+                started: float) -> int:
+        raise NotImplementedError
+
+
+def serve_search_bot(make: Callable[..., TimedSearch], description: str) -> None:
+    """The protocol bot of a search strategy (arena/bots/mcts, arena/bots/dice-mcts):
+    ``--seconds S`` caps the thinking per decision, ``--iterations N`` fixes the search
+    instead (deterministic: the same decisions as in-process for the same game seed)."""
+    import argparse
+
+    from arena.sdk import run
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="think at most this long per decision")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="search this many iterations per decision (deterministic)")
+    options = parser.parse_args()
+    if options.seconds is not None and not options.seconds > 0:
+        parser.error("--seconds must be more than 0")
+    if options.iterations is not None and options.iterations < 1:
+        parser.error("--iterations must be at least 1")
+    strategy = make(seconds=options.seconds, iterations=options.iterations)
+    run(strategy.choose, name=strategy.name, version=strategy.version,  # type: ignore[attr-defined]
+        on_new_game=strategy.new_game, on_request=strategy.on_request)
+
+
+class MctsStrategy(TimedSearch):
+    """``choose(observation, legal) -> index`` with ISMCTS.
+
+    Time as :class:`TimedSearch` handles it.  ``seconds`` caps the thinking time (None:
+    as much as the arena's time allows, safely); ``iterations`` fixes the work instead,
+    which makes the bot fully deterministic."""
+
+    name = "mcts"
+    version = "1.1.0"  # bump with any change of play: leagues tell versions apart by it
+
+    def __init__(self, seconds: float | None = None, iterations: int | None = None,
+                 seed: int = 0, settings: MctsSettings = DEFAULT) -> None:
+        super().__init__(seconds, iterations, seed)
+        self.settings = settings
+
+    def budget(self, observation: dict[str, JSON]) -> float | None:
+        """Seconds to think (None when only an iteration count limits the search)."""
+        if self.fixed_search():
+            return None
+        return think_seconds(self.move_ms, self.seconds, self.clock_left_ms(),
+                             epochs_left(observation), self.settings)
 
     def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
                 started: float) -> int:

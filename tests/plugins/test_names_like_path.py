@@ -75,3 +75,26 @@ def test_submit_never_writes_into_the_bundled_bots(tmp_path: Path,
     assert main(["submit", str(mine), "--to", str(BUNDLED_BOTS), "--replace"]) == 2
     assert "holds the bots bundled with Ra Arena" in capsys.readouterr().err
     assert "9.9.9" not in (BUNDLED_BOTS / "first" / "bot.toml").read_text()
+
+
+def test_roster_all_leaves_out_a_bot_without_its_runtime_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the bundled random-js is on a machine without Node.js: listed, not ready, left
+    out of roster = "all" with the reason; a league naming it fails before playing."""
+    ghost = tmp_path / "bots" / "ghost"
+    ghost.mkdir(parents=True)
+    (ghost / "bot.toml").write_text('name = "ghost"\nversion = "1"\n'
+                                    'command = ["no-such-runtime", "bot.x"]\n[games]\nra = [2]\n')
+    (tmp_path / "all.toml").write_text('name = "everyone"\ngame = "ra"\nplayers = [2]\n'
+                                       'roster = "all"\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "all.toml", "--dry-run"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    left_out = [line for line in err if "left out" in line]
+    assert len(left_out) == 1 and "'ghost'" in left_out[0]
+    assert "'no-such-runtime' not found" in left_out[0]
+    (tmp_path / "named.toml").write_text('name = "named"\ngame = "ra"\nplayers = [2]\n'
+                                         'roster = ["ghost", "random"]\n')
+    assert main(["run", "named.toml", "--dry-run"]) == 2
+    assert "key 'roster': bot 'ghost' cannot be used" in capsys.readouterr().err

@@ -164,3 +164,48 @@ def test_plackett_luce_column(store_dir: Path, capsys: pytest.CaptureFixture[str
     )
     top = json.loads(out)["bots"][0]
     assert top["bot"] == "foxtrot" and abs(top["plackett_luce_elo"] - top["elo"]) < 60
+
+
+def test_leaderboard_payoffs_as_json_and_csv(
+    store_dir: Path, capsys: pytest.CaptureFixture[str], league: list[GameResult]
+) -> None:
+    import csv
+    import io
+
+    code, out, err = run(["leaderboard", str(store_dir), "--payoffs"], capsys)
+    assert code == 0, err
+    data = json.loads(out)
+    compositions = {tuple(sorted(r.bots)) for r in league if len(set(r.bots)) == r.num_players}
+    assert {tuple(t["bots"]) for t in data["tables"]} == compositions
+    table = data["tables"][0]
+    games = [r for r in league if tuple(sorted(r.bots)) == tuple(table["bots"])]
+    bot = table["bots"][0]
+    scores = [r.scores[r.bots.index(bot)] for r in games]
+    assert table["payoffs"][bot]["games"] == len(games)
+    assert table["payoffs"][bot]["mean_score"] == pytest.approx(sum(scores) / len(scores))
+    code, out, _ = run(["leaderboard", str(store_dir), "--payoffs", "csv"], capsys)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == sum(len(t["bots"]) for t in data["tables"])
+    with pytest.raises(SystemExit) as stopped:
+        main(["leaderboard", str(store_dir), "--payoffs", "xml"])
+    assert stopped.value.code == 2 and "invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_leaderboard_game_theory_and_fairness(
+    store_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        ["leaderboard", str(store_dir), "--alpha-rank", "--fairness", "--bootstrap", "0"], capsys
+    )
+    assert code == 0, err
+    header = out.splitlines()[1]
+    assert "α-Rank" in header and "Nash" not in header and "ahead of next" in header
+    assert "Seat advantage" in out and "Elo vs other seats" in out
+    code, out, _ = run(
+        ["leaderboard", str(store_dir), "--json", "--nash", "--fairness", "--bootstrap", "0"],
+        capsys,
+    )
+    data = json.loads(out)
+    assert "nash_average" in data["bots"][0] and "alpha_rank" not in data["bots"][0]
+    low, high = data["seats"][0]["elo_advantage_interval"]
+    assert low <= data["seats"][0]["elo_advantage"] <= high

@@ -55,7 +55,9 @@ def test_report_shows_every_section_and_bot(league: list[GameResult]) -> None:
     page = render_report(league, title="Spring league", bootstrap=20, seed=1)
     parsed = outline(page)
     sections = [attrs.get("id") for tag, attrs in parsed.tags if tag == "section"]
-    assert sections == ["leaderboard", "history", "pairwise", "scores", "failures", "seats"]
+    assert sections == [
+        "leaderboard", "history", "pairwise", "scores", "failures", "seats", "meta-game"
+    ]
     text = " ".join(parsed.text)
     board = build_leaderboard(league, bootstrap=20, seed=1)
     for row in board.rows:
@@ -148,3 +150,21 @@ def test_rating_history_draws_at_most_ten_lines() -> None:
     assert history.count("<polyline") == 10
     assert "Only the 10 highest-rated of the 14 bots are drawn." in history
     assert "bot013" in history and "bot000" not in history
+
+
+@pytest.mark.parametrize("anchor", [None, "bot000"])
+def test_rating_chart_ends_at_the_table_rating(anchor: str | None) -> None:
+    """Issue 18 item 7: with an anchor the chart used to stay mean-centred (mcts near
+    1,800 on the chart, 2,448 in the table); its last points must be the table's Elo."""
+    from arena.bench.synthetic import simulate_league, spread_ratings
+
+    # a weak anchor far below the mean, so a mean-centred chart would be hundreds off
+    results = simulate_league(spread_ratings(5, spread=600), 400, seed=4)
+    page = render_report(results, bootstrap=0, anchor=anchor)
+    board = build_leaderboard(results, bootstrap=0, anchor=anchor)
+    history = page.split('id="history"')[1].split("</section>")[0]
+    ends = dict(re.findall(r"<title>([\w-]+): (-?\d+)</title></polyline>", history))
+    table = {row.bot: round(row.elo) for row in board.rows}
+    assert {bot: int(value) for bot, value in ends.items()} == table
+    if anchor is not None:
+        assert table[anchor] == 1500 and max(table.values()) > 1900

@@ -93,7 +93,9 @@ def test_table_in_any_tabulate_format(league: list[GameResult]) -> None:
     assert github.splitlines()[0].startswith("|   rank | bot")
     assert "95% interval" in github and "timeout" in github and "crash" in github
     tsv = render_table(board, "tsv")
-    assert len(tsv.splitlines()) == 1 + len(NAMES_IN(league))
+    # the header, a line per bot, then the notes (here: an unsettled pair of neighbours)
+    assert len(tsv.splitlines()) == 1 + len(NAMES_IN(league)) + len(board.notes)
+    assert tsv.splitlines()[-1] == board.notes[-1]
     assert "<table>" in render_table(board, "html")
     with pytest.raises(ArenaError, match="unknown table format 'fancy'.*github"):
         render_table(board, "fancy")
@@ -155,3 +157,46 @@ def test_leaderboard_table_is_what_the_league_run_prints(league: list[GameResult
     text = leaderboard_table(league, anchor="charlie", bootstrap=10, prior_draws=1.0)
     charlie = next(line for line in text.splitlines() if " charlie " in line)
     assert " 1500 " in charlie and "Anchored" in text
+
+
+def test_neighbours_whose_intervals_overlap_are_flagged() -> None:
+    from arena.bench.synthetic import simulate_league
+
+    # two bots 10 Elo apart cannot be told apart in 200 games; the third is far below
+    results = simulate_league({"a": 1510.0, "b": 1500.0, "c": 900.0}, 200, (2, 3), seed=4)
+    board = build_leaderboard(results, bootstrap=0)
+    unsettled = [n for n in board.notes if n.startswith("Order not settled")]
+    assert len(unsettled) == 1
+    top, second, third = board.rows
+    assert f"{top.bot} / {second.bot}" in unsettled[0] and f"{second.bot} / c" not in unsettled[0]
+    assert second.high >= top.low and third.high < second.low
+    assert top.ahead_of_next is not None and 0.2 < top.ahead_of_next < 0.999
+    assert third.ahead_of_next is None
+
+
+def test_failure_rates_by_reason(league: list[GameResult]) -> None:
+    board = build_leaderboard(league, bootstrap=0)
+    row = next(r for r in board.rows if r.failures)
+    reason, count = next(iter(row.failures.items()))
+    assert f"{reason} {count} ({100 * count / row.games:.1f}%)" in render_table(board)
+    data = leaderboard_json(board)
+    bot = next(b for b in data["bots"] if b["bot"] == row.bot)
+    assert bot["failure_rate"][reason] == pytest.approx(count / row.games, abs=1e-6)
+
+
+def test_game_theoretic_columns_on_request() -> None:
+    from arena.bench.synthetic import simulate_league, spread_ratings
+
+    results = simulate_league(spread_ratings(4, 400), 400, (2, 3), seed=6)
+    plain = build_leaderboard(results, bootstrap=0)
+    assert plain.rows[0].alpha_rank is None and "α-Rank" not in render_table(plain)
+    board = build_leaderboard(results, bootstrap=0, with_metagame=True)
+    text = render_table(board)
+    assert "α-Rank" in text and "Nash" in text
+    assert sum(row.alpha_rank or 0.0 for row in board.rows) == pytest.approx(1.0)
+    # a transitive league: the top bot is the equilibrium, everyone else rates below 0
+    assert board.nash_support == (board.rows[0].bot,)
+    assert board.rows[0].nash == pytest.approx(0.0) and all(
+        (row.nash or 0.0) < 0 for row in board.rows[1:]
+    )
+    assert "alpha_rank" in leaderboard_json(board)["bots"][0]

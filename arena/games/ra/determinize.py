@@ -12,13 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import GameError
+from arena.games.ra.editions import DEFAULT_EDITION, full_options
 from arena.games.ra.game import blank_state
-from arena.games.ra.jsonio import tile_type
+from arena.games.ra.jsonio import DISASTER_AFTER_NAMES, tile_type
 from arena.games.ra.state import RaState
 from arena.games.ra.tiles import (
-    AUCTION,
     AUCTION_KIND_NAMES,
-    GOD_FOLLOW_UP,
     NUM_TILE_TYPES,
     PHASE_NAMES,
     RA,
@@ -32,7 +31,7 @@ def determinize(observation: Mapping[str, Any], seat: int, seed: int) -> RaState
     order drawn from ``seed``."""
     try:
         return _determinize(observation, seat, seed)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, StopIteration) as error:
         raise GameError(f"not a Ra observation: {error!r}") from None
 
 
@@ -44,7 +43,11 @@ def _determinize(obs: Mapping[str, Any], seat: int, seed: int) -> RaState:
     n = int(obs["num_players"])
     players = obs["players"]
     bag = [t for t in range(NUM_TILE_TYPES) for _ in range(int(obs["bag"][TILE_NAMES[t]]))]
-    state = blank_state(n, [list(p["suns"]) for p in players], None, random.Random(seed), bag)
+    # an observation of a game from before editions says null: the rules of then
+    edition = obs.get("edition", DEFAULT_EDITION)
+    options = {} if edition is None else full_options({"edition": edition})
+    suns = [list(p["suns"]) for p in players]
+    state = blank_state(n, suns, None, random.Random(seed), bag, options)
     state.down = [list(p["used_suns"]) for p in players]
     state.initial_suns = [sorted(u + d) for u, d in zip(state.up, state.down, strict=True)]
     state.scores = [int(p["score"]) for p in players]
@@ -76,10 +79,12 @@ def _determinize(obs: Mapping[str, Any], seat: int, seed: int) -> RaState:
         state.dis_current = tile_type(disaster["disaster"])
         state.dis_left = int(disaster["to_lose"])
         state.dis_pending = [tile_type(name) for name in reversed(disaster["then"])]
-        state.dis_after = AUCTION if disaster["after"] == "auction" else GOD_FOLLOW_UP
+        after = disaster["after"]
+        state.dis_after = next(k for k, name in DISASTER_AFTER_NAMES.items() if name == after)
+    state.god_disasters = [tile_type(name) for name in obs.get("disasters_waiting", [])]
     # Whatever is neither in the bag nor in play has left the game.
     box = list(TILE_COUNTS)
-    for tile in state.bag + state.track + state.dis_pending:
+    for tile in state.bag + state.track + state.dis_pending + state.god_disasters:
         box[tile] -= 1
     box[RA] -= state.ra_count
     for hold in state.hold:

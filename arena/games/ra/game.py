@@ -6,8 +6,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.base import Game, GameOptionError, GameState, IllegalActionError, ReplayError
-from arena.games.ra import jsonio
+from arena.games.base import Game, GameOptionError
+from arena.games.ra import editions, jsonio
+from arena.games.ra.editions import DEFAULT_EDITION
 from arena.games.ra.state import RaState
 from arena.games.ra.tiles import (
     CENTER_SUN,
@@ -28,70 +29,47 @@ class RaGame(Game):
     title = "Ra"
     min_players = 2
     max_players = 5
+    replayed_parts = ("setup", "events", "final")
+
+    def default_options(self) -> dict[str, Any]:
+        return {"edition": DEFAULT_EDITION}
+
+    def full_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        return editions.full_options(options)
 
     def new_game(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
     ) -> RaState:
+        return self._start(num_players, seed, editions.full_options(options))
+
+    def replay_start(
+        self, num_players: int, seed: int, options: Mapping[str, Any] | None
+    ) -> RaState:
+        """Records name their edition; one whose options name none was played before
+        editions existed and replays under the rules of then."""
+        if isinstance(options, Mapping) and "edition" not in options:
+            editions.full_options(options)  # still refuses an unknown option
+            return self._start(num_players, seed, {})
+        return self.new_game(num_players, seed, options)
+
+    def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaState:
         if type(num_players) is not int or not 2 <= num_players <= 5:
             raise GameOptionError(f"Ra is for 2-5 players, not {num_players!r}")
         if type(seed) is not int:
             raise GameOptionError(f"the seed must be an integer, not {seed!r}")
-        if options:
-            raise GameOptionError(f"Ra has no options; got {options!r}")
         rng = random.Random(seed)
         groups = list(SUN_GROUPS[num_players])
         rng.shuffle(groups)  # the books: players receive the sun groups at random
-        return blank_state(num_players, [sorted(g) for g in groups], seed, rng, list(FULL_BAG))
+        suns = [sorted(g) for g in groups]
+        return blank_state(num_players, suns, seed, rng, list(FULL_BAG), options)
 
     def state_from_json(self, data: Mapping[str, Any]) -> RaState:
         return jsonio.state_from_json(data)
-
-    def replay(self, record: Mapping[str, Any]) -> RaState:
-        try:
-            num_players, seed = record["num_players"], record["seed"]
-            steps = list(record["actions"])
-        except (KeyError, TypeError) as error:
-            raise ReplayError(f"not a Ra record: missing {error}") from None
-        try:
-            state = self.new_game(num_players, seed, record.get("options"))
-        except GameOptionError as error:
-            raise ReplayError(f"record cannot start: {error}") from None
-        for number, step in enumerate(steps):
-            try:
-                seat, action = step["seat"], step["action"]
-            except (KeyError, TypeError):
-                raise ReplayError(f"action {number} is malformed: {step!r}") from None
-            if seat != state.current_player():
-                raise ReplayError(
-                    f"action {number}: the record says seat {seat} acts, "
-                    f"the engine expects seat {state.current_player()}"
-                )
-            if "json" in step and step["json"] != _json_of(state, action):
-                raise ReplayError(
-                    f"action {number}: the record describes {step['json']}, "
-                    f"the engine {_json_of(state, action)}"
-                )
-            try:
-                state.apply_action(action)
-            except IllegalActionError as error:
-                raise ReplayError(f"action {number}: {error}") from None
-        rebuilt = state.record()
-        for key in ("setup", "events", "final"):
-            if key in record and record[key] != rebuilt[key]:
-                raise ReplayError(f"replaying the actions does not reproduce the record's {key}")
-        return state
 
     def narrate(self, record: Mapping[str, Any]) -> list[str]:
         from arena.games.ra.narrate import narrate
 
         return narrate(record)
-
-
-def _json_of(state: GameState, action: Any) -> Any:
-    try:
-        return state.action_to_json(action)
-    except IllegalActionError:
-        return None
 
 
 def blank_state(
@@ -100,12 +78,15 @@ def blank_state(
     seed: int | None,
     rng: random.Random,
     bag: list[int],
+    options: dict[str, Any],
 ) -> RaState:
-    """A state at the start of epoch 1 with the given suns and bag (no tiles held)."""
+    """A state at the start of epoch 1 with the given suns and bag (no tiles held), under
+    ``options`` (full options, or {} for the rules from before editions)."""
     state = RaState.__new__(RaState)
     state.num_players = num_players
     state.seed = seed
-    state.options = {}
+    state.options = options
+    state.rules = editions.rules_of(options)
     state.epoch = 1
     state.phase = TURN
     state.up = suns
@@ -132,6 +113,7 @@ def blank_state(
     state.dis_current = -1
     state.dis_left = 0
     state.dis_after = 0
+    state.god_disasters = []
     state.history = []
     state.events = []
     state.initial_suns = [s[:] for s in suns]

@@ -6,7 +6,8 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import GameError
+from arena.games.base import GameError, GameOptionError
+from arena.games.ra.editions import full_options, rules_of
 from arena.games.ra.tiles import (
     AUCTION,
     AUCTION_KIND_NAMES,
@@ -17,6 +18,7 @@ from arena.games.ra.tiles import (
     DRAW,
     END_TURN,
     GOD_BASE,
+    GOD_FOLLOW_UP,
     INVOKE_RA,
     NUM_TILE_TYPES,
     OVER,
@@ -27,12 +29,18 @@ from arena.games.ra.tiles import (
     TILE_BY_NAME,
     TILE_COUNTS,
     TILE_NAMES,
+    TURN,
 )
 
 if TYPE_CHECKING:
     from arena.games.ra.state import RaState
 
-FORMAT = 1  # version of the to_json layout
+FORMAT = 1  # version of the to_json layout (later keys are optional, so still 1)
+
+# What follows the disasters being resolved (``state.dis_after``: TURN, GOD_FOLLOW_UP or
+# AUCTION): the turn passes (the disasters of the turn's god takes, classic edition), the
+# god follow-up, or the turn after the auction.
+DISASTER_AFTER_NAMES = {TURN: "turn_end", GOD_FOLLOW_UP: "god", AUCTION: "auction"}
 
 
 def action_json(action: int, extra: int = -1) -> dict[str, Any]:
@@ -93,13 +101,14 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
             "disaster": TILE_NAMES[state.dis_current],
             "to_lose": state.dis_left,
             "then": [TILE_NAMES[d] for d in reversed(state.dis_pending)],
-            "after": "auction" if state.dis_after == AUCTION else "god",
+            "after": DISASTER_AFTER_NAMES[state.dis_after],
         }
     bag = bag_counts(state)
     return {
         "game": "ra",
         "seat": seat,
         "num_players": state.num_players,
+        "edition": state.rules.edition,
         "epoch": state.epoch,
         "phase": PHASE_NAMES[phase],
         "current_player": state.cur,
@@ -120,6 +129,7 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
         ],
         "auction": auction,
         "disaster": disaster,
+        "disasters_waiting": [TILE_NAMES[d] for d in state.god_disasters],
         "bag": tile_counts(bag, keep_zeros=True),
         "bag_size": len(state.bag),
     }
@@ -177,6 +187,7 @@ def state_to_json(state: RaState) -> dict[str, Any]:
             "left": state.dis_left,
             "after": state.dis_after,
         },
+        "disasters_waiting": state.god_disasters[:],
         "initial_suns": [s[:] for s in state.initial_suns],
         "first_player": state.first_player,
         "history": _plain(state.history),
@@ -196,7 +207,10 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         state = RaState.__new__(RaState)
         state.num_players = int(data["num_players"])
         state.seed = data["seed"]
-        state.options = dict(data["options"])
+        options = dict(data["options"])
+        # saved before editions existed: {} keeps the rules of then
+        state.options = full_options(options) if options else {}
+        state.rules = rules_of(state.options)
         state.epoch = int(data["epoch"])
         state.phase = PHASE_NAMES.index(data["phase"])
         state.cur = int(data["current_player"])
@@ -228,12 +242,13 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         state.dis_current = int(disaster["current"])
         state.dis_left = int(disaster["left"])
         state.dis_after = int(disaster["after"])
+        state.god_disasters = [int(d) for d in data.get("disasters_waiting", [])]
         state.initial_suns = [[int(s) for s in suns] for suns in data["initial_suns"]]
         state.first_player = int(data["first_player"])
         state.history = [(int(s), int(a), int(x)) for s, a, x in data["history"]]
         state.events = [tuple(event) for event in data["events"]]
         state._legal = None
-    except (KeyError, TypeError, ValueError, IndexError) as error:
+    except (KeyError, TypeError, ValueError, IndexError, GameOptionError) as error:
         raise GameError(f"saved Ra state is damaged: {error!r}") from None
     if len(state.hold) != state.num_players or any(len(h) != NUM_TILE_TYPES for h in state.hold):
         raise GameError("saved Ra state is damaged: holdings do not match the players")

@@ -14,7 +14,10 @@ def narrate(record: Mapping[str, Any]) -> list[str]:
     n = record["num_players"]
     names = [str(name) for name in record.get("players") or [f"Seat {s}" for s in range(n)]]
     setup = record["setup"]
-    lines = [f"Ra for {n} players, seed {record['seed']}. Everybody starts with 10 points."]
+    edition = (record.get("options") or {}).get("edition")
+    rules = f"the {edition} edition" if edition else "the rules from before editions"
+    lines = [f"Ra for {n} players ({rules}), seed {record['seed']}. "
+             "Everybody starts with 10 points."]
     suns = "; ".join(
         f"{names[s]} {'-'.join(map(str, sorted(group, reverse=True)))}"
         for s, group in enumerate(setup["suns"])
@@ -30,7 +33,9 @@ def narrate(record: Mapping[str, Any]) -> list[str]:
     final = record.get("final")
     if final:
         lines.append("")
-        lines.append("Final ranking (ties broken by the highest sun):")
+        tie_rule = "a tie for first goes to the highest sun" if edition else \
+            "ties broken by the highest sun"
+        lines.append(f"Final ranking ({tie_rule}):")
         for seat in sorted(range(n), key=lambda s: final["placements"][s]):
             lines.append(
                 f"  {final['placements'][seat]}. {names[seat]}: {final['scores'][seat]} points"

@@ -10,6 +10,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from arena.games.base import GameOptionError
+from arena.games.ra.editions import DEFAULT_EDITION, full_options
 from arena.games.ra.game import FULL_BAG, blank_state
 from arena.games.ra.jsonio import tile_type
 from arena.games.ra.state import RaState
@@ -30,17 +31,21 @@ def build_state(
     center_sun: int = 1,
     current: int | None = None,
     seed: int = 0,
+    edition: str | None = DEFAULT_EDITION,
 ) -> RaState:
     """A state at the start of ``current``'s turn (default: the highest sun's holder).
 
     ``suns``/``used_suns``: face-up / face-down suns per seat (default: the standard
     groups in seat order, none used); ``tiles``: each seat's holding by tile name;
     ``track``: the auction track; ``draws``: the tiles the next draws reveal, in order
-    (later draws are random from ``seed``)."""
+    (later draws are random from ``seed``); ``edition``: "classic" or "2023" (None: the
+    rules of records from before editions)."""
     if suns is None:
         suns = SUN_GROUPS[num_players]
+    options = {} if edition is None else full_options({"edition": edition})
     state = blank_state(
-        num_players, [sorted(s) for s in suns], None, random.Random(seed), list(FULL_BAG)
+        num_players, [sorted(s) for s in suns], None, random.Random(seed), list(FULL_BAG),
+        options,
     )
     bag = state.bag
 

@@ -5,15 +5,19 @@ after taking a tile with a god, one bid in an ``auction``, or choosing a tile to
 ``disaster``.  Everything without a real choice (skipping sunless players, a bidder who
 cannot outbid, funerals, droughts, epoch ends) is resolved at once inside
 ``apply_action``, so the engine always rests at a real decision or at the end.
+
+Where the editions differ, ``self.rules`` (see ``editions.py``) says what to do.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from arena.games.base import TERMINAL, GameState, IllegalActionError
 from arena.games.ra import jsonio
+from arena.games.ra.editions import Rules
 from arena.games.ra.scoring import epoch_points
 from arena.games.ra.tiles import (
     AUCTION,
@@ -64,16 +68,17 @@ class RaState(GameState):
     """A position of Ra, hidden bag included.  Build one with ``RaGame.new_game``."""
 
     __slots__ = (
-        "num_players", "seed", "options", "epoch", "phase", "cur", "up", "down", "hold",
+        "num_players", "seed", "options", "rules", "epoch", "phase", "cur", "up", "down", "hold",
         "scores", "center", "ra_count", "ra_limit", "track", "box", "bag", "stacked", "rng",
         "ra_player", "kind", "high", "high_bidder", "queue", "queue_index", "bids",
-        "dis_seat", "dis_pending", "dis_current", "dis_left", "dis_after",
+        "dis_seat", "dis_pending", "dis_current", "dis_left", "dis_after", "god_disasters",
         "history", "events", "initial_suns", "first_player", "_legal",
     )  # fmt: skip
 
     num_players: int
     seed: int | None
-    options: dict[str, Any]
+    options: dict[str, Any]  # full options, or {} for a record from before editions
+    rules: Rules  # what the edition does where the books differ
     epoch: int
     phase: int
     cur: int
@@ -100,7 +105,8 @@ class RaState(GameState):
     dis_pending: list[int]  # disasters still to resolve, the next one last
     dis_current: int  # the disaster being resolved (-1 = none)
     dis_left: int  # tiles the current disaster still takes
-    dis_after: int  # AUCTION or GOD_FOLLOW_UP: what follows the disasters
+    dis_after: int  # AUCTION, GOD_FOLLOW_UP or TURN (the turn ends): what follows
+    god_disasters: list[int]  # taken with gods this turn, striking when the takes end
     history: list[tuple[int, int, int]]  # (seat, action, tile taken / disaster or -1)
     events: list[tuple[Any, ...]]  # compact event log, expanded by record()
     initial_suns: list[list[int]]
@@ -115,10 +121,7 @@ class RaState(GameState):
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def legal_actions(self) -> list[int]:
-        legal = self._legal
-        if legal is not None:
-            return legal[:]  # a copy: a caller changing it cannot corrupt the state
+    def _compute_legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == AUCTION:
             seat, high = self.cur, self.high
@@ -140,8 +143,7 @@ class RaState(GameState):
             legal = [DISCARD_BASE + t for t in DISASTER_VICTIMS[self.dis_current] if hold[t]]
         else:
             legal = []
-        self._legal = legal
-        return legal[:]
+        return legal
 
     def _god_takes(self) -> list[int]:
         """One god take per distinct non-god tile type on the track (its first slot)."""
@@ -153,13 +155,7 @@ class RaState(GameState):
                 takes.append(GOD_BASE + slot)
         return takes
 
-    def apply_action(self, action: int) -> None:
-        legal = self._legal
-        if legal is None:
-            legal = self.legal_actions()
-        if action not in legal or type(action) is not int:
-            raise IllegalActionError(self._illegal_message(action, legal))
-        self._legal = None
+    def _apply_legal_action(self, action: int) -> None:
         seat = self.cur
         phase = self.phase
         if phase == AUCTION:
@@ -184,7 +180,7 @@ class RaState(GameState):
             self._god_take(seat, action - GOD_BASE)
         elif action == END_TURN:
             self.history.append((seat, action, -1))
-            self._next_turn(seat)
+            self._end_god_turn(seat)
         else:  # a tile lost to the current disaster
             tile = action - DISCARD_BASE
             self.history.append((seat, action, self.dis_current))
@@ -194,7 +190,7 @@ class RaState(GameState):
             self.dis_left -= 1
             self._resolve_disasters()
 
-    def _illegal_message(self, action: object, legal: list[int]) -> str:
+    def _illegal_message(self, action: object, legal: Sequence[int]) -> str:
         if self.phase == OVER:
             return "the game is over: no action is legal"
         phase = PHASE_NAMES[self.phase]
@@ -245,16 +241,28 @@ class RaState(GameState):
         hold[GOD] -= 1
         self.box[GOD] += 1
         self.events.append(("god", seat, slot, tile))
-        if tile >= FUNERAL:
-            self._start_disasters(seat, [tile], GOD_FOLLOW_UP)
-        else:
+        if tile < FUNERAL:
             hold[tile] += 1
-            self._after_god(seat)
+        elif self.rules.god_disasters_at_once:
+            self._start_disasters(seat, [tile], GOD_FOLLOW_UP)
+            return
+        else:  # it strikes once every tile of the turn's god takes is placed
+            self.god_disasters.append(tile)
+        self._after_god(seat)
 
     def _after_god(self, seat: int) -> None:
         if self.hold[seat][GOD] and any(tile != GOD for tile in self.track):
             self.cur = seat
             self.phase = GOD_FOLLOW_UP
+        else:
+            self._end_god_turn(seat)
+
+    def _end_god_turn(self, seat: int) -> None:
+        """The god takes are over: the disasters they set aside strike, then the turn
+        passes."""
+        if self.god_disasters:
+            disasters, self.god_disasters = self.god_disasters, []
+            self._start_disasters(seat, disasters, TURN)
         else:
             self._next_turn(seat)
 
@@ -305,7 +313,7 @@ class RaState(GameState):
             self.events.append(
                 ("auction", self.ra_player, self.kind, self.bids, -1, 0, 0, lot, discarded)
             )
-            self._next_turn(self.ra_player)
+            self._after_auction()
             return
         sun = self.high
         self.up[winner].remove(sun)
@@ -326,7 +334,17 @@ class RaState(GameState):
         if disasters:
             self._start_disasters(winner, disasters, AUCTION)
         else:
-            self._next_turn(self.ra_player)
+            self._after_auction()
+
+    def _after_auction(self) -> None:
+        """Whatever the outcome: the classic books pass the turn to the Ra player's left,
+        the 2023 edition lets the Ra player continue (the next seat with a face-up sun
+        from him on, in both cases)."""
+        ra_player = self.ra_player
+        if self.rules.ra_player_continues:
+            self._next_turn((ra_player - 1) % self.num_players)
+        else:
+            self._next_turn(ra_player)
 
     # -- disasters -----------------------------------------------------------------------
 
@@ -368,10 +386,13 @@ class RaState(GameState):
             left = 0
         self.dis_left = 0
         self.dis_current = -1
-        if self.dis_after == AUCTION:
-            self._next_turn(self.ra_player)
-        else:
+        after = self.dis_after
+        if after == AUCTION:
+            self._after_auction()
+        elif after == GOD_FOLLOW_UP:
             self._after_god(seat)
+        else:  # TURN: the disasters of the turn's god takes
+            self._next_turn(seat)
 
     # -- epochs --------------------------------------------------------------------------
 
@@ -410,9 +431,20 @@ class RaState(GameState):
         return [float(score) for score in self.scores]
 
     def placements(self) -> list[int]:
-        """By score, then by highest sun (the books' tie-break; suns are unique)."""
+        """By score.  A tie for the highest score goes to the highest sun among the tied
+        (every book; suns are unique); the books say nothing of other ties, so equal
+        scores below the winner share a place."""
         self._require_over("placements")
-        keys = [(self.scores[s], max(self.up[s] + self.down[s])) for s in range(self.num_players)]
+        seats = range(self.num_players)
+        scores = self.scores
+        highest = [max(self.up[s] + self.down[s]) for s in seats]
+        keys: list[tuple[int, int]]
+        if self.rules.only_the_win_tie_broken:
+            best = max(scores)
+            winner = max((s for s in seats if scores[s] == best), key=highest.__getitem__)
+            keys = [(scores[s], s == winner) for s in seats]
+        else:  # records from before editions broke every tie by the highest sun
+            keys = [(scores[s], highest[s]) for s in seats]
         return [1 + sum(other > key for other in keys) for key in keys]
 
     def _require_over(self, what: str) -> None:
@@ -458,6 +490,7 @@ class RaState(GameState):
         new.queue = self.queue[:]
         new.bids = self.bids[:]
         new.dis_pending = self.dis_pending[:]
+        new.god_disasters = self.god_disasters[:]
         new.history = self.history[:]
         new.events = self.events[:]  # the events themselves are never changed
         new._legal = None if self._legal is None else self._legal[:]
@@ -471,11 +504,11 @@ class RaState(GameState):
 
     def tiles_accounted(self) -> list[int]:
         """Per tile type: bag + Ra track + auction track + players + disasters still to
-        resolve + box; always the box's contents (a check for tests)."""
+        resolve + box; always the full box of 180 (a check for tests)."""
         counts = self.box[:]
         for tile in self.bag:
             counts[tile] += 1
-        for tile in self.track + self.dis_pending:
+        for tile in self.track + self.dis_pending + self.god_disasters:
             counts[tile] += 1
         counts[RA] += self.ra_count
         for hold in self.hold:

@@ -1,7 +1,11 @@
-"""The fixed facts of Ra: The Dice Game and the ``board`` options the rulebook leaves open.
+"""The fixed facts of Ra: The Dice Game, its edition and the ``board`` options the
+rulebook leaves open.
 
 Every choice here is explained in ``docs/rules-ra-dice.md``.  Options arrive as
-``{"board": {...}}``; any key left out takes its default from :data:`DEFAULT_BOARD`.
+``{"edition": "2009", "board": {...}}``; anything left out takes its default (the 2009
+rulebook, :data:`DEFAULT_BOARD`).  A record whose options name no edition was played
+before editions existed, under the engine's rules of then (scores floored at 0, ties
+broken by seat): ``resolve_board(..., before_editions=True)`` replays it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,10 @@ THREE_SUNS_POINTS = 3
 ANKH_PAIR_POINTS = 2
 DISASTER_TRACK_LOSS = 2
 
+# The rulebook the rules follow (000_7d410431a88d4e17.txt: © 2009 Rio Grande Games).
+EDITIONS = ("2009",)
+DEFAULT_EDITION = "2009"
+
 DEFAULT_BOARD: dict[str, Any] = {
     # 8 columns, top to bottom; each holds every colour once, in a different order.
     "monument_columns": [
@@ -64,12 +72,31 @@ class Board:
     """The resolved board for one player count (hot-path friendly ints and tuples)."""
 
     options: dict[str, Any]  # the full, validated ``board`` options (JSON)
+    edition: str | None  # None: a record from before editions
     row_of: tuple[tuple[int, ...], ...]  # row_of[column][colour] -> row, for display
     colour_at: tuple[tuple[int, ...], ...]  # colour_at[column][row] -> colour
     civilization_capacity: int
     track_top: int
     ra_start: int
     ra_end: int
+
+    @property
+    def game_options(self) -> dict[str, Any]:
+        """The game's full options as records and observations carry them."""
+        board = copy.deepcopy(self.options)
+        return {"board": board} if self.edition is None else \
+            {"edition": self.edition, "board": board}
+
+    @property
+    def score_floor(self) -> bool:
+        """Records from before editions floored scores at 0; the book has no floor."""
+        return self.edition is None
+
+    @property
+    def ties_shared(self) -> bool:
+        """Equal scores share a place (the book: "The player with the most points wins").
+        Records from before editions ranked the earlier seat ahead."""
+        return self.edition is not None
 
 
 def _fail(message: str) -> GameOptionError:
@@ -110,15 +137,26 @@ def _sun_track(value: Any) -> dict[str, Any]:
     return {"last_space": last, "start": starts}
 
 
-def resolve_board(options: Mapping[str, Any] | None, num_players: int) -> Board:
-    """Validate ``options`` (``None`` or ``{"board": {...}}``) for ``num_players``."""
+def resolve_board(
+    options: Mapping[str, Any] | None, num_players: int, *, before_editions: bool = False
+) -> Board:
+    """Validate ``options`` (``None`` or ``{"edition": ..., "board": {...}}``) for
+    ``num_players``.  ``before_editions``: options of a record from before editions."""
     if not isinstance(num_players, int) or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
         raise GameOptionError(
             f"Ra: The Dice Game is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {num_players!r}"
         )
     options = options or {}
-    if not isinstance(options, Mapping) or set(options) - {"board"}:
-        raise _fail(f"keys must be just 'board', not {sorted(map(str, options))}")
+    if not isinstance(options, Mapping):
+        raise _fail(f"must be a table of 'edition' and 'board', not {options!r}")
+    unknown = set(options) - {"board", "edition"}
+    if unknown:
+        raise _fail(f"keys must be 'edition' and 'board', not {sorted(map(str, unknown))}")
+    edition: str | None = None
+    if not before_editions:
+        edition = options.get("edition", DEFAULT_EDITION)
+        if edition not in EDITIONS:
+            raise _fail(f"edition must be {' or '.join(map(repr, EDITIONS))}, not {edition!r}")
     given = options.get("board")
     if given is None:
         given = {}
@@ -148,6 +186,7 @@ def resolve_board(options: Mapping[str, Any] | None, num_players: int) -> Board:
     )
     return Board(
         options=board,
+        edition=edition,
         row_of=row_of,
         colour_at=colour_at,
         civilization_capacity=num_players - 1 if capacity is None else capacity,

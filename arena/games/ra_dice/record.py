@@ -57,6 +57,7 @@ def observation(state: RaDiceState, seat: int) -> dict[str, Any]:
         "game": GAME_NAME,
         "seat": seat,
         "num_players": state.num_players,
+        "edition": board.edition,
         "phase": PHASES[state.phase],
         "current_player": state.current_player(),
         "turn_player": state.player,
@@ -95,7 +96,7 @@ def state_to_json(state: RaDiceState) -> dict[str, Any]:
         "version": STATE_VERSION,
         "num_players": state.num_players,
         "seed": state.seed,
-        "options": {"board": copy.deepcopy(state.board.options)},
+        "options": state.board.game_options,
         "dice_counter": state.dice.counter,
         "scores": list(state.scores),
         "pharaoh": list(state.pharaoh),
@@ -121,7 +122,8 @@ def state_from_json(data: Mapping[str, Any]) -> RaDiceState:
         if data["game"] != GAME_NAME or data["version"] != STATE_VERSION:
             raise GameError(f"not a version-{STATE_VERSION} {GAME_NAME} state")
         num_players = data["num_players"]
-        board = resolve_board(data["options"], num_players)
+        options = data["options"]
+        board = resolve_board(options, num_players, before_editions="edition" not in options)
         state = RaDiceState(board, num_players, data["seed"])
         state.dice = DiceRoller(data["seed"], int(data["dice_counter"]))
         for name in ("scores", "pharaoh", "nile", "floods", "civilization", "monuments",
@@ -197,7 +199,7 @@ def build_record(state: RaDiceState) -> dict[str, Any]:
         "game": GAME_NAME,
         "seed": state.seed,
         "num_players": state.num_players,
-        "options": {"board": copy.deepcopy(state.board.options)},
+        "options": state.board.game_options,
         "actions": [{"seat": e["seat"], "action": e["action"], "move": e["move"]}
                     for e in events if e["type"] == "move"],
         "events": events,

@@ -11,9 +11,10 @@ bot sees is a real one.  The rules and their readings are in ``docs/rules-ra-dic
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from arena.games.base import TERMINAL, GameError, GameState, IllegalActionError
+from arena.games.base import TERMINAL, GameError, GameState
 from arena.games.ra_dice import actions as A
 from arena.games.ra_dice.actions import BITS, POPCOUNT, SUBMASKS, dice_used
 from arena.games.ra_dice.board import (
@@ -91,21 +92,12 @@ class RaDiceState(GameState):
     def is_terminal(self) -> bool:
         return self.phase == OVER
 
-    def legal_actions(self) -> list[int]:
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
+    def _illegal_message(self, action: object, legal: Sequence[int]) -> str:
+        return (f"action {action!r} is not legal now (phase {PHASES[self.phase]}, "
+                f"seat {self.current_player()}); legal actions: {list(legal)}")
 
-    def apply_action(self, action: int) -> None:
-        legal = self._legal if self._legal is not None else self._compute_legal()
-        if type(action) is not int or action not in legal:
-            raise IllegalActionError(
-                f"action {action!r} is not legal now (phase {PHASES[self.phase]}, "
-                f"seat {self.current_player()}); legal actions: {legal}"
-            )
-        seat = self.current_player()
-        self.events.append(["act", seat, action, self.used])
-        self._legal = None
+    def _apply_legal_action(self, action: int) -> None:
+        self.events.append(["act", self.current_player(), action, self.used])
         phase = self.phase
         if phase == ROLL:
             if action == A.STOP:
@@ -127,10 +119,14 @@ class RaDiceState(GameState):
         return [float(score) for score in self.scores]
 
     def placements(self) -> list[int]:
-        """Most points first; on equal points the earlier seat, who started lower on the
-        score track and so made more points in play, ranks ahead (no shared places)."""
+        """Most points first; equal points share a place, as the book names no tie-break
+        ("The player with the most points wins")."""
         self._require_terminal()
-        order = sorted(range(self.num_players), key=lambda seat: (-self.scores[seat], seat))
+        scores = self.scores
+        if self.board.ties_shared:
+            return [1 + sum(other > score for other in scores) for score in scores]
+        # records from before editions: the earlier seat ranked ahead on equal points
+        order = sorted(range(self.num_players), key=lambda seat: (-scores[seat], seat))
         places = [0] * self.num_players
         for place, seat in enumerate(order, start=1):
             places[seat] = place
@@ -177,7 +173,7 @@ class RaDiceState(GameState):
 
     # ------------------------------------------------------------------ legal lists
 
-    def _compute_legal(self) -> list[int]:
+    def _compute_legal_actions(self) -> list[int]:
         phase = self.phase
         if phase == ROLL:
             return [A.STOP, *SUBMASKS[self._unlocked()]]
@@ -446,7 +442,10 @@ class RaDiceState(GameState):
                             monuments, list(scores)])
 
     def _add(self, points: list[int]) -> None:
-        """Score a category; a score never goes below 0."""
+        """Score a category (the book has no floor; records from before editions kept
+        every score at 0 or more)."""
+        scores = self.scores
+        floor = self.board.score_floor
         for seat, gain in enumerate(points):
-            self.scores[seat] = max(0, self.scores[seat] + gain)
+            scores[seat] = max(0, scores[seat] + gain) if floor else scores[seat] + gain
 

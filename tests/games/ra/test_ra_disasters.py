@@ -118,9 +118,11 @@ def test_two_unrests_with_choices() -> None:
     assert held(state, 0, "astronomy") == 0 and held(state, 0, "art") == 1
 
 
-def test_disaster_taken_by_a_god_resolves_before_the_next_take() -> None:
+def test_disaster_taken_by_a_god_resolves_before_the_next_take_in_2023() -> None:
+    # classic: after the turn's takes (test_ra_editions.py)
     state = build_state(
-        4, tiles=[{"god": 2, "pharaoh": 2}], track=["funeral", "pharaoh", "gold"], current=0
+        4, tiles=[{"god": 2, "pharaoh": 2}], track=["funeral", "pharaoh", "gold"], current=0,
+        edition="2023",
     )
     act(state, type="god", tile="funeral")
     assert held(state, 0, "pharaoh") == 0  # resolved at once

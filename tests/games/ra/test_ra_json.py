@@ -62,7 +62,8 @@ def test_observation_has_all_public_information() -> None:
 def test_record_contents() -> None:
     state = finished_game()
     record = state.record()
-    assert record["seed"] == 5 and record["num_players"] == 4 and record["options"] == {}
+    assert record["seed"] == 5 and record["num_players"] == 4
+    assert record["options"] == {"edition": "classic"}  # the default, always recorded
     assert len(record["actions"]) == len(state.history)
     first = record["actions"][0]
     assert set(first) == {"seat", "action", "json"}
@@ -116,9 +117,15 @@ def test_new_game_validates_its_arguments() -> None:
             GAME.new_game(bad, 1)  # type: ignore[arg-type]
     with pytest.raises(GameOptionError, match="seed"):
         GAME.new_game(4, "x")  # type: ignore[arg-type]
-    with pytest.raises(GameOptionError, match="no options"):
+    with pytest.raises(GameOptionError, match="no option epochs; its only option is edition"):
         GAME.new_game(4, 1, {"epochs": 2})
-    assert GAME.new_game(4, 1, {}).num_players == 4
+    with pytest.raises(GameOptionError, match="'classic' or '2023', not '2024'"):
+        GAME.new_game(4, 1, {"edition": "2024"})
+    with pytest.raises(GameOptionError, match="must be a table"):
+        GAME.new_game(4, 1, ["edition"])  # type: ignore[arg-type]
+    assert GAME.new_game(4, 1, {}).options == {"edition": "classic"}
+    assert GAME.new_game(4, 1).options == {"edition": "classic"}
+    assert GAME.new_game(4, 1, {"edition": "2023"}).options == {"edition": "2023"}
 
 
 def test_same_seed_same_game() -> None:

@@ -1,5 +1,9 @@
 """Scoring: the books' worked examples and every category, through the pure functions
-and through a real epoch end."""
+and through a real epoch end.
+
+Each worked example names the rulebooks (files in ../shared/seeds/) and the section it is
+printed in: 001_a38a4439240b4da9.txt (classic English), 003_efe7da74b2b8cca7.txt (classic
+German), 004_1134238977287e70.txt (Rio Grande 2008), 002_1a3289f03d108d06.txt (2023)."""
 
 from __future__ import annotations
 
@@ -24,7 +28,9 @@ def holding(**counts: int) -> list[int]:
 
 
 def test_pharaoh_example_3_2_2_3() -> None:
-    # Anna, Bob, Cathy, Don: 3, 2, 2, 3 pharaohs -> Anna and Don +5, Bob and Cathy -2.
+    """Scoring, Pharaohs: 001 l. 62, 003 l. 284, 004 l. 323: "Anna, Bob, Cathy, and Don
+    have 3, 2, 2 and 3 Pharaohs. Anna and Don earn 5 fame points each; Bob and Cathy each
+    lose 2 points." """
     assert majority_points([3, 2, 2, 3], 5, -2) == [5, -2, -2, 5]
 
 
@@ -38,6 +44,9 @@ def test_pharaohs_middle_player_scores_nothing() -> None:
 
 
 def test_civilization_example_three_different_earn_5() -> None:
+    """Scoring, Civilization: 001 l. 67, 003 l. 365, 004 l. 402: "Anna has 3 astronomy,
+    2 agriculture and 2 writing tiles. She receives 5 points ... For one each of astronomy,
+    agriculture and writing she would have received the same." """
     assert civilization_points(holding(astronomy=3, agriculture=2, writing=2)) == 5
     assert civilization_points(holding(astronomy=1, agriculture=1, writing=1)) == 5
 
@@ -52,6 +61,8 @@ def test_civilization_table() -> None:
 
 
 def test_monument_example_is_19() -> None:
+    """Scoring, Monuments: 001 l. 69, 003 l. 419, 004 l. 449: "Anna has 4 pyramids,
+    3 temples, 2 fortresses and 1 sphinx. After the third epoch she receives 19 points" """
     anna = holding(pyramid=4, temple=3, fortress=2, sphinx=1)
     assert monument_points(anna) == 19
 
@@ -66,7 +77,18 @@ def test_monument_variety_and_sets() -> None:
 
 
 def test_suns_example_17_25_21_17() -> None:
+    """Scoring, Suns: 001 l. 71, 003 l. 467, 004 l. 493: sums 17, 25, 21 and 17: "Bob
+    receives 5 points and Anna and Don each lose 5 points. Cathy neither gains nor loses
+    points." """
     assert majority_points([17, 25, 21, 17], 5, -5) == [-5, 5, 0, -5]
+
+
+def test_2023_example_flood_and_nile() -> None:
+    """2023 edition, "Płytki wylewu" (flood tiles): 002 l. 483-485: 1 flood and 3 Niles
+    are worth 4 points together; 2 floods and 0 Niles 2 points; 0 floods and 4 Niles 0."""
+    assert nile_points(holding(flood=1, nile=3)) == 4
+    assert nile_points(holding(flood=2)) == 2
+    assert nile_points(holding(nile=4)) == 0
 
 
 def test_nile_needs_a_flood() -> None:

@@ -45,10 +45,12 @@ def make_state(
     *rolls: str,
     setup: Callable[[RaDiceState], None] | None = None,
     options: Mapping[str, Any] | None = None,
+    before_editions: bool = False,
 ) -> RaDiceState:
     """A new game whose dice show ``rolls``; ``setup`` arranges the board before the
-    first roll."""
-    state = RaDiceState(resolve_board(options, num_players), num_players, seed=0)
+    first roll; ``before_editions``: the rules of records from before editions."""
+    board = resolve_board(options, num_players, before_editions=before_editions)
+    state = RaDiceState(board, num_players, seed=0)
     state.dice = ScriptedDice(rolls)  # type: ignore[assignment]
     if setup is not None:
         setup(state)

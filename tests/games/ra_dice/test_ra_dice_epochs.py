@@ -13,7 +13,7 @@ from arena.games.ra_dice.state import APPLY, OVER, ROLL, RaDiceState
 
 
 def _ending_turn(players: int, setup: Callable[[RaDiceState], None] | None = None,
-                 epoch: int = 1) -> RaDiceState:
+                 epoch: int = 1, before_editions: bool = False) -> RaDiceState:
     """Seat 0's turn in which one Sun takes Ra to the last space; he has not applied yet."""
 
     def arrange(state: RaDiceState) -> None:
@@ -22,7 +22,7 @@ def _ending_turn(players: int, setup: Callable[[RaDiceState], None] | None = Non
         if setup:
             setup(state)
 
-    state = make_state(players, "SPPPA", setup=arrange)
+    state = make_state(players, "SPPPA", setup=arrange, before_editions=before_editions)
     stop(state)
     return state
 
@@ -147,25 +147,68 @@ def test_third_epoch_ends_the_game_with_monuments_scored() -> None:
     assert state.placements() == [2, 1]
 
 
-def test_scores_never_go_below_zero_category_by_category() -> None:
+# 000 (line 157): "The player with the most points wins."  The book names no floor on the
+# score track and no tie-break; records from before editions floored scores at 0 (category
+# by category) and ranked the earlier seat first on equal points, and still replay so.
+
+
+def _losing_two_categories(state: RaDiceState) -> None:
+    state.scores[:] = [10, 1]
+    state.pharaoh[:] = [3, 0]  # seat 1: -2
+    state.nile[:] = [0, 6]
+    state.floods[:] = [0, 1]  # seat 1: +6
+    # no Civilization markers: -5
+
+
+def test_scores_may_go_below_zero_as_the_book_sets_no_floor() -> None:
     def setup(state: RaDiceState) -> None:
-        state.scores[:] = [10, 1]
-        state.pharaoh[:] = [3, 0]  # seat 1: -2
-        state.nile[:] = [0, 6]
-        state.floods[:] = [0, 1]  # seat 1: +6
-        # no Civilization markers: -5
+        _losing_two_categories(state)
+        state.floods[1] = 0
 
     state = _ending_turn(2, setup)
+    done(state)
+    # seat 1: 1 - 2 (fewest Pharaohs) + 0 (one Nile marker, no flood) - 5 = -6
+    assert state.scores[1] == -6
+    assert state.record()["epochs"][0]["scores"] == [10 + 5 - 5, -6]  # as recorded
+
+
+def test_the_book_adds_every_category_without_a_floor() -> None:
+    state = _ending_turn(2, _losing_two_categories)
+    done(state)
+    assert state.scores[1] == 1 - 2 + 6 - 5
+
+
+def test_before_editions_scores_were_floored_category_by_category() -> None:
+    state = _ending_turn(2, _losing_two_categories, before_editions=True)
     done(state)
     # 1 -2 -> 0 (floor), +6 -> 6, -5 -> 1; summing first would have given 0
     assert state.scores[1] == 1
 
 
-def test_equal_scores_rank_the_earlier_seat_first() -> None:
+def test_equal_scores_share_a_place() -> None:
     def setup(state: RaDiceState) -> None:
         state.scores[:] = [20, 20, 20]
 
     state = _ending_turn(3, setup, epoch=3)
+    done(state)
+    assert len(set(state.scores)) == 1
+    assert state.placements() == [1, 1, 1]
+
+
+def test_a_tie_below_the_winner_shares_the_place_too() -> None:
+    def setup(state: RaDiceState) -> None:
+        state.scores[:] = [20, 30, 20]
+
+    state = _ending_turn(3, setup, epoch=3)
+    done(state)
+    assert state.placements() == [2, 1, 2]
+
+
+def test_before_editions_equal_scores_ranked_the_earlier_seat_first() -> None:
+    def setup(state: RaDiceState) -> None:
+        state.scores[:] = [20, 20, 20]
+
+    state = _ending_turn(3, setup, epoch=3, before_editions=True)
     done(state)
     assert len(set(state.scores)) == 1
     assert state.placements() == [1, 2, 3]

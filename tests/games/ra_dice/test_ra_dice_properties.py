@@ -28,7 +28,6 @@ def check_bounds(state: RaDiceState) -> None:
     assert all(0 <= p <= top for p in state.pharaoh)
     assert all(0 <= p <= top for p in state.nile)
     assert all(f >= 0 for f in state.floods)
-    assert all(s >= 0 for s in state.scores)
     assert 1 <= state.epoch <= 3
     assert state.board.ra_start <= state.ra <= state.board.ra_end + 1
     for colour_mask in state.civilization:
@@ -103,12 +102,10 @@ def test_random_games_end_in_bounds_with_markers_conserved(
     record = state.record()
     assert [e["epoch"] for e in record["epochs"]] == [1, 2, 3]
     places, scores = state.placements(), state.scores
-    assert sorted(places) == list(range(1, players + 1))
     assert state.returns() == [float(s) for s in record["final_scores"]]
     for a in range(players):
-        for b in range(players):
-            if scores[a] > scores[b] or (scores[a] == scores[b] and a < b):
-                assert places[a] < places[b]
+        # a place is one more than the number of better scores; equal scores share it
+        assert places[a] == 1 + sum(other > scores[a] for other in scores)
 
 
 @quick

@@ -37,7 +37,7 @@ def test_the_game_is_registered_and_describes_its_options() -> None:
     described = GAME.describe()
     assert described["name"] == "ra_dice" and described["title"] == "Ra: The Dice Game"
     assert (described["min_players"], described["max_players"]) == (2, 4)
-    assert described["options"] == {"board": DEFAULT_BOARD}
+    assert described["options"] == {"edition": "2009", "board": DEFAULT_BOARD}
     json.dumps(described)
 
 
@@ -56,7 +56,7 @@ def test_bad_seeds_are_refused(seed: Any) -> None:
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"colour": "red"}, "keys must be just 'board'"),
+        ({"colour": "red"}, "keys must be 'edition' and 'board'"),
         ({"board": {"rows": 5}}, "unknown keys"),
         ({"board": []}, "'board' must be an object"),
         ({"board": {"track_top": 0}}, "track_top must be a whole number from 1"),
@@ -192,7 +192,7 @@ def test_record_holds_seed_actions_rolls_epoch_scores_and_result() -> None:
     state = random_game(4, 21)
     record = json.loads(json.dumps(state.record()))
     assert record["game"] == "ra_dice" and record["seed"] == 21 and record["num_players"] == 4
-    assert record["options"] == {"board": DEFAULT_BOARD}
+    assert record["options"] == {"edition": "2009", "board": DEFAULT_BOARD}
     assert all({"seat", "action", "move"} <= set(step) for step in record["actions"])
     rolls = [e for e in record["events"] if e["type"] == "roll"]
     assert rolls and all(len(e["dice"]) == 5 for e in rolls)
@@ -287,3 +287,17 @@ def test_changing_an_observation_or_a_saved_state_cannot_change_the_game() -> No
     saved["scores"][0] = 99
     assert state.to_json() == before
     assert GAME.new_game(2, 2).observation(0)["board"] == GAME.default_options()["board"]
+
+
+def test_full_options_fill_every_default_for_records_and_bots() -> None:
+    """A league file may set any board parameter alone; the record and the bots get the
+    whole board and the edition."""
+    full = GAME.full_options({"board": {"track_top": 10}})
+    assert full["edition"] == "2009"
+    assert full["board"] == {**DEFAULT_BOARD, "track_top": 10}
+    assert GAME.full_options(None) == GAME.default_options()
+    with pytest.raises(GameOptionError, match="edition must be '2009', not '1999'"):
+        GAME.full_options({"edition": "1999"})
+    state = GAME.new_game(3, 4, {"board": {"track_top": 10}})
+    assert state.record()["options"] == full
+    assert state.observation(0)["edition"] == "2009"

@@ -102,6 +102,45 @@ def test_no_sun_leaves_ra() -> None:
 # ------------------------------------------------------------- Pharaoh and the Nile
 
 
+# 000_7d410431a88d4e17.txt, Play: the crib-sheet examples.  Their pictures are missing, so
+# the dice in these tests are ours; the captions are the book's.
+
+
+def test_book_example_pharaoh_advance_the_marker_3_spaces() -> None:
+    """Play, Pharaoh (l. 51-56; German l. 239-243): "For every die showing a Pharaoh, the
+    player advances his marker ... If he uses at least one die showing a Pharaoh, any die
+    showing an Ankh may also be used"; caption: "Advance the marker 3 spaces"."""
+    state = _after_rolling("PAACM")  # one Pharaoh and two Ankhs
+    play(state, what="pharaoh", spaces=3)
+    assert state.pharaoh[0] == 3
+
+
+def test_book_example_nile_advance_the_marker_2_spaces() -> None:
+    """Play, Nile (l. 60-65; German l. 247-252): caption "Advance the marker 2 spaces"."""
+    state = _after_rolling("NNCMP")
+    play(state, what="nile", spaces=2)
+    assert state.nile[0] == 2
+
+
+def test_book_example_flood_the_nile_and_advance_1_space() -> None:
+    """Play, Nile (l. 69-74; German l. 256-262): three dice showing the Nile (Ankhs may
+    stand in) flood the Nile; caption "Flood the Nile and advance 1 space"."""
+    state = _after_rolling("NNANC")
+    play(state, what="flood", dice=["red", "yellow", "green"])
+    play(state, what="nile", spaces=1)
+    assert state.floods[0] == 1 and state.nile[0] == 1
+
+
+def test_book_example_advance_the_ra_figure_2_spaces() -> None:
+    """Play, Ra (l. 102-106; German l. 307-311): "If a player has one or two dice showing
+    Suns on the orange Sun track, he advances the Ra figure accordingly"; caption "Advance
+    the Ra figure 2 spaces"."""
+    state = make_state(3, "SSPPP")
+    start = state.ra
+    stop(state)
+    assert state.ra == start + 2
+
+
 def test_pharaoh_dice_advance_and_ankhs_may_join() -> None:
     state = _after_rolling("PPAAN")
     pharaoh = [m for m in moves(state) if m.get("what") == "pharaoh"]
@@ -178,8 +217,11 @@ def test_several_floods_in_one_game() -> None:
 
 
 def test_book_example_five_civilizations_with_a_full_and_a_taken_space() -> None:
-    """Blue is full, purple already holds red's marker, the Ankhs' colours do not count:
-    red may place one marker, on yellow, with the three Civilization dice."""
+    """000_7d410431a88d4e17.txt, Play, Civilization, the example (l. 82): "This can
+    represent 5 Civilization dice - but the red player can only place one marker on the
+    yellow space. The blue space is filled; the purple space already contains a red
+    marker; the colors of the Ankhs cannot be used. The player applies only the 3
+    Civilization dice here and saves the two Ankhs." """
 
     def setup(state: RaDiceState) -> None:
         put_civilization(state, 1, "blue")
@@ -227,8 +269,10 @@ def test_two_players_civilization_space_holds_one_marker() -> None:
 
 
 def test_book_example_three_monument_markers() -> None:
-    """Red already has two markers in the first column: the first marker may still go
-    there (yellow); the second and third need two dice each and a column without red."""
+    """000_7d410431a88d4e17.txt, Play, Monuments, the example (l. 90): "The red player
+    places a marker on the yellow space in the first column where he has 2 markers. Then
+    he places a marker on the purple space in the third column and a marker on the green
+    space in the fourth column where he has no markers." """
 
     def setup(state: RaDiceState) -> None:
         board = state.board
