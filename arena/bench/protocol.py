@@ -147,7 +147,7 @@ class RecordingPlayer(WrappedPlayer):
         self.seat = seat
         self.log = log
 
-    async def choose(self, request: DecisionRequest) -> Reply:
+    async def choose(self, request: DecisionRequest) -> Reply | None:
         self.log.append((self.seat, request))
         return await self.inner.choose(request)
 
