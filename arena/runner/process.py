@@ -333,6 +333,11 @@ class BotProcess:
 
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
+# Decisions look at the bot's control group at most this often (every other message
+# to the bot, every failure and the end of a game always do).  The kernel enforces the
+# group's limits at once; the look only names the limit a bot broke, so naming it up
+# to this much later costs nothing but saves a quick decision most of its time.
+GROUP_LOOK_SECONDS = 0.01
 _CORES = os.cpu_count() or 1
 _starts = itertools.count(1)
 
@@ -348,6 +353,7 @@ class ProcessChannel:
         self.launch = launch  # its uid, control group and scratch folder
         # CPU seconds the process had used at the last look (see worn_out)
         self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
+        self._next_group_look = 0.0  # perf_counter time of the next look at the group
 
     @property
     def pid(self) -> int | None:
@@ -370,18 +376,21 @@ class ProcessChannel:
         return line
 
     async def exchange(self, data: bytes, deadline: float) -> bytes | None:
-        """A request and its answer (see :meth:`BotProcess.exchange`); the control
-        group is looked at once, after the answer (what a decision did shows there)."""
+        """A request and its answer (see :meth:`BotProcess.exchange`).  The control
+        group is looked at after the answer, at most every :data:`GROUP_LOOK_SECONDS`:
+        a look reads three kernel files (about 20 µs, more than a quick decision)."""
         if self.process.unread_output():
             raise BotFailure("protocol", "wrote a message before the arena asked for one "
                                          "(a reply before its request)")
         line = await self.process.exchange(data, deadline)
-        self._check_group()
+        if time.perf_counter() >= self._next_group_look:
+            self._check_group()
         return line
 
     def _check_group(self) -> None:
-        """BotFailure("memory" or "processes") once the bot's processes went over a
-        limit of their control group (a look costs about 2 µs)."""
+        """BotFailure("memory", "processes" or "cpu") once the bot's processes went over
+        a limit of their control group."""
+        self._next_group_look = time.perf_counter() + GROUP_LOOK_SECONDS
         if self.launch.group is not None and (over := self.launch.exceeded()) is not None:
             raise BotFailure(*over)
 
