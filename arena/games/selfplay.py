@@ -25,7 +25,9 @@ def random_playout(game: Game, num_players: int, seed: int) -> tuple[GameState, 
     decisions = 0
     while not state.is_terminal():
         legal = state.legal_actions()
-        state.apply_action(legal[rng.randrange(len(legal))])
+        # choice(legal) draws exactly as legal[randrange(len(legal))] (the same games)
+        # with one Python call less: this loop is what `arena bench GAME` times
+        state.apply_action(rng.choice(legal))
         decisions += 1
     return state, decisions
 

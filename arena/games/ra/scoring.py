@@ -21,12 +21,13 @@ def majority_points(values: Sequence[int], most: int, fewest: int) -> list[int]:
 
 
 def civilization_points(holding: Sequence[int]) -> int:
-    return CIVILIZATION_POINTS[sum(1 for t in CIVILIZATIONS if holding[t])]
+    counts = holding[CIVILIZATIONS.start : CIVILIZATIONS.stop]
+    return CIVILIZATION_POINTS[len(counts) - counts.count(0)]  # by kinds held
 
 
 def monument_points(holding: Sequence[int]) -> int:
-    counts = [holding[t] for t in MONUMENTS]
-    variety = MONUMENT_VARIETY_POINTS[sum(1 for c in counts if c)]
+    counts = holding[MONUMENTS.start : MONUMENTS.stop]
+    variety = MONUMENT_VARIETY_POINTS[len(counts) - counts.count(0)]  # by kinds held
     return variety + sum(MONUMENT_SET_POINTS[c] for c in counts)
 
 

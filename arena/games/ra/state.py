@@ -167,8 +167,7 @@ class RaState(GameState):
                 self.bids.append((seat, sun))
                 self.high = sun
                 self.high_bidder = seat
-            self.queue_index += 1
-            self._next_bidder()
+            self._next_bidder(self.queue_index + 1)
         elif action == DRAW:
             self.history.append((seat, action, -1))
             self._draw(seat)
@@ -281,12 +280,12 @@ class RaState(GameState):
             if up[seat]:
                 queue.append(seat)
         self.queue = queue
-        self.queue_index = 0
-        self._next_bidder()
+        self._next_bidder(0)
 
-    def _next_bidder(self) -> None:
-        """Move to the next seat that can outbid; the others pass without a decision."""
-        queue, index, high, up = self.queue, self.queue_index, self.high, self.up
+    def _next_bidder(self, index: int) -> None:
+        """Move to the first seat from ``queue[index]`` on that can outbid; the others
+        pass without a decision."""
+        queue, high, up = self.queue, self.high, self.up
         while index < len(queue):
             seat = queue[index]
             if up[seat][-1] > high:
@@ -472,7 +471,11 @@ class RaState(GameState):
     def record(self) -> dict[str, Any]:
         return jsonio.record(self)
 
-    def clone(self) -> RaState:
+    def clone(self, rng: random.Random | None = None) -> RaState:
+        """An independent copy.  With ``rng``, the copy draws from that generator instead
+        of a copy of this state's (search: a fresh sample of the hidden future, as
+        ``copy = state.clone(); copy.rng = rng`` but without copying the generator, which
+        is most of a clone's cost)."""
         new = RaState.__new__(RaState)
         for name in RaState.__slots__:
             setattr(new, name, getattr(self, name))
@@ -485,8 +488,12 @@ class RaState(GameState):
         new.box = self.box[:]
         new.bag = self.bag[:]
         new.stacked = self.stacked[:]
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
+        if rng is None:
+            # the same stream, continued: a bare generator (Random() would first seed
+            # itself from the operating system) given this one's state
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self.rng.getstate())
+        new.rng = rng
         new.queue = self.queue[:]
         new.bids = self.bids[:]
         new.dis_pending = self.dis_pending[:]
