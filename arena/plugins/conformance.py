@@ -134,7 +134,7 @@ class TimedPlayer(WrappedPlayer):
         super().__init__(inner)
         self.latencies = latencies
 
-    async def choose(self, request: DecisionRequest) -> Reply:
+    async def choose(self, request: DecisionRequest) -> Reply | None:
         started = time.perf_counter()
         reply = await self.inner.choose(request)
         self.latencies.append(time.perf_counter() - started)

@@ -59,6 +59,12 @@ class BotChannel(Protocol):
     def worn_out(self) -> bool:
         """Should it be replaced before the next game (e.g. near its CPU-seconds limit)?"""
 
+    # Optional, for speed: ``async def exchange(data: bytes, deadline: float) -> bytes |
+    # None`` sends a request and returns the line that answers it, or None when none came
+    # by ``deadline`` (trio's clock).  Without it a decision is ``send`` then
+    # ``receive_line(fresh=True)`` under a cancel scope; the process channel has it so
+    # that a quick bot's decision never sleeps in the event loop.
+
 
 class ByteStream(Protocol):
     async def send_all(self, data: bytes | bytearray | memoryview) -> None: ...

@@ -121,13 +121,27 @@ class BotConnection:
         """What the running process asked for in its ready message."""
         return EVERYTHING if self.ready is None else self.ready.wants
 
-    async def choose(self, request: DecisionRequest) -> Reply:
+    # the referee need not enter a cancel scope per decision: choose stops at the deadline
+    enforces_deadline = True
+
+    async def choose(self, request: DecisionRequest) -> Reply | None:
         channel = self._running()
         if request.observation is not None and not self.wants.observation:
             request = replace(request, observation=None)  # a caller that did not ask
         line = encode(request.to_json())
-        await channel.send(self._take_pending() + line if self._pending else line)
-        message = decode_bot_message(await channel.receive_line(fresh=True))
+        if self._pending:
+            line = self._take_pending() + line
+        exchange = getattr(channel, "exchange", None)
+        if exchange is not None:
+            answer = await exchange(line, request.deadline)
+        else:  # a plugin's channel without the fast path
+            answer = None
+            with trio.move_on_at(request.deadline):
+                await channel.send(line)
+                answer = await channel.receive_line(fresh=True)
+        if answer is None:
+            return None
+        message = decode_bot_message(answer)
         if not isinstance(message, Reply):
             raise BotFailure("protocol", f"sent {type(message).__name__.lower()} "
                                          f"while a reply to request {request.id} was due")

@@ -32,18 +32,7 @@ class LineReader:
         Raises BotFailure("oversize") for a line longer than the limit and
         BotFailure("crash") when the stream ends (a last line without newline is lost:
         a message only counts once it is complete)."""
-        while True:
-            newline = self._buffer.find(b"\n", self._scanned)
-            if newline >= 0:
-                line = bytes(self._buffer[:newline])
-                del self._buffer[: newline + 1]
-                self._scanned = 0
-                if len(line) > self._max_line:
-                    raise BotFailure("oversize", self._oversize_detail())
-                return line[:-1] if line.endswith(b"\r") else line
-            self._scanned = len(self._buffer)
-            if len(self._buffer) > self._max_line:
-                raise BotFailure("oversize", self._oversize_detail())
+        while (line := self._take_line()) is None:
             try:
                 chunk = await self._stream.receive_some(CHUNK)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -51,6 +40,30 @@ class LineReader:
             if not chunk:
                 raise BotFailure("crash", "closed its output")
             self._buffer += chunk
+        return line
+
+    def line_now(self, chunk: bytes) -> bytes | None:
+        """Add ``chunk`` (read by the caller without waiting) and return the next whole
+        line if there is one now; None if it is not complete yet (:meth:`next_line`
+        then waits for the rest).  Raises BotFailure("oversize")."""
+        self._buffer += chunk
+        return self._take_line()
+
+    def _take_line(self) -> bytes | None:
+        """The next whole line from the buffer, or None; never holds more than the
+        limit (plus one chunk) without failing as "oversize"."""
+        newline = self._buffer.find(b"\n", self._scanned)
+        if newline < 0:
+            self._scanned = len(self._buffer)
+            if len(self._buffer) > self._max_line:
+                raise BotFailure("oversize", self._oversize_detail())
+            return None
+        line = bytes(self._buffer[:newline])
+        del self._buffer[: newline + 1]
+        self._scanned = 0
+        if len(line) > self._max_line:
+            raise BotFailure("oversize", self._oversize_detail())
+        return line[:-1] if line.endswith(b"\r") else line
 
     @property
     def buffered(self) -> int:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from arena.runner.failures import BotFailure
-from arena.runner.lines import LineReader
+from arena.runner.lines import CHUNK, LineReader
 from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
 from arena.runner.sandbox import BotLaunch, LaunchPlan, prepare_launch
@@ -56,6 +56,16 @@ if TYPE_CHECKING:
 # alongside, stderr drainers) must not wait more than about this
 YIELD_EVERY_SECONDS = 1e-3
 _last_yield = 0.0  # time.perf_counter() when a reply was last awaited in the event loop
+
+
+async def _yield_now_and_then() -> None:
+    """Let other tasks run if replies caught busy-waiting kept the event loop from them
+    for :data:`YIELD_EVERY_SECONDS`: a yield costs as much as the wake-ups saved."""
+    global _last_yield
+    now = time.perf_counter()
+    if now - _last_yield >= YIELD_EVERY_SECONDS:
+        _last_yield = now
+        await trio.lowlevel.checkpoint()
 
 
 class StderrLog:
@@ -215,19 +225,54 @@ class BotProcess:
     async def _wait_for_answer(self) -> None:
         """Until the pipe has something (or is closed): a short busy-wait when the bot
         has been quick (see the module docstring), else sleep in the event loop."""
-        global _last_yield
-        spin = self.spin_seconds
-        if self._quick and spin > 0 and self._stdout.poll_readable(spin):
-            now = time.perf_counter()
-            if now - _last_yield >= YIELD_EVERY_SECONDS:
-                _last_yield = now
-                await trio.lowlevel.checkpoint()
+        if self._quick and self.spin_seconds > 0 and \
+                self._stdout.poll_readable(self.spin_seconds):
+            await _yield_now_and_then()
             return
+        await self._sleep_until_readable()
+
+    async def _sleep_until_readable(self) -> None:
+        global _last_yield
         started = time.perf_counter()
         with contextlib.suppress(trio.ClosedResourceError):  # next_line reports it
             await self._stdout.wait_readable()
         _last_yield = time.perf_counter()
-        self._quick = _last_yield - started <= spin
+        self._quick = _last_yield - started <= self.spin_seconds
+
+    async def exchange(self, data: bytes, deadline: float) -> bytes | None:
+        """Write ``data`` (a request) and return the line that answers it, or None if
+        none came by ``deadline`` (trio's clock).
+
+        A quick bot's decision is done without the event loop: one write, a short
+        busy-wait, one read.  Only a bot that does not answer within the busy-wait (or a
+        full pipe, a partial line) costs a cancel scope and a sleep in the event loop;
+        the deadline is enforced there."""
+        fd = self._stdin.fd
+        sent = 0
+        if fd >= 0 and not self._lines.buffered:
+            try:
+                sent = os.write(fd, data)
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise BotFailure("crash", "closed its input") from None
+            if sent == len(data) and self._quick and self.spin_seconds > 0 and \
+                    self._stdout.poll_readable(self.spin_seconds):
+                try:
+                    chunk = os.read(self._stdout.fd, CHUNK)
+                except OSError:
+                    chunk = b""
+                line = self._lines.line_now(chunk) if chunk else None
+                if line is not None:
+                    await _yield_now_and_then()
+                    return line
+        with trio.move_on_at(deadline):
+            if sent < len(data):
+                await self.send_raw(data[sent:])
+            if not self._lines.buffered:
+                await self._sleep_until_readable()
+            return await self._lines.next_line()
+        return None
 
     async def drain_stderr(self) -> None:
         """Run in a nursery for the life of the process."""
@@ -288,6 +333,11 @@ class BotProcess:
 
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
+# Decisions look at the bot's control group at most this often (every other message
+# to the bot, every failure and the end of a game always do).  The kernel enforces the
+# group's limits at once; the look only names the limit a bot broke, so naming it up
+# to this much later costs nothing but saves a quick decision most of its time.
+GROUP_LOOK_SECONDS = 0.01
 _CORES = os.cpu_count() or 1
 _starts = itertools.count(1)
 
@@ -303,6 +353,7 @@ class ProcessChannel:
         self.launch = launch  # its uid, control group and scratch folder
         # CPU seconds the process had used at the last look (see worn_out)
         self._cpu_used, self._cpu_checked_at = 0.0, time.monotonic()
+        self._next_group_look = 0.0  # perf_counter time of the next look at the group
 
     @property
     def pid(self) -> int | None:
@@ -324,9 +375,22 @@ class ProcessChannel:
         self._check_group()
         return line
 
+    async def exchange(self, data: bytes, deadline: float) -> bytes | None:
+        """A request and its answer (see :meth:`BotProcess.exchange`).  The control
+        group is looked at after the answer, at most every :data:`GROUP_LOOK_SECONDS`:
+        a look reads three kernel files (about 20 µs, more than a quick decision)."""
+        if self.process.unread_output():
+            raise BotFailure("protocol", "wrote a message before the arena asked for one "
+                                         "(a reply before its request)")
+        line = await self.process.exchange(data, deadline)
+        if time.perf_counter() >= self._next_group_look:
+            self._check_group()
+        return line
+
     def _check_group(self) -> None:
-        """BotFailure("memory" or "processes") once the bot's processes went over a
-        limit of their control group (a look costs about 2 µs)."""
+        """BotFailure("memory", "processes" or "cpu") once the bot's processes went over
+        a limit of their control group."""
+        self._next_group_look = time.perf_counter() + GROUP_LOOK_SECONDS
         if self.launch.group is not None and (over := self.launch.exceeded()) is not None:
             raise BotFailure(*over)
 

@@ -13,10 +13,13 @@ Unknown extra keys are allowed, so bots stay compatible when later versions add 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from typing import Any
+
+import orjson
 
 from arena.runner.failures import BotFailure
 
@@ -39,11 +42,20 @@ def schema(message_type: str) -> dict[str, JSON]:
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 def encode(message: dict[str, JSON]) -> bytes:
-    """One message as one line of compact UTF-8 JSON."""
-    return (_ENCODER.encode(message) + "\n").encode()
+    """One message as one line of compact UTF-8 JSON.
+
+    orjson does it about 30 times faster than the standard library (a 1.2 KB request:
+    2.3 against 84 µs, msgspec 4.8; measured by ``arena bench protocol``'s rows); what
+    orjson refuses (an integer beyond 64 bits in a league's options, a lone surrogate)
+    goes through the standard library as before."""
+    try:
+        return orjson.dumps(message, option=_NEWLINE)
+    except (TypeError, orjson.JSONEncodeError):
+        return (_ENCODER.encode(message) + "\n").encode("utf-8", "surrogatepass")
 
 
 # ---------------------------------------------------------------- arena -> bot
@@ -100,6 +112,8 @@ class DecisionRequest:
     # what is left on the seat's whole-game clock, None = no clock (then the key is left
     # out of the message: requests stay as small as before for games without a clock)
     game_ms_left: int | None = None
+    # when the reply is due, on trio's clock (not sent: the bot gets move_ms and the rest)
+    deadline: float = math.inf
 
     def to_json(self) -> dict[str, JSON]:
         message: dict[str, JSON] = {"type": "request", "id": self.id}
@@ -197,7 +211,23 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def decode_bot_message(line: bytes) -> BotMessage:
-    """Turn one line from a bot (without its newline) into a message, or raise BotFailure."""
+    """Turn one line from a bot (without its newline) into a message, or raise BotFailure.
+
+    orjson parses (a reply: 0.8 µs against 3.6 with the standard library); a line it
+    refuses is parsed again by the standard library, which says what is wrong with it in
+    the words the failure records have always used (and decides the rare lines the two
+    judge differently, e.g. an integer beyond 64 bits, which orjson reads as a float)."""
+    try:
+        return _message(orjson.loads(line), line)
+    except (orjson.JSONDecodeError, BotFailure):
+        # orjson reads an integer beyond 64 bits as a float: the verdict on a refused
+        # line is the standard library's
+        return _message(_decode_slowly(line), line)
+
+
+def _decode_slowly(line: bytes) -> JSON:
+    """The standard library's reading of a line orjson refused: a value, or a BotFailure
+    that says what is wrong."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -207,24 +237,29 @@ def decode_bot_message(line: bytes) -> BotMessage:
         data = _DECODER.decode(text)
     except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
         raise BotFailure("malformed", f"not JSON: {_short(text)} ({error})") from None
+    return data
+
+
+def _message(data: JSON, line: bytes) -> BotMessage:
+    """A parsed line as one of the bot's messages, its shape checked."""
     if not isinstance(data, dict):
-        raise BotFailure("malformed", f"not a JSON object: {_short(text)}")
+        raise BotFailure("malformed", f"not a JSON object: {_short_line(line)}")
     kind = data.get("type")
     if kind == "reply":
         index = data.get("index")
         if isinstance(index, bool) or not isinstance(index, int):
-            raise BotFailure("malformed", f"reply needs an integer 'index': {_short(text)}")
+            raise BotFailure("malformed", f"reply needs an integer 'index': {_short_line(line)}")
         if not _is_integer(data.get("id")):
             raise BotFailure("malformed", "reply needs the request's 'id' as an integer "
-                                          f"(1, not 1.0 or true): {_short(text)}")
+                                          f"(1, not 1.0 or true): {_short_line(line)}")
         comment = data.get("comment")
         if comment is not None and not isinstance(comment, str):
-            raise BotFailure("malformed", f"reply 'comment' must be a string: {_short(text)}")
+            raise BotFailure("malformed", f"reply 'comment' must be a string: {_short_line(line)}")
         return Reply(id=data["id"], index=index, comment=comment)
     if kind == "pong":
         if not _is_integer(data.get("id")):
             raise BotFailure("malformed", "pong needs the ping's 'id' as an integer "
-                                          f"(1, not 1.0 or true): {_short(text)}")
+                                          f"(1, not 1.0 or true): {_short_line(line)}")
         return Pong(id=data["id"])
     if kind == "ready":
         values = {}
@@ -234,14 +269,14 @@ def decode_bot_message(line: bytes) -> BotMessage:
                 raise BotFailure(
                     "malformed",
                     f"ready needs a string {key!r} of 1-{MAX_NAME_CHARS} characters: "
-                    f"{_short(text)}",
+                    f"{_short_line(line)}",
                 )
             values[key] = value
         wants = _decode_wants(data["wants"]) if "wants" in data else EVERYTHING
         return Ready(**values, wants=wants)
     if isinstance(kind, str):
         raise BotFailure("protocol", f"a bot may send ready, reply or pong, not {kind!r}")
-    raise BotFailure("malformed", f"message without a string 'type': {_short(text)}")
+    raise BotFailure("malformed", f"message without a string 'type': {_short_line(line)}")
 
 
 def _decode_wants(wants: JSON) -> Wants:
@@ -263,6 +298,10 @@ def _decode_wants(wants: JSON) -> Wants:
 
 def _kind(value: JSON) -> str:
     return "null" if value is None else json.dumps(value)[:40]
+
+
+def _short_line(line: bytes) -> str:
+    return _short(line.decode("utf-8", "replace"))
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -100,6 +100,8 @@ class _Seat:
         self.clock_left = limits.game_seconds  # whole-game clock, None = no clock
         self.fallback = random.Random(fallback_seed)
         self.wants = Wants()  # what the player asked for, known once the game started
+        # the player returns None at a request's deadline itself (no cancel scope needed)
+        self.enforces_deadline = getattr(player, "enforces_deadline", False) is True
         self.decisions = 0
         self.seconds = 0.0
         self.max_seconds = 0.0
@@ -230,6 +232,7 @@ class Referee:
     async def _ask(self, seat: _Seat, state: GameState, legal: list[int],
                    decision: int) -> int:
         """The player's choice, checked; raises BotFailure."""
+        allowed = seat.time_allowed(self.limits)
         request = DecisionRequest(
             id=decision, seat=seat.seat,
             observation=state.observation(seat.seat) if seat.wants.observation else None,
@@ -237,13 +240,15 @@ class Referee:
             move_ms=self.move_ms,
             bank_ms=None if seat.bank_left is None else round(seat.bank_left * 1000),
             game_ms_left=None if seat.clock_left is None else round(seat.clock_left * 1000),
+            deadline=trio.current_time() + allowed,  # after the observation is built
         )
-        allowed = seat.time_allowed(self.limits)
         started = time.perf_counter()
         reply: Reply | None = None
-        # cancels a player that never answers (a process bot) right at the limit
-        with trio.move_on_after(allowed):
+        if seat.enforces_deadline:  # it stops at request.deadline itself
             reply = await seat.player.choose(request)
+        else:  # cancels a player that never answers right at the limit
+            with trio.move_on_at(request.deadline):
+                reply = await seat.player.choose(request)
         elapsed = time.perf_counter() - started
         # a Python player cannot be interrupted: it may come back late with a reply
         timed_out = reply is None or elapsed > allowed

@@ -99,9 +99,10 @@ def check_trusted(roster: Sequence[BotSpec]) -> None:
 
 class TrustedPlayer:
     """A bot of ``spec`` played in-process, as a :class:`Player` that records what the
-    process would (name and version from the manifest); the object the factory made is
-    dropped after a failure, so the next game starts afresh like a restarted process.
-    One game at a time (the pool sees to it)."""
+    process would (name and version from the manifest).  The factory's player is made
+    at once and made afresh after a failure, so the next game starts anew like a
+    restarted process (and the referee, which asks before the game, knows whether it
+    needs a cancel scope).  One game at a time (the pool sees to it)."""
 
     kind = "python"  # as every in-process player's in game records (docs/records.md)
 
@@ -111,19 +112,35 @@ class TrustedPlayer:
         self.version = spec.version
         self._factory = factory or load_factory(spec)
         self._inner: Player | None = None
+        self._broken: BotFailure | None = None  # why the factory failed
+        self._make()
+
+    def _make(self) -> None:
+        try:
+            self._inner, self._broken = self._factory(program_args(self.spec.command)), None
+        except (Exception, SystemExit) as error:  # the process would die at its start
+            detail = "".join(traceback.format_exception_only(error)).strip()
+            self._inner = None
+            self._broken = BotFailure("crash", f"its entry point {self.spec.entry_point} "
+                                               f"raised {detail}")
+
+    @property
+    def enforces_deadline(self) -> bool:
+        """A plain function call (a PythonPlayer) needs no cancel scope; a player that
+        waits gets one (see Player.choose)."""
+        return self._inner is None or getattr(self._inner, "enforces_deadline", False) is True
 
     @property
     def wants(self) -> Wants:
         return EVERYTHING if self._inner is None else wants_of(self._inner)
 
     async def start_game(self, info: GameInfo) -> None:
+        if self._inner is None and self._broken is None:
+            self._make()
         if self._inner is None:
-            try:
-                self._inner = self._factory(program_args(self.spec.command))
-            except (Exception, SystemExit) as error:
-                detail = "".join(traceback.format_exception_only(error)).strip()
-                raise BotFailure("crash", f"its entry point {self.spec.entry_point} raised "
-                                          f"{detail}") from None
+            failure, self._broken = self._broken, None  # the next game tries again
+            assert failure is not None
+            raise failure
         await self._inner.start_game(info)
 
     def _running(self) -> Player:
@@ -131,7 +148,7 @@ class TrustedPlayer:
             raise BotFailure("crash", "the bot is not started")
         return self._inner
 
-    async def choose(self, request: DecisionRequest) -> Reply:
+    async def choose(self, request: DecisionRequest) -> Reply | None:
         return await self._running().choose(request)
 
     async def notify(self, notice: ActionNotice) -> None:
@@ -141,7 +158,7 @@ class TrustedPlayer:
         await self._running().game_over(result)
 
     async def abandon(self, failure: BotFailure) -> str:
-        self._inner = None
+        self._make()  # a fresh bot for its next game, as a failed process is restarted
         return ""
 
     def take_incidents(self) -> list[dict[str, JSON]]:

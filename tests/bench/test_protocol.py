@@ -21,7 +21,10 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
         "JSON echo (same JSON work", "arena pipe layer", "full stack", "full stack",
         "full stack", "full stack", "full stack",
         "referee + in-process player (observation built)",
-        "referee + in-process player", "trio: one cancel scope with a deadline (per decision)"]
+        "referee + in-process player", "trio: one cancel scope with a deadline (per decision)",
+        *[f"JSON of a full request and a reply: {label}" for label in
+          ("standard library", "orjson (the arena's)", "msgspec")[: len(result["rows"]) - 15]]]
+    assert len(result["rows"]) >= 17  # the standard library and orjson at least
     counts = {row["decisions"] for row in result["rows"]}
     assert len(counts) == 1 and counts.pop() > 0  # the same decisions for every row
     for row in result["rows"]:
@@ -30,10 +33,13 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
     assert result["trivial_stack_vs_raw_echo"] > 0
     assert result["lean_trivial_stack_vs_lean_raw_echo"] > 0
     assert "target" in result["notes"][0] and "lean requests" in result["notes"][0]
+    assert "arena CPU per decision" in result["notes"][0]
+    assert set(result["arena_cpu_us_per_decision"]) == {"trivial", "trivial_lean"}
+    assert "orjson" in result["notes"][1]
     assert any("sleeping at once" in note for note in result["notes"])
     # the raw echo carried the arena's real bytes: lean requests are far smaller
     sizes = re.findall(r"full: median (\d+) bytes.*lean: median (\d+) bytes",
-                       result["notes"][1])
+                       result["notes"][2])
     assert sizes and int(sizes[0][1]) * 4 < int(sizes[0][0])
 
 

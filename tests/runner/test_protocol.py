@@ -226,3 +226,33 @@ def test_a_lean_request_has_no_observation_and_matches_the_schema() -> None:
     assert request == {"type": "request", "id": 3, "legal": [{"type": "pass"}],
                        "time": {"move_ms": 1000, "bank_ms": None}}
     validate(request)
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    # orjson reads integers beyond 64 bits as floats: the standard library's verdict holds
+    (b'{"type":"reply","id":1,"index":18446744073709551616}', None),
+    (b'{"type":"reply","id":18446744073709551617,"index":0}', None),
+    (b'{"type":"reply","id":1,"index":1.0}', "malformed"),
+    (b'{"type":"reply","id":1,"index":0,"comment":"\\ud800"}', None),  # a lone surrogate
+    (b'{"type":"reply","id":1,"index":NaN}', "malformed"),
+    (b'{"type":"reply","id":1,"index":0}\xff', "malformed"),
+])
+def test_the_fast_parser_and_the_standard_library_agree(line: bytes, reason: str | None
+                                                        ) -> None:
+    expected = json.loads(line) if reason is None else None
+    try:
+        message = decode_bot_message(line)
+    except BotFailure as failure:
+        assert failure.reason == reason
+        return
+    assert reason is None and isinstance(message, Reply)
+    assert (message.id, message.index, message.comment) == \
+        (expected["id"], expected["index"], expected.get("comment"))
+
+
+def test_encode_takes_what_orjson_refuses() -> None:
+    message = {"type": "new_game", "options": {"huge": 2**70, "text": "caf\u00e9"}}
+    line = encode(message)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line) == message
+    assert encode({"type": "ping", "id": 3}) == b'{"type":"ping","id":3}\n'
