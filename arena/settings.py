@@ -29,7 +29,16 @@ from dataclasses import dataclass, replace
 
 from arena.errors import ArenaError
 
-SANDBOX_LEVELS = ("auto", "bwrap", "none")
+# How bot processes are contained (arena/runner/sandbox.py): "auto" (the strongest level
+# this machine has), "bwrap" (bubblewrap namespaces) or "none" (a plain process).
+PROCESS_SANDBOX_LEVELS = ("auto", "bwrap", "none")
+# No process at all: bots whose manifest names an in-process entry point are played
+# inside the arena's own (worker) processes, without a pipe, for research runs of
+# millions of games.  Nothing contains them: only for your own trusted code
+# (arena/runner/trusted.py, docs/security.md).
+TRUSTED = "trusted"
+# every level a league file, the command line and Limits accept
+SANDBOX_LEVELS = (*PROCESS_SANDBOX_LEVELS, TRUSTED)
 
 
 @dataclass(frozen=True)
@@ -66,8 +75,8 @@ class Limits:
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
     max_open_files: int = 64  # RLIMIT_NOFILE
 
-    # "auto" (the strongest level this machine has), "bwrap" or "none" (trusted bots
-    # only); see arena/runner/sandbox.py and docs/security.md
+    # "auto" (the strongest level this machine has), "bwrap", "none" (trusted bots only)
+    # or "trusted" (no process: in-process entry points only); see SANDBOX_LEVELS above
     sandbox: str = "auto"
     # when the arena runs as root, bots run as uids/gids from this one on (1000 of them,
     # one per bot process at a time); see arena/runner/identity.py

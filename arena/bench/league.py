@@ -6,6 +6,7 @@
 2. the bound for a league is ``cores / (round trip x decisions per game)`` games/s.
 3. A real league (store, progress, scheduler, pools) with concurrency = 2 x cores, in a
    temporary folder: games/s, CPU use, and the share of the bound it reaches (target 70%).
+4. The same league under sandbox "trusted" (the bots in-process, no pipe): games/s.
 
 The bots are copies of the bundled ``first`` bot (always the first legal choice) under
 different names, so tables have distinct bots.
@@ -137,6 +138,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "% of bound, free CPU": 100 * rate / bound / max(1.0 - others, 0.05),
             }
         )
+        rows[-1].update(_trusted_columns(bots, k, rounds, args.seed, cores, rate))
     return {
         "title": f"League of trivial subprocess bots (Ra), {cores} cores, "
         f"concurrency {2 * cores}",
@@ -151,8 +153,36 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "slows the league down)",
             "% of bound, free CPU: % of bound divided by the share of the machine other "
             "processes left free (equal to % of bound on an idle machine)",
+            TRUSTED_NOTE,
         ],
     }
+
+
+# ---- sandbox "trusted" (issue 16): the same league with the bots in-process
+TRUSTED_NOTE = ("trusted games/s: the same league (same bots, rounds, seed, concurrency) "
+                "under sandbox \"trusted\": the first bot's entry point played inside the "
+                "workers, no bot process, no pipe; x process: trusted games/s / games/s")
+
+
+def _trusted_columns(bots: list[BotSpec], k: int, rounds: int, seed: int, cores: int,
+                     process_rate: float) -> dict[str, float]:
+    from arena.settings import TRUSTED
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
+        config = LeagueConfig(
+            path=Path(folder) / "bench.toml", name="bench", game="ra", players=(k,),
+            roster=tuple(b.name for b in bots), rounds=rounds, seed=seed,
+            concurrency=2 * cores, results_dir=Path(folder) / "results",
+            limits=Limits(move_seconds=5.0, sandbox=TRUSTED),
+        )
+        start = time.perf_counter()
+        code = run_league(config, quiet=True, bots=bots, out=io.StringIO(),
+                          err=io.StringIO())  # (its warning: these are the arena's own bots)
+        elapsed = time.perf_counter() - start
+        if code != 0:
+            raise ArenaError("the benchmark league was interrupted")
+    rate = rounds * len(_tables(k)) * k / elapsed
+    return {"trusted games/s": rate, "x process": rate / process_rate}
 
 
 def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:

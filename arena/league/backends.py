@@ -55,7 +55,7 @@ async def play_seating(pool: BotPool, engine: Game, settings: GameSettings,
     only call of the referee (local, worker processes and cluster workers alike)."""
     from arena.runner.referee import play_game
 
-    async with pool.seated(seating) as players:
+    async with pool.players(seating) as players:
         return await play_game(engine, players, seed, options=dict(settings.options) or None,
                                limits=settings.limits)
 

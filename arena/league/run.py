@@ -22,6 +22,9 @@ from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import Store, create_store, open_store
 from arena.records import GameResult
 from arena.runner.sandbox import choose_level
+from arena.runner.trusted import WARNING as TRUSTED_WARNING
+from arena.runner.trusted import check_trusted
+from arena.settings import TRUSTED
 
 if TYPE_CHECKING:
     from arena.league.cluster import ClusterSettings
@@ -61,11 +64,18 @@ def run_league(
             f"{config.path}: a league with a [stop] test cannot be split into shards: the "
             "test takes its games in schedule order as they finish; run it whole"
         )
+    # sandbox "trusted" (no bot process): every bot needs an in-process entry point that
+    # loads, checked before anything is stored
+    trusted = backend is None and config.limits.sandbox == TRUSTED
+    if trusted:
+        check_trusted(roster)
     # the sandbox level, before the first game: a level this machine lacks stops here
-    sandbox = None if backend is not None else choose_level(config.limits.sandbox)
+    sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
     if dry_run:
         return _dry_run(config, roster, err, shard)
+    if trusted:  # loudly, even with --quiet: nothing contains these bots
+        print(f"{config.name}: {TRUSTED_WARNING}", file=err)
     if sandbox is not None and not quiet:
         where = " (on this machine; each cluster worker chooses its own)" if cluster else ""
         print(f"{config.name}: {sandbox.announcement()}{where}", file=err)

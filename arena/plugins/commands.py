@@ -13,7 +13,7 @@ from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
 from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
-from arena.settings import SANDBOX_LEVELS
+from arena.settings import PROCESS_SANDBOX_LEVELS
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -223,7 +223,7 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop after this many violations (default 3)",
     )
     parser.add_argument(
-        "--sandbox", choices=SANDBOX_LEVELS, default=None,
+        "--sandbox", choices=PROCESS_SANDBOX_LEVELS, default=None,
         help="run the bot in this sandbox (default: the league default)",
     )
     _add_path_option(parser)

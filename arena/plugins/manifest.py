@@ -20,6 +20,7 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.runner.sandbox import SAFE_PATH
+from arena.runner.trusted import ENTRY_POINT_PATTERN, ENTRY_POINT_RULE
 from arena.settings import Limits
 from arena.tomlinput import TomlProblem, decode_toml
 
@@ -46,7 +47,7 @@ def resource_caps() -> dict[str, float]:
 
 
 REQUIRED_KEYS = ("name", "version", "games")  # and one of "command", "connect"
-OPTIONAL_KEYS = ("command", "connect", "authors", "description", "resources")
+OPTIONAL_KEYS = ("command", "connect", "entry_point", "authors", "description", "resources")
 
 # Left out of the content hash and of an installed copy: caches and bookkeeping that do
 # not change what the bot does.
@@ -102,6 +103,7 @@ def load_manifest(
             if f"resources.{key}" not in bad_keys
         },
         content_hash=_hash_or_problem(folder, problems),
+        entry_point=_valid(data, "entry_point", bad_keys, None),
     )
     problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
     if problems:
@@ -184,6 +186,8 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
         wrong("command", 'must be a list of strings (argv), e.g. ["{python}", "bot.py"]')
     if "connect" in data and not isinstance(data["connect"], str):
         wrong("connect", 'must be a string "tcp://HOST:PORT"')
+    if "entry_point" in data and not isinstance(data["entry_point"], str):
+        wrong("entry_point", f"must be a string {ENTRY_POINT_RULE}")
     games = data.get("games", {})
     if not isinstance(games, dict):
         wrong("games", "must be a table of game name -> list of player counts, e.g. ra = [2, 3]")
@@ -221,6 +225,10 @@ def spec_problems(
     if "games" not in skip:
         problems.extend(_games_problems(spec.games, games, unavailable_games or {}))
     problems.extend(_resources_problems(spec.resources))
+    if "entry_point" not in skip and spec.entry_point is not None \
+            and not ENTRY_POINT_PATTERN.fullmatch(spec.entry_point):
+        problems.append(f"key 'entry_point': {spec.entry_point[:80]!r} is not "
+                        f"{ENTRY_POINT_RULE}")
     if spec.connect is not None:
         if "connect" not in skip:
             problems.extend(connect_problems(spec.connect))

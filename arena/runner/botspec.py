@@ -30,6 +30,9 @@ class BotSpec:
     # "tcp://HOST:PORT": a bot that runs as a server elsewhere, reached by the TCP
     # transport instead of starting ``command`` (which is then empty)
     connect: str | None = None
+    # "module:attribute": a factory for the bot as an in-process player, used instead of
+    # ``command`` under sandbox "trusted" (arena/runner/trusted.py, docs/manifest.md)
+    entry_point: str | None = None
 
     def plays(self, game: str, num_players: int) -> bool:
         return num_players in self.games.get(game, ())

@@ -28,7 +28,7 @@ from arena.runner.protocol import (
 JSON = Any
 # the observation: a dict, or None for a player made with observation=False (Any so
 # that functions typed for a dict fit)
-ChooseFunction = Callable[[Any, list[dict[str, JSON]]], int]
+ChooseFunction = Callable[[Any, list[dict[str, JSON]]], int | tuple[int, str]]
 
 
 class Player(Protocol):
@@ -105,9 +105,11 @@ class WrappedPlayer:
 
 
 class PythonPlayer:
-    """A player that is a Python function ``choose(observation, legal) -> index``, with
-    the same optional hooks as the SDK (``on_new_game(info_json)``, ``on_action(notice)``,
-    ``on_game_over(result)``).  An exception in it counts as a crash.
+    """A player that is a Python function ``choose(observation, legal) -> index`` (or
+    ``(index, comment)``, as with the SDK), with the same optional hooks as the SDK
+    (``on_new_game(info_json)``, ``on_action(notice)``, ``on_game_over(result)``,
+    ``on_request(request_json)`` just before ``choose``).  An exception in it (or
+    ``sys.exit``) counts as a crash.
 
     ``observation=False`` works like a lean process bot: ``choose`` gets None for the
     observation and the referee does not build it; without ``on_action`` the referee
@@ -126,6 +128,7 @@ class PythonPlayer:
         on_action: Callable[[dict[str, JSON]], None] | None = None,
         on_game_over: Callable[[dict[str, JSON]], None] | None = None,
         observation: bool = True,
+        on_request: Callable[[dict[str, JSON]], None] | None = None,
     ) -> None:
         self.name = name
         self.wants = Wants(observation=observation, notifications=on_action is not None)
@@ -134,16 +137,24 @@ class PythonPlayer:
         self._on_new_game = on_new_game
         self._on_action = on_action
         self._on_game_over = on_game_over
+        self._on_request = on_request
 
     async def start_game(self, info: GameInfo) -> None:
         if self._on_new_game is not None:
             self._call(self._on_new_game, info.to_json())
 
     async def choose(self, request: DecisionRequest) -> Reply:
-        index = self._call(self._choose, request.observation, request.legal)
+        if self._on_request is not None:
+            self._call(self._on_request, request.to_json())
+        choice = self._call(self._choose, request.observation, request.legal)
+        index, comment = choice if isinstance(choice, tuple) and len(choice) == 2 \
+            else (choice, None)
         if isinstance(index, bool) or not isinstance(index, int):
-            raise BotFailure("malformed", f"choose() returned {index!r}, not an int")
-        return Reply(id=request.id, index=index)
+            raise BotFailure("malformed", f"choose() returned {choice!r}, not an int")
+        if comment is not None and not isinstance(comment, str):
+            raise BotFailure("malformed", f"choose() returned the comment {comment!r}, "
+                                          "not a string")
+        return Reply(id=request.id, index=index, comment=comment)
 
     async def notify(self, notice: ActionNotice) -> None:
         if self._on_action is not None:
@@ -163,7 +174,7 @@ class PythonPlayer:
     def _call(function: Callable[..., Any], *args: Any) -> Any:
         try:
             return function(*args)
-        except Exception as error:
+        except (Exception, SystemExit) as error:  # sys.exit ends a bot process: a crash
             detail = "".join(traceback.format_exception_only(error)).strip()
             raise BotFailure("crash", f"raised {detail}") from None
 

@@ -6,6 +6,9 @@
 
 A player is checked out for one game at a time; two seats of the same bot get two
 processes.  Leaving the pool sends every process "quit" and kills what is left.
+
+Under sandbox "trusted" :meth:`BotPool.players` hands out in-process players instead
+(:mod:`arena.runner.trusted`), kept warm the same way, one game at a time each.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ import trio
 from arena.errors import ArenaError
 from arena.runner.botspec import BotSpec
 from arena.runner.connection import BotConnection
+from arena.runner.players import Player
 from arena.runner.sandbox import choose_level
-from arena.settings import Limits
+from arena.runner.trusted import Factory, TrustedPlayer, load_factory
+from arena.settings import TRUSTED, Limits
 
 PoolKey = tuple[str, str, tuple[str, ...], str]
 
@@ -37,6 +42,9 @@ class BotPool:
         self._nursery = nursery
         self._idle: dict[PoolKey, list[BotConnection]] = {}
         self._all: list[BotConnection] = []
+        # sandbox "trusted": in-process players, and each bot's factory imported once
+        self._idle_trusted: dict[PoolKey, list[TrustedPlayer]] = {}
+        self._factories: dict[PoolKey, Factory] = {}
 
     def checkout(self, spec: BotSpec) -> BotConnection:
         """A player for ``spec`` that no game is using (a warm one when there is one)."""
@@ -59,6 +67,30 @@ class BotPool:
             for player in players:
                 self.checkin(player)
 
+    @asynccontextmanager
+    async def players(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[Player]]:
+        """The players of one game: bots reached over channels (:meth:`seated`), or under
+        sandbox "trusted" in-process players made by the bots' entry points."""
+        if self.limits.sandbox != TRUSTED:
+            async with self.seated(specs) as bots:
+                yield list(bots)
+            return
+        players = [self._checkout_trusted(spec) for spec in specs]
+        try:
+            yield list(players)
+        finally:
+            for player in players:
+                self._idle_trusted.setdefault(_key(player.spec), []).append(player)
+
+    def _checkout_trusted(self, spec: BotSpec) -> TrustedPlayer:
+        key = _key(spec)
+        idle = self._idle_trusted.get(key)
+        if idle:
+            return idle.pop()
+        if key not in self._factories:
+            self._factories[key] = load_factory(spec)  # imported here, in this process
+        return TrustedPlayer(spec, self._factories[key])
+
     async def close(self) -> None:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
@@ -66,6 +98,7 @@ class BotPool:
                     nursery.start_soon(player.close)
         self._idle.clear()
         self._all.clear()
+        self._idle_trusted.clear()
 
 
 @asynccontextmanager
@@ -76,7 +109,8 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
     ``log_dir`` receives one stderr log per process start (default: a temporary
     directory removed at the end)."""
     limits = limits or Limits()
-    choose_level(limits.sandbox)  # a level this machine lacks fails now, not per bot
+    if limits.sandbox != TRUSTED:  # (trusted: no bot process to contain)
+        choose_level(limits.sandbox)  # a level this machine lacks fails now, not per bot
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
         try:

@@ -63,7 +63,7 @@ from arena.errors import ArenaError
 from arena.runner import cgroups, identity
 from arena.runner.botspec import BotSpec
 from arena.runner.failures import BotFailure
-from arena.settings import Limits
+from arena.settings import PROCESS_SANDBOX_LEVELS, TRUSTED, Limits
 
 PYTHON_PLACEHOLDER = "{python}"
 SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -98,7 +98,7 @@ REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
 # clone flags that make a namespace (CLONE_NEWNS ... CLONE_NEWNET, CLONE_NEWTIME)
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                          0x20000000, 0x40000000, 0x00000080)
-LEVELS = ("auto", "bwrap", "none")
+LEVELS = PROCESS_SANDBOX_LEVELS  # the levels a bot process can run at
 _scratch_numbers = itertools.count(1)
 
 
@@ -182,6 +182,9 @@ def _syscall_filter_problem() -> str | None:
 @cache
 def choose_level(requested: str) -> SandboxChoice:
     """The level bots will run at; an ArenaError when ``requested`` cannot be had."""
+    if requested == TRUSTED:
+        raise ArenaError(f"sandbox level {TRUSTED!r} starts no bot process (bots play inside "
+                         "a league's workers); here choose one of: " + ", ".join(LEVELS))
     if requested not in LEVELS:
         raise ArenaError(f"unknown sandbox level {requested!r}; choose one of: "
                          + ", ".join(LEVELS))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -346,23 +346,30 @@ def serve_search_bot(make: Callable[..., TimedSearch], description: str) -> None
     """The protocol bot of a search strategy (arena/bots/mcts, arena/bots/dice-mcts):
     ``--seconds S`` caps the thinking per decision, ``--iterations N`` fixes the search
     instead (deterministic: the same decisions as in-process for the same game seed)."""
-    import argparse
-
     from arena.sdk import run
+
+    strategy = make(**search_options(None, description))
+    run(strategy.choose, name=strategy.name, version=strategy.version,  # type: ignore[attr-defined]
+        on_new_game=strategy.new_game, on_request=strategy.on_request)
+
+
+def search_options(argv: Sequence[str] | None, description: str = "") -> dict[str, Any]:
+    """``seconds`` and ``iterations`` from a search bot's arguments (None: ``sys.argv``);
+    argparse exits (SystemExit) on a bad one.  The in-process entry points
+    (arena/strategies/entry_points.py) read the same arguments."""
+    import argparse
 
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--seconds", type=float, default=None,
                         help="think at most this long per decision")
     parser.add_argument("--iterations", type=int, default=None,
                         help="search this many iterations per decision (deterministic)")
-    options = parser.parse_args()
+    options = parser.parse_args(argv)
     if options.seconds is not None and not options.seconds > 0:
         parser.error("--seconds must be more than 0")
     if options.iterations is not None and options.iterations < 1:
         parser.error("--iterations must be at least 1")
-    strategy = make(seconds=options.seconds, iterations=options.iterations)
-    run(strategy.choose, name=strategy.name, version=strategy.version,  # type: ignore[attr-defined]
-        on_new_game=strategy.new_game, on_request=strategy.on_request)
+    return {"seconds": options.seconds, "iterations": options.iterations}
 
 
 class MctsStrategy(TimedSearch):

@@ -22,6 +22,14 @@ def test_bench_league_reports_rate_bound_and_cpu() -> None:
     assert 0 < row["CPU use %"] <= 100 * 1.05
 
 
+def test_bench_league_measures_the_same_league_in_trusted_mode() -> None:
+    result = run_benchmark(argparse.Namespace(players=[2], seconds=0.5, seed=1, json=False))
+    (row,) = result["rows"]
+    assert row["trusted games/s"] > 0
+    assert row["x process"] == pytest.approx(row["trusted games/s"] / row["games/s"])
+    assert any("sandbox \"trusted\"" in note for note in result["notes"])
+
+
 def test_bench_league_player_counts() -> None:
     with pytest.raises(ArenaError, match="plays 2-4 players"):
         run_benchmark(argparse.Namespace(players=[5], seconds=0.1, seed=1, json=False))

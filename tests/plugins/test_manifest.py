@@ -37,6 +37,14 @@ def test_good_manifest_gives_the_spec(tmp_path: Path) -> None:
     assert spec.plays("toy", 3) and not spec.plays("toy", 5)
 
 
+def test_an_entry_point_is_read_not_imported(tmp_path: Path) -> None:
+    manifest = GOOD_MANIFEST.format(name="tester").replace(
+        'description = "A test bot."', 'description = "x"\nentry_point = "nowhere.yet:make"')
+    spec = load_manifest(write_bot(tmp_path / "tester", manifest=manifest), TOY_GAMES)
+    assert spec.entry_point == "nowhere.yet:make"  # imported where a trusted game is played
+    assert load_manifest(write_bot(tmp_path / "plain"), TOY_GAMES).entry_point is None
+
+
 def test_optional_keys_may_be_left_out(tmp_path: Path) -> None:
     manifest = 'name = "lean"\nversion = "0.1"\ncommand = ["{python}", "bot.py"]\n' \
         "[games]\nduel = [2]\n"
@@ -110,6 +118,17 @@ BROKEN = {
         replace_line("[resources]\nmemory_mb = 256\n", "").replace(
             "[games]", "resources = 1\n[games]"),
         "key 'resources': must be a table"),
+    "entry point without a colon": (
+        replace_line('description = "A test bot."', 'description = "x"\n'
+                     'entry_point = "arena.strategies.entry_points.first"'),
+        "key 'entry_point': 'arena.strategies.entry_points.first' is not \"module:attribute\""),
+    "entry point not a name": (
+        replace_line('description = "A test bot."', 'description = "x"\n'
+                     'entry_point = "my bot:make player"'),
+        "key 'entry_point': 'my bot:make player' is not \"module:attribute\", e.g. "),
+    "entry point a list": (
+        replace_line('description = "A test bot."', 'description = "x"\nentry_point = ["a:b"]'),
+        "key 'entry_point': must be a string \"module:attribute\""),
     "invalid TOML": ('name = "x\n', "not valid TOML"),
     "top-level key after [games]": (
         replace_line('description = "A test bot."\n', "").replace(
