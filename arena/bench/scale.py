@@ -298,7 +298,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             f"{baselines['start-up seconds']:.2f} s / {baselines['start-up MB']:.0f} MB; "
             f"plain sqlite3 reading every game's summary columns "
             f"{baselines['read seconds']:.2f} s / {baselines['read MB']:.0f} MB",
-            f"store: {BOTS} bots of known strength, {'-'.join(map(str, (PLAYER_COUNTS[0], PLAYER_COUNTS[-1])))}"
+            f"store: {BOTS} bots of known strength, {PLAYER_COUNTS[0]}-{PLAYER_COUNTS[-1]}"
             f" players, synthesised in {synthesis:.1f} s (one real Ra record per player "
             "count stands for every game's record)",
             f"league memory: {league['games']:,} games of in-process random bots "
