@@ -74,8 +74,13 @@ class Pairs:
 
 def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
     """The games sorted by content, so any permutation of the input gives the same list."""
+    games = list(results)
+    keys = [(r.game, r.game_id) for r in games]
+    if len(set(keys)) == len(keys):  # a store's games: the rest of the key never counts
+        order = sorted(range(len(games)), key=keys.__getitem__)
+        return [games[i] for i in order]
     return sorted(
-        results,
+        games,
         key=lambda r: (r.game, r.game_id, r.sequence, r.bots, r.placements, r.scores),
     )
 
@@ -93,15 +98,17 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
     games: list[np.ndarray] = []
     seat_pairs: list[tuple[int, int, int, int]] = []  # (a, b, players, how many)
     by_count: dict[int, list[int]] = {}
-    for g, result in enumerate(results):
-        _check_shape(result)
-        by_count.setdefault(len(result.bots), []).append(g)
+    misshapen = next((r for r in results if not 2 <= len(r.bots) == len(r.placements)
+                      == len(r.scores)), None)
+    if misshapen is not None:
+        _check_shape(misshapen)
+    for g, count in enumerate([len(r.bots) for r in results]):
+        by_count.setdefault(count, []).append(g)
     # Vectorised per player count: a million pairs take milliseconds, not seconds.
     for count, game_ids in by_count.items():
         chosen = [results[g] for g in game_ids]
         seats = np.array([index[b] for r in chosen for b in r.bots]).reshape(-1, count)
-        places = np.array([p for r in chosen for p in r.placements], dtype=float)
-        places = places.reshape(-1, count)
+        places = np.array([r.placements for r in chosen], dtype=float).reshape(-1, count)
         misplaced = np.flatnonzero(((places < 1) | (places > count)).any(axis=1))
         if len(misplaced):
             _check_result(chosen[int(misplaced[0])])
@@ -394,18 +401,41 @@ def _bootstrap(
         return np.zeros((0, pairs.size))
     rng = np.random.default_rng(seed)
     samples = np.empty((repetitions, pairs.size))
-    for rep in range(repetitions):
-        drawn = np.bincount(
-            rng.integers(0, pairs.num_games, pairs.num_games), minlength=pairs.num_games
-        )
-        refit = fit_bradley_terry(
-            pairs.matrix(drawn[pairs.game].astype(float)),
-            prior_draws,
-            start=natural,
-            tolerance=1e-7,
-        )
-        samples[rep] = _centre(refit * ELO_PER_NATURAL, groups, anchor, anchor_elo)
+    per_game = _game_matrices(pairs)
+    n = pairs.size
+    for first in range(0, repetitions, BOOTSTRAP_CHUNK):
+        chunk = range(first, min(first + BOOTSTRAP_CHUNK, repetitions))
+        drawn = np.empty((pairs.num_games, len(chunk)))
+        for column, _ in enumerate(chunk):
+            drawn[:, column] = np.bincount(
+                rng.integers(0, pairs.num_games, pairs.num_games), minlength=pairs.num_games
+            )
+        # every resample's matrix at once; exact (whole and half points times counts)
+        matrices = per_game @ drawn
+        for column, rep in enumerate(chunk):
+            refit = fit_bradley_terry(
+                matrices[:, column].reshape(n, n),
+                prior_draws,
+                start=natural,
+                tolerance=1e-7,
+            )
+            samples[rep] = _centre(refit * ELO_PER_NATURAL, groups, anchor, anchor_elo)
     return samples
+
+
+BOOTSTRAP_CHUNK = 25  # resamples whose game counts are held at once (games x 25 floats)
+
+
+def _game_matrices(pairs: Pairs) -> Any:
+    """Each game's points matrix, flattened, as the columns of a sparse (n·n × games)
+    matrix: a resample's matrix is this times its games' counts."""
+    from scipy.sparse import csr_matrix
+
+    n = pairs.size
+    cells = np.concatenate([pairs.first * n + pairs.second, pairs.second * n + pairs.first])
+    values = np.concatenate([pairs.points, 1.0 - pairs.points])
+    games = np.concatenate([pairs.game, pairs.game])
+    return csr_matrix((values, (cells, games)), shape=(n * n, pairs.num_games))
 
 
 def _superiority(
@@ -529,9 +559,21 @@ def rating_history(
     total = len(games)
     sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
     history: dict[str, list[float | None]] = {bot: [] for bot in pairs.bots}
-    for size in sizes:
-        mask = (pairs.game < size).astype(float)
-        wins = pairs.matrix(mask)
+    n = pairs.size
+    order = np.argsort(pairs.game, kind="stable")
+    ends = np.searchsorted(pairs.game[order], sizes)  # pairs of the first `size` games
+    wins = np.zeros((n, n))
+    done = 0
+    for size, end in zip(sizes, ends, strict=True):
+        # exact: sums of whole and half points, in any order
+        part = order[done:end]
+        cells = pairs.first[part] * n + pairs.second[part]
+        wins = wins + (
+            np.bincount(cells, weights=pairs.points[part], minlength=n * n)
+            + np.bincount(pairs.second[part] * n + pairs.first[part],
+                          weights=1.0 - pairs.points[part], minlength=n * n)
+        ).reshape(n, n)
+        done = end
         groups = components(wins)
         elo = _centre(
             fit_bradley_terry(wins, prior_draws) * ELO_PER_NATURAL, groups, anchor_index, anchor_elo
@@ -686,9 +728,11 @@ def _offset(scored: float, gaps: np.ndarray) -> float:
     """The Elo shift d with sum(expected(gap + d)) == scored, clamped to ±800."""
     if len(gaps) == 0:
         return 0.0
+    # n bots make at most n² distinct gaps: each is evaluated once, times its count
+    values, counts = np.unique(gaps, return_counts=True)
     low, high = -800.0, 800.0
     for _ in range(60):
         mid = (low + high) / 2
-        expected = (1.0 / (1.0 + 10.0 ** (-(gaps + mid) / 400.0))).sum()
+        expected = (counts / (1.0 + 10.0 ** (-(values + mid) / 400.0))).sum()
         low, high = (mid, high) if expected < scored else (low, mid)
     return (low + high) / 2

@@ -22,6 +22,7 @@ BENCHMARKS: dict[str, str] = {
     "sandbox": "arena.bench.sandbox",
     "sprt": "arena.bench.sprt",
     "plan": "arena.bench.plan",
+    "scale": "arena.bench.scale",
 }
 
 
@@ -45,11 +46,28 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--cluster", action="store_true",
         help="league: also on Dask worker processes on loopback, against the local backend",
     )
+    parser.add_argument(
+        "--games", type=int, metavar="N",
+        help="scale: games in the synthesised store (default 100000)",
+    )
+    parser.add_argument(
+        "--league-games", type=int, metavar="N",
+        help="scale: games of the league whose memory is sampled (default 10000)",
+    )
+    parser.add_argument(
+        "--against", metavar="DIR",
+        help="scale: also run the commands with this checkout of the arena first on "
+             "PYTHONPATH (before and after, in one run)",
+    )
 
 
 def bench_command(args: argparse.Namespace) -> int:
     if not args.seconds > 0:
         raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
+    for option in ("games", "league_games"):
+        value = getattr(args, option, None)
+        if value is not None and value < 1:
+            raise ArenaError(f"--{option.replace('_', '-')} must be at least 1, not {value}")
     if args.target in BENCHMARKS:
         result = importlib.import_module(BENCHMARKS[args.target]).run_benchmark(args)
     else:

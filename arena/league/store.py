@@ -52,6 +52,7 @@ SCHEMA_VERSION = 2
 RECORD_COMPRESSION_LEVEL = 6  # zlib: level 9 saves 2% more at twice the time
 PAGE_SIZE = 16384
 DICTIONARY_BYTES = 32768  # zlib's window: a longer dictionary is not used
+RESULTS_CHUNK = 5000  # games whose summary columns are parsed at once (Store.results)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -203,22 +204,32 @@ class Store:
                              f"{problems[:300]}); {_DAMAGED_ADVICE}")
 
     def results(self, game: str | None = None, num_players: int | None = None) -> list[GameResult]:
-        """Every stored game as a :class:`GameResult`, in the order they finished."""
+        """Every stored game as a :class:`GameResult`, in the order they finished.
+
+        Each summary column is parsed with one JSON call for all the games (a call per
+        game and column took most of ``arena leaderboard``'s time on 100,000 games)."""
         query = "SELECT seq, game_id, game, seats, scores, placements, failures FROM games"
         clauses, params = _filters(game, num_players)
-        rows = self.connection.execute(f"{query}{clauses} ORDER BY seq", params)
-        return [
-            GameResult(
-                game_id=game_id,
-                game=game_name,
-                bots=tuple(json.loads(seats)),
-                scores=tuple(json.loads(scores)),
-                placements=tuple(json.loads(placements)),
-                failures={int(k): v for k, v in json.loads(failures).items()},
-                sequence=seq - 1,
-            )
-            for seq, game_id, game_name, seats, scores, placements, failures in rows
-        ]
+        cursor = self.connection.execute(f"{query}{clauses} ORDER BY seq", params)
+        results: list[GameResult] = []
+        while rows := cursor.fetchmany(RESULTS_CHUNK):  # a chunk's text at a time in memory
+            seqs, ids, games, seats, scores, placements, failures = zip(*rows, strict=True)
+            results += [
+                GameResult(
+                    game_id=game_id,
+                    game=game_name,
+                    bots=tuple(bots),
+                    scores=tuple(points),
+                    placements=tuple(places),
+                    failures={} if failed == "{}"
+                    else {int(k): v for k, v in json.loads(failed).items()},
+                    sequence=seq - 1,
+                )
+                for seq, game_id, game_name, bots, points, places, failed in zip(
+                    seqs, ids, games, _json_lists(seats), _json_lists(scores),
+                    _json_lists(placements), failures, strict=True)
+            ]
+        return results
 
     def games(
         self, game: str | None = None, num_players: int | None = None
@@ -391,6 +402,14 @@ def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]
         conditions.append("num_players = ?")
         params.append(num_players)
     return (" WHERE " + " AND ".join(conditions) if conditions else ""), params
+
+
+def _json_lists(texts: Sequence[str]) -> list[Any]:
+    """The JSON arrays of a column, parsed in one call."""
+    values = json.loads("[" + ",".join(texts) + "]")
+    if not isinstance(values, list) or len(values) != len(texts):
+        raise ValueError("a summary column holds something other than one array per game")
+    return values
 
 
 def compress(text: bytes, dictionary: bytes = b"") -> bytes:

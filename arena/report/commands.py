@@ -307,9 +307,11 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         name = store.league_name
         # the league file as it is now beats the snapshot taken when the games were played
         config = file_config or store.config_snapshot or {}
-        everything = store.results()
         stop = store.stop_result
         results = store.results(game=args.game, num_players=args.players)
+        # every game only to explain an empty filter (read twice, 100,000 games took seconds)
+        everything = results if results or args.game is None and args.players is None \
+            else store.results()
     finally:
         store.close()
     if not everything:

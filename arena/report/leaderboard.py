@@ -93,19 +93,24 @@ def build_leaderboard(
         seed=seed,
     )
     engines = tuple(sorted({r.game for r in results}))
-    games: Counter[str] = Counter()
-    firsts: Counter[str] = Counter()
-    places: Counter[str] = Counter()
-    scores: dict[str, float] = {}
+    # bot -> [games, first places, sum of places, sum of scores]: one lookup per seat
+    totals: dict[str, list[Any]] = {bot: [0, 0, 0, 0.0] for bot in ratings.bots}
     failures: dict[str, Counter[str]] = {bot: Counter() for bot in ratings.bots}
     for result in results:
-        for seat, bot in enumerate(result.bots):
-            games[bot] += 1
-            firsts[bot] += result.placements[seat] == 1
-            places[bot] += result.placements[seat]
-            scores[bot] = scores.get(bot, 0.0) + result.scores[seat]
-            if seat in result.failures:
-                failures[bot][result.failures[seat]] += 1
+        for bot, place, score in zip(result.bots, result.placements, result.scores,
+                                     strict=True):
+            bot_totals = totals[bot]
+            bot_totals[0] += 1
+            bot_totals[1] += place == 1
+            bot_totals[2] += place
+            bot_totals[3] += score
+        if result.failures:
+            for seat, reason in result.failures.items():
+                failures[result.bots[seat]][reason] += 1
+    games = {bot: t[0] for bot, t in totals.items()}
+    firsts = {bot: t[1] for bot, t in totals.items()}
+    places = {bot: t[2] for bot, t in totals.items()}
+    scores = {bot: t[3] for bot, t in totals.items()}
     luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
     meta = meta_ranking(results) if with_metagame and results else None
     rows = []

@@ -65,3 +65,23 @@ def test_cluster_workers_get_their_rate_in_the_line_and_a_summary_at_the_end() -
     local = Progress(10, stream=io.StringIO(), clock=clock)
     local.game_done(result(("a", "b"), (1, 2)))
     assert "workers" not in local.line()
+
+
+def test_progress_keeps_nothing_per_game() -> None:
+    """Memory flat over a long league (issue 16 item 5): what the live line keeps grows
+    with the bots, the failure reasons and the workers, never with the games."""
+    progress = Progress(100_000, stream=io.StringIO(), clock=Clock())
+
+    def held() -> int:
+        return (len(progress.ticker.ratings) + len(progress.ticker.games)
+                + len(progress.failures) + len(progress.by_worker) + len(vars(progress)))
+
+    bots = ("a", "b", "c", "d")
+    sizes = []
+    for game in range(3000):
+        seats = tuple(bots[(game + k) % 4] for k in range(3))
+        failures = {0: "timeout"} if game % 7 == 0 else {}
+        progress.game_done(result(seats, (1, 2, 3), failures), f"w{game % 2}")
+        if game in (999, 2999):
+            sizes.append(held())
+    assert sizes[0] == sizes[1] and progress.played == 3000
