@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from arena import fastjson
 from arena.errors import ArenaError
 from arena.records import GameRecord, GameResult
 
@@ -296,7 +297,7 @@ class Store:
         """The games row of a record: the one place a record is written to the store
         (inside the caller's transaction: a new dictionary and its first game go in
         together)."""
-        text = json.dumps(record.playthrough_json(), separators=(",", ":")).encode()
+        text = fastjson.dumps(record.playthrough_json())  # the standard library's values
         ident, dictionary = self._dictionary_for(record.game, text)
         return {
             "game_id": record.game_id,
