@@ -120,4 +120,8 @@ def blank_state(
     state.cur = max(range(num_players), key=lambda seat: max(suns[seat], default=0))
     state.first_player = state.cur
     state._legal = None
+    state._obs_bag = None
+    state._obs_bag_of = None
+    state._obs_bag_len = 0
+    state._obs_players = None
     return state

@@ -82,7 +82,103 @@ def bag_counts(state: RaState) -> list[int]:
 
 
 def observation(state: RaState, seat: int) -> dict[str, Any]:
-    """All public information, for ``seat``: never the bag's order."""
+    """All public information, for ``seat``: never the bag's order.
+
+    Built for every decision, so the slow parts are cached in the state across
+    decisions: the bag's counts by name (kept up by each draw) and each player's tiles
+    and used suns (rebuilt when that player's holding or used suns differ from the
+    snapshot they were built from).  The caches are private: every call returns fresh
+    dicts and lists, which the caller may change at will without touching the state or
+    the next observation.  Equal to ``_observation_reference``."""
+    if type(seat) is not int or not 0 <= seat < state.num_players:
+        raise GameError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
+    phase = state.phase
+    auction = None
+    if phase == AUCTION:
+        high = state.high
+        high_bidder = state.high_bidder
+        auction = {
+            "kind": AUCTION_KIND_NAMES[state.kind],
+            "high_bid": high,
+            "high_bidder": high_bidder if high_bidder >= 0 else None,
+            "bids": [_bid_json(s, sun) for s, sun in state.bids],
+            "to_bid": state.queue[state.queue_index :],
+            # the Ra player who invoked Ra must bid if everybody else passed
+            "ra_must_bid": state.kind == RA_INVOKED and high == 0,
+        }
+    disaster = None
+    if phase == DISASTER:
+        disaster = {
+            "seat": state.dis_seat,
+            "disaster": TILE_NAMES[state.dis_current],
+            "to_lose": state.dis_left,
+            "then": [TILE_NAMES[d] for d in reversed(state.dis_pending)],
+            "after": DISASTER_AFTER_NAMES[state.dis_after],
+        }
+    bag = state.bag
+    bag_names = state._obs_bag
+    if bag_names is None or state._obs_bag_of is not bag or state._obs_bag_len != len(bag):
+        # a new state or bag (or one changed outside _draw): count once; draws keep it up
+        bag_names = state._obs_bag = tile_counts(bag_counts(state), keep_zeros=True)
+        state._obs_bag_of = bag
+        state._obs_bag_len = len(bag)
+    return {
+        "game": "ra",
+        "seat": seat,
+        "num_players": state.num_players,
+        "edition": state.rules.edition,
+        "epoch": state.epoch,
+        "phase": PHASE_NAMES[phase],
+        "current_player": state.cur,
+        "ra_player": state.ra_player if state.ra_player >= 0 else None,
+        "ra_track": state.ra_count,
+        "ra_track_length": state.ra_limit,
+        "auction_track": [TILE_NAMES[t] for t in state.track],
+        "center_sun": state.center,
+        "players": _players_json(state),
+        "auction": auction,
+        "disaster": disaster,
+        "disasters_waiting": [TILE_NAMES[d] for d in state.god_disasters],
+        "bag": bag_names.copy(),
+        "bag_size": len(bag),
+    }
+
+
+def _players_json(state: RaState) -> list[dict[str, Any]]:
+    """The players' part of the observation, fresh, from ``state._obs_players``: per
+    seat (holding, its tiles by name, used suns, sorted), replaced when the holding or the
+    used suns are no longer equal.  A cache entry is never changed once built, nor handed
+    out (only copies), so clones may share the tuple."""
+    cache = state._obs_players
+    if cache is None or len(cache) != state.num_players:
+        cache = (None,) * state.num_players
+    fresh = None
+    players = []
+    up, scores = state.up, state.scores
+    for seat, (hold, down) in enumerate(zip(state.hold, state.down, strict=True)):
+        entry = cache[seat]
+        if entry is None or entry[0] != hold or entry[2] != down:
+            entry = (hold[:], tile_counts(hold), down[:], sorted(down))
+            if fresh is None:
+                fresh = list(cache)
+            fresh[seat] = entry
+        players.append(
+            {
+                "seat": seat,
+                "suns": up[seat][:],
+                "used_suns": entry[3][:],
+                "score": scores[seat],
+                "tiles": entry[1].copy(),
+            }
+        )
+    if fresh is not None:
+        state._obs_players = tuple(fresh)
+    return players
+
+
+def _observation_reference(state: RaState, seat: int) -> dict[str, Any]:
+    """``observation`` built from scratch, without the caches: what it must equal (the
+    tests compare the two on random games; kept plain on purpose)."""
     if type(seat) is not int or not 0 <= seat < state.num_players:
         raise GameError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
     phase = state.phase
@@ -251,6 +347,10 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         state.history = [(int(s), int(a), int(x)) for s, a, x in data["history"]]
         state.events = [tuple(event) for event in data["events"]]
         state._legal = None
+        state._obs_bag = None
+        state._obs_bag_of = None
+        state._obs_bag_len = 0
+        state._obs_players = None
     except (KeyError, TypeError, ValueError, IndexError, GameOptionError) as error:
         raise GameError(f"saved Ra state is damaged: {error!r}") from None
     if len(state.hold) != state.num_players or any(len(h) != NUM_TILE_TYPES for h in state.hold):

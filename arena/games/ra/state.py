@@ -45,6 +45,7 @@ from arena.games.ra.tiles import (
     RA_DRAWN,
     RA_INVOKED,
     RA_INVOKED_FULL,
+    TILE_NAMES,
     TILES_LOST_PER_DISASTER,
     TURN,
     UNREST,
@@ -73,6 +74,7 @@ class RaState(GameState):
         "ra_player", "kind", "high", "high_bidder", "queue", "queue_index", "bids",
         "dis_seat", "dis_pending", "dis_current", "dis_left", "dis_after", "god_disasters",
         "history", "events", "initial_suns", "first_player", "_legal",
+        "_obs_bag", "_obs_bag_of", "_obs_bag_len", "_obs_players",
     )  # fmt: skip
 
     num_players: int
@@ -112,6 +114,11 @@ class RaState(GameState):
     initial_suns: list[list[int]]
     first_player: int
     _legal: list[int] | None
+    # Observation caches (see jsonio.observation); private, never handed out.
+    _obs_bag: dict[str, int] | None  # the bag's counts by tile name, kept up by _draw
+    _obs_bag_of: list[int] | None  # the bag list _obs_bag counts ...
+    _obs_bag_len: int  # ... and its length then
+    _obs_players: tuple[Any, ...] | None  # per seat, replaced (never changed) when stale
 
     # -- the contract ------------------------------------------------------------------
 
@@ -221,6 +228,10 @@ class RaState(GameState):
             tile = bag[index]
             bag[index] = bag[-1]
             bag.pop()
+        counts = self._obs_bag
+        if counts is not None:  # the observation's bag counts, kept up (~40 ns)
+            counts[TILE_NAMES[tile]] -= 1
+            self._obs_bag_len -= 1
         if tile == RA:
             self.ra_count += 1
             self.events.append(("draw", seat, tile, self.ra_count))
@@ -501,6 +512,10 @@ class RaState(GameState):
         new.history = self.history[:]
         new.events = self.events[:]  # the events themselves are never changed
         new._legal = None if self._legal is None else self._legal[:]
+        # _draw changes the bag counts in place: the copy counts its own bag when asked
+        # (_obs_players is never changed in place, so the copy may share it)
+        new._obs_bag = None
+        new._obs_bag_of = None
         return new
 
     def reseed(self, seed: int) -> None:
