@@ -333,11 +333,13 @@ class BotProcess:
 
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
-# Decisions look at the bot's control group at most this often (every other message
-# to the bot, every failure and the end of a game always do).  The kernel enforces the
+# Quick decisions look at the bot's control group at most this often (every other
+# message to the bot, every failure and the end of a game always do).  The kernel enforces the
 # group's limits at once; the look only names the limit a bot broke, so naming it up
 # to this much later costs nothing but saves a quick decision most of its time.
 GROUP_LOOK_SECONDS = 0.01
+# ... and after every decision that took longer than this (a look is cheap beside it)
+SLOW_DECISION_SECONDS = 0.5e-3
 _CORES = os.cpu_count() or 1
 _starts = itertools.count(1)
 
@@ -377,13 +379,17 @@ class ProcessChannel:
 
     async def exchange(self, data: bytes, deadline: float) -> bytes | None:
         """A request and its answer (see :meth:`BotProcess.exchange`).  The control
-        group is looked at after the answer, at most every :data:`GROUP_LOOK_SECONDS`:
-        a look reads three kernel files (about 20 µs, more than a quick decision)."""
+        group is looked at after the answer when the decision took longer than
+        :data:`SLOW_DECISION_SECONDS`, else at most every :data:`GROUP_LOOK_SECONDS`: a
+        look reads three kernel files (about 20 µs, more than a quick decision)."""
         if self.process.unread_output():
             raise BotFailure("protocol", "wrote a message before the arena asked for one "
                                          "(a reply before its request)")
+        started = time.perf_counter()
         line = await self.process.exchange(data, deadline)
-        if time.perf_counter() >= self._next_group_look:
+        now = time.perf_counter()
+        # a decision that took a while (forking, allocating) is looked at right after it
+        if now >= self._next_group_look or now - started > SLOW_DECISION_SECONDS:
             self._check_group()
         return line
 
