@@ -55,10 +55,10 @@ class Limits:
     game_seconds: float | None = None
     ping_seconds: float = 2.0  # ping -> pong between games; also bounds a blocked write
     quit_grace_seconds: float = 0.5  # after "quit", before the process group is killed
-    # How long the arena busy-waits for a quick bot's reply before sleeping (0: never).
-    # Sleeping at once costs two CPU wake-ups per decision when the bot runs on another
-    # CPU, which on a virtual machine is most of a fast decision; see runner/process.py.
-    reply_busy_wait_seconds: float = 100e-6
+    # How long the arena waits for a quick bot's reply in the kernel, outside the event
+    # loop, before sleeping in the event loop (0: never).  The event loop costs tens of
+    # microseconds per decision, most of a quick one; see runner/process.py.
+    quick_reply_wait_seconds: float = 100e-6
 
     # --- input from the bot ---
     max_line_bytes: int = 1 << 20  # one JSON line on stdout; longer = "oversize"
@@ -110,7 +110,7 @@ class Limits:
                                   or not isinstance(clock, int | float) or not clock > 0):
             raise ArenaError(f"limit game_seconds must be a positive number or None (no "
                              f"game clock), not {self.game_seconds!r}")
-        for name in ("quit_grace_seconds", "reply_busy_wait_seconds", "max_comment_chars",
+        for name in ("quit_grace_seconds", "quick_reply_wait_seconds", "max_comment_chars",
                      "stderr_log_bytes", "stderr_tail_bytes", "logs_total_bytes"):
             if not getattr(self, name) >= 0:
                 raise ArenaError(f"limit {name} must be >= 0, not {getattr(self, name)!r}")

@@ -2,12 +2,12 @@
 
 1. The work of one game: games played one at a time (warm processes, the whole stack:
    engine, referee, protocol, pipes, the bots), with the arena sleeping while a bot thinks
-   (no busy-wait, which would count waiting as work): the CPU seconds the arena process
+   (no quick wait outside the event loop): the CPU seconds the arena process
    and the bot processes use per game (the bots' from their control groups, or /proc).
 2. The bound: ``cores / CPU seconds per game`` games/s, what the machine gives if every
    core does nothing but that work.  (Until issue 16 the bound was ``cores / (round trip
    x decisions per game)``, which assumed a game keeps one core busy; with the reply
-   busy-wait it keeps two, so no league could reach it.)
+   busy-wait of the time it kept two, so no league could reach it.)
 3. A real league (store, progress, scheduler, worker processes, pools) with concurrency
    = 2 x cores, in a temporary folder: games/s, CPU use, and the share of the bound it
    reaches (target: 80%).
@@ -99,14 +99,14 @@ def _bots_cpu(players: list[Any]) -> float:
 async def _work_per_game(bots: list[BotSpec], players: int, seconds: float, seed: int
                          ) -> tuple[float, float, float, float]:
     """(CPU seconds per game: arena, bots; decisions per game; wall seconds per
-    decision), one game at a time, warm processes, no busy-wait for replies."""
+    decision), one game at a time, warm processes, the event loop's wait for replies."""
     from arena.plugins import discover
     from arena.runner.pool import open_bot_pool
     from arena.runner.referee import play_game
 
     game = discover().game("ra")
     decisions = games = 0
-    async with open_bot_pool(Limits(reply_busy_wait_seconds=0.0)) as pool, \
+    async with open_bot_pool(Limits(quick_reply_wait_seconds=0.0)) as pool, \
             pool.seated(bots[:players]) as seated:
         await play_game(game, seated, seed)  # warm-up: start the processes
         bots_before, arena_before = _bots_cpu(seated), time.process_time()

@@ -21,8 +21,8 @@ alike), on the same games (those of real Ra games, every seat the same bot):
   back through the runner's process, line reader and decoder, to a trivial bot per seat;
 * full stack with a trivial bot (it cuts the id out of the line, no JSON parsing), with
   full and with lean requests: what the arena adds on top of the pipes; and lean again
-  with the reply busy-wait turned off (``Limits.reply_busy_wait_seconds = 0``, the
-  arena sleeps in the event loop at once): what the busy-wait saves, in the same run;
+  with the quick wait for replies turned off (``Limits.quick_reply_wait_seconds = 0``,
+  the arena sleeps in the event loop at once): what the quick wait saves, in the same run;
 * full stack with the SDK bot ``first`` (arena.sdk, lean requests, as bots/first) and with
   an SDK bot that asks for the observation;
 * referee + in-process player, with and without the observation: the referee's own share,
@@ -349,11 +349,12 @@ async def _pipe_layer(pool: BotPool, num_players: int, lines: list[tuple[int, by
         row.cpu += time.process_time() - cpu
 
 
-# row key -> (label, bot spec for stack rows, whether the arena busy-waits for replies)
+# row key -> (label, bot spec for stack rows, whether the arena waits for quick replies
+# outside the event loop)
 STACKS: dict[str, tuple[str, BotSpec, bool]] = {
     "trivial": ("full stack, trivial bot (no JSON parsing)", TRIVIAL_SPEC, True),
     "trivial_lean": ("full stack, trivial bot, lean requests", TRIVIAL_LEAN_SPEC, True),
-    "trivial_lean_sleep": ("full stack, trivial bot, lean, no reply busy-wait",
+    "trivial_lean_sleep": ("full stack, trivial bot, lean, no quick wait",
                            TRIVIAL_LEAN_SPEC, False),
     "sdk_lean": ("full stack, SDK bot first (lean requests)", SDK_SPEC, True),
     "sdk": ("full stack, SDK bot reading the observation", SDK_FULL_SPEC, True),
@@ -372,18 +373,18 @@ async def _measure(game: Game, num_players: int, seconds: float, seed: int
     limits = Limits(move_seconds=10.0)
     try:
         async with open_bot_pool(limits) as pool, \
-                open_bot_pool(replace(limits, reply_busy_wait_seconds=0.0)) as sleeping:
+                open_bot_pool(replace(limits, quick_reply_wait_seconds=0.0)) as sleeping:
             pools = {True: pool, False: sleeping}
-            for _, spec, busy_wait in STACKS.values():  # start the processes, not counted
-                await _timed_game(game, pools[busy_wait], num_players, seed, spec, None)
+            for _, spec, quick in STACKS.values():  # start the processes, not counted
+                await _timed_game(game, pools[quick], num_players, seed, spec, None)
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline or games == 0:
                 this_seed = seed + games
                 log: list[tuple[int, Any]] = []
                 lean_log: list[tuple[int, Any]] = []
-                for key, (_, spec, busy_wait) in STACKS.items():
+                for key, (_, spec, quick) in STACKS.items():
                     recorded = {"trivial": log, "trivial_lean": lean_log}.get(key)
-                    await _timed_game(game, pools[busy_wait], num_players, this_seed, spec,
+                    await _timed_game(game, pools[quick], num_players, this_seed, spec,
                                       rows[key], recorded)
                 lines, lean_lines = sent_lines(log), sent_lines(lean_log)
                 requests = [(s, m) for s, m in log if isinstance(m, DecisionRequest)]
@@ -510,11 +511,11 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "is the steadier floor and matches a game (each decision wakes another "
             "process)",
             f"SDK bot reading the observation: median {json_ratio:.2f}x the JSON echo",
-            "lean full stack with the reply busy-wait: median "
+            "lean full stack with the quick wait for replies (in the kernel, outside the "
+            "event loop): median "
             f"{1e6 * median['trivial_lean']:.1f} µs, sleeping at once: "
-            f"{1e6 * median['trivial_lean_sleep']:.1f} µs (the difference is mostly waking "
-            "an idle CPU twice per decision when the bot runs on another one: expensive on "
-            "a virtual machine)",
+            f"{1e6 * median['trivial_lean_sleep']:.1f} µs in the event loop (registering "
+            "the pipe with epoll and scheduling the task, per decision)",
             f"the arena's pipe layer alone: median {pipes_ratio:.2f}x the raw echo per seat",
             "lean decision by stage (medians, µs): referee and engine "
             f"{stages['inproc_lean']:.1f} (no cancel scope per decision any more: one "

@@ -5,8 +5,9 @@ round trip of a small message (measured: 16 µs against 6 µs per echo).  These 
 the system call first and only wait for readiness when the pipe is full or empty, so a
 decision costs one wake-up.  They still honour cancellation (``move_on_after``).
 
-:meth:`PipeEnd.poll_readable` busy-waits briefly for data, for the caller that expects
-an answer within microseconds (see :meth:`arena.runner.process.BotProcess.receive`).
+:meth:`PipeEnd.wait_readable_blocking` waits briefly for data in the kernel, outside the
+event loop, for the caller that expects an answer within microseconds (see
+:mod:`arena.runner.process`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import time
 
 import trio
+
+_SELECT_LIMIT = 1024  # FD_SETSIZE: select cannot wait for a higher descriptor
 
 
 class PipeEnd:
@@ -25,7 +27,8 @@ class PipeEnd:
     def __init__(self, fd: int) -> None:
         os.set_blocking(fd, False)
         self.fd = fd
-        self._poller: select.poll | None = None  # made on the first poll_readable
+        # made on the first wait_readable_blocking of a descriptor select cannot take
+        self._poller: select.poll | None = None
 
     async def send_all(self, data: bytes) -> None:
         """Write everything; raises trio.BrokenResourceError if the reader is gone."""
@@ -63,21 +66,20 @@ class PipeEnd:
             raise trio.ClosedResourceError("pipe closed")
         await trio.lowlevel.wait_readable(self.fd)
 
-    def poll_readable(self, seconds: float) -> bool:
-        """Busy-wait up to ``seconds`` (no yield to trio) until there is something to
-        read or the writer is gone; False if nothing came in time.  Only for waits of
-        microseconds: it holds the CPU and the event loop meanwhile."""
+    def wait_readable_blocking(self, seconds: float) -> bool:
+        """Sleep in the kernel (not in the event loop) up to ``seconds`` until there is
+        something to read or the writer is gone; False if nothing came in time.  The
+        caller's CPU is free meanwhile (the bot may run on it) and the wake-up is one
+        system call, where the event loop costs tens of microseconds; but the event loop
+        waits too, so only for waits of microseconds."""
         if self.fd < 0:
             return True  # the read that follows reports the closed end
+        if self.fd < _SELECT_LIMIT:  # select's timeout is in microseconds, poll's in ms
+            return bool(select.select((self.fd,), (), (), seconds)[0])
         if self._poller is None:
             self._poller = select.poll()
-            self._poller.register(self.fd, select.POLLIN)  # POLLHUP comes regardless
-        poll, clock = self._poller.poll, time.perf_counter
-        deadline = clock() + seconds
-        while not poll(0):
-            if clock() >= deadline:
-                return False
-        return True
+            self._poller.register(self.fd, select.POLLIN)
+        return bool(self._poller.poll(seconds * 1000))
 
     def close(self) -> None:
         self._poller = None  # registered by fd number, which the system may reuse

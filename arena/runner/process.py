@@ -13,16 +13,16 @@ parent-death signal is tied to that thread would be killed when the thread retir
 Its exit is awaited through a pidfd, its pipes are trio streams.
 
 Waiting for a reply: a quick bot answers within tens of microseconds.  Sleeping in the
-event loop at once lets the arena's CPU go idle, and where the bot runs on another CPU
-each decision then pays for waking two idle CPUs; on a virtual machine (a halted vCPU
-is woken through the host) that measured about 60 µs per round trip (90 against 30 with
-both on one CPU), more than everything else in a decision together.  So
-:meth:`BotProcess.receive` first busy-waits a short, bounded moment
-(``Limits.reply_busy_wait_seconds``) for the reply, which keeps the arena's CPU awake:
-that saved about 45 µs of a 130 µs lean decision (``arena bench protocol`` measures it
-in every run).  Only with more than one CPU (on one CPU the bot cannot run meanwhile),
-and only while the bot's last reply came within that moment (a bot that thinks costs
-one such moment, not one per decision).
+event loop costs tens of microseconds of the arena's CPU per decision (registering the
+pipe with epoll, scheduling the task), more than the rest of a quick decision.  So a
+decision first waits for the reply in the kernel, outside the event loop, for a short
+bounded moment (``Limits.quick_reply_wait_seconds``, one ``select``): the arena's CPU is
+free meanwhile (the bot may run on it) and the reply wakes it with one system call.  Until
+issue 16 this moment was a busy-wait; measured on this project's 2-vCPU machines, waiting
+in the kernel gave the same median round trip with half the arena's CPU and a third of
+its 90th percentile.  Only while the bot's last reply came within that moment (a bot
+that thinks costs one such moment, not one per decision); the event loop and every other
+task wait meanwhile, which is why the moment is short.
 """
 
 from __future__ import annotations
@@ -51,16 +51,16 @@ if TYPE_CHECKING:
     from arena.runner.cgroups import BotGroup
     from arena.settings import Limits
 
-# a reply caught busy-waiting yields to the event loop only if it has not run for this
-# long: a yield costs as much as the wake-ups saved, but other tasks (games played
+# a reply caught by the quick wait yields to the event loop only if it has not run for
+# this long: a yield costs as much as the quick wait saves, but other tasks (games played
 # alongside, stderr drainers) must not wait more than about this
 YIELD_EVERY_SECONDS = 1e-3
 _last_yield = 0.0  # time.perf_counter() when a reply was last awaited in the event loop
 
 
 async def _yield_now_and_then() -> None:
-    """Let other tasks run if replies caught busy-waiting kept the event loop from them
-    for :data:`YIELD_EVERY_SECONDS`: a yield costs as much as the wake-ups saved."""
+    """Let other tasks run if replies caught by the quick wait kept the event loop from
+    them for :data:`YIELD_EVERY_SECONDS`: a yield costs as much as the quick wait saves."""
     global _last_yield
     now = time.perf_counter()
     if now - _last_yield >= YIELD_EVERY_SECONDS:
@@ -146,9 +146,9 @@ def bot_cpu_seconds(pgid: int, group: BotGroup | None) -> float:
 
 class BotProcess:
     def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog,
-                 busy_wait_seconds: float = 0.0) -> None:
+                 quick_wait_seconds: float = 0.0) -> None:
         """Start the process now.  Raises BotFailure("crash") if it cannot be started.
-        ``busy_wait_seconds``: see the module docstring (ignored with one CPU)."""
+        ``quick_wait_seconds``: see the module docstring."""
         pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
         child_ends = (pipes[0][0], pipes[1][1], pipes[2][1])
         try:
@@ -177,9 +177,9 @@ class BotProcess:
         self.stderr_log = stderr_log
         self.stderr_done = trio.Event()  # the drainer has read stderr to its end
         self.killed = False
-        # how long to busy-wait for a reply (module docstring); 0 never
-        self.spin_seconds = busy_wait_seconds if len(os.sched_getaffinity(0)) > 1 else 0.0
-        self._quick = True  # the last reply came within spin_seconds
+        # how long to wait for a reply outside the event loop (module docstring); 0 never
+        self.quick_wait_seconds = quick_wait_seconds
+        self._quick = True  # the last reply came within quick_wait_seconds
         self._poller: select.poll | None = None  # for unread_output
 
     # ------------------------------------------------------------ talking
@@ -223,10 +223,10 @@ class BotProcess:
         return decode_bot_message(await self.receive_line(fresh=answer_to_fresh_message))
 
     async def _wait_for_answer(self) -> None:
-        """Until the pipe has something (or is closed): a short busy-wait when the bot
-        has been quick (see the module docstring), else sleep in the event loop."""
-        if self._quick and self.spin_seconds > 0 and \
-                self._stdout.poll_readable(self.spin_seconds):
+        """Until the pipe has something (or is closed): a short wait in the kernel when
+        the bot has been quick (see the module docstring), else sleep in the event loop."""
+        if self._quick and self.quick_wait_seconds > 0 and \
+                self._stdout.wait_readable_blocking(self.quick_wait_seconds):
             await _yield_now_and_then()
             return
         await self._sleep_until_readable()
@@ -237,14 +237,14 @@ class BotProcess:
         with contextlib.suppress(trio.ClosedResourceError):  # next_line reports it
             await self._stdout.wait_readable()
         _last_yield = time.perf_counter()
-        self._quick = _last_yield - started <= self.spin_seconds
+        self._quick = _last_yield - started <= self.quick_wait_seconds
 
     async def exchange(self, data: bytes, deadline: float) -> bytes | None:
         """Write ``data`` (a request) and return the line that answers it, or None if
         none came by ``deadline`` (trio's clock).
 
-        A quick bot's decision is done without the event loop: one write, a short
-        busy-wait, one read.  Only a bot that does not answer within the busy-wait (or a
+        A quick bot's decision is done without the event loop: one write, a short wait
+        in the kernel, one read.  Only a bot that does not answer within it (or a
         full pipe, a partial line) costs a cancel scope and a sleep in the event loop;
         the deadline is enforced there."""
         fd = self._stdin.fd
@@ -256,8 +256,8 @@ class BotProcess:
                 pass
             except (BrokenPipeError, ConnectionResetError):
                 raise BotFailure("crash", "closed its input") from None
-            if sent == len(data) and self._quick and self.spin_seconds > 0 and \
-                    self._stdout.poll_readable(self.spin_seconds):
+            if sent == len(data) and self._quick and self.quick_wait_seconds > 0 and \
+                    self._stdout.wait_readable_blocking(self.quick_wait_seconds):
                 try:
                     chunk = os.read(self._stdout.fd, CHUNK)
                 except OSError:
@@ -459,7 +459,7 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
                         limits.stderr_log_bytes, limits.stderr_tail_bytes)
         try:
             process = BotProcess(plan, limits.max_line_bytes, log,
-                                 limits.reply_busy_wait_seconds)
+                                 limits.quick_reply_wait_seconds)
         except BotFailure:
             log.close()
             raise

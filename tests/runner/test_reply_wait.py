@@ -1,9 +1,11 @@
-"""Waiting for a bot's reply: a short busy-wait first (arena.runner.process), bounded,
-off on one CPU, and never starving the other tasks of the event loop."""
+"""Waiting for a bot's reply: a short wait in the kernel first (arena.runner.process),
+bounded, and never starving the other tasks of the event loop."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import resource
 import time
 from dataclasses import replace
 
@@ -15,24 +17,33 @@ from arena.errors import ArenaError
 from arena.runner.pipes import PipeEnd
 from arena.runner.pool import open_bot_pool
 from arena.runner.process import YIELD_EVERY_SECONDS, BotProcess
-from arena.runner.protocol import Reply
+from arena.runner.protocol import Reply, decode_bot_message
 from arena.settings import Limits
 from tests.runner.helpers import FAST
 
 
-def test_poll_readable_waits_at_most_its_time_and_sees_data_and_a_closed_writer() -> None:
+@pytest.mark.parametrize("high", [False, True], ids=["select", "poll"])
+def test_the_quick_wait_waits_at_most_its_time_and_sees_data_and_a_closed_writer(
+        high: bool) -> None:
     read_fd, write_fd = os.pipe()
+    if high:  # a descriptor select cannot take: the wait uses poll (milliseconds) instead
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft <= 1100:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+        moved = fcntl.fcntl(read_fd, fcntl.F_DUPFD, 1100)
+        os.close(read_fd)
+        read_fd = moved
     reader = PipeEnd(read_fd)
     started = time.perf_counter()
-    assert reader.poll_readable(0.002) is False
+    assert reader.wait_readable_blocking(0.002) is False
     assert time.perf_counter() - started >= 0.002
     os.write(write_fd, b"x\n")
-    assert reader.poll_readable(10.0) is True  # at once: it does not wait its time out
+    assert reader.wait_readable_blocking(10.0) is True  # at once: it does not wait its time
     assert os.read(read_fd, 10) == b"x\n"
     os.close(write_fd)
-    assert reader.poll_readable(10.0) is True  # end of stream: the read reports it
+    assert reader.wait_readable_blocking(10.0) is True  # end of stream: the read reports it
     reader.close()
-    assert reader.poll_readable(10.0) is True  # a closed end: the read reports it
+    assert reader.wait_readable_blocking(10.0) is True  # a closed end: the read reports it
 
 
 def _request(request_id: int) -> bytes:
@@ -41,8 +52,8 @@ def _request(request_id: int) -> bytes:
 
 
 def test_quick_replies_still_let_the_other_tasks_run() -> None:
-    """A bot answering at once is caught busy-waiting; the event loop must still get
-    its turn every YIELD_EVERY_SECONDS or so (other games, stderr drainers)."""
+    """A bot answering at once is caught by the quick wait; the event loop must still
+    get its turn every YIELD_EVERY_SECONDS or so (other games, stderr drainers)."""
     seconds = 40 * YIELD_EVERY_SECONDS
 
     async def main() -> tuple[int, int]:
@@ -78,44 +89,52 @@ def test_quick_replies_still_let_the_other_tasks_run() -> None:
     assert during >= min(replies, 40) // 4
 
 
-def test_no_busy_wait_with_a_single_cpu() -> None:
-    """On one CPU the bot cannot run while the arena spins: the arena sleeps at once."""
+def test_the_quick_wait_catches_replies_on_a_single_cpu_too() -> None:
+    """Waiting in the kernel leaves the CPU to the bot: on one CPU the reply still comes
+    within the quick wait (a busy-wait could not have seen it)."""
     allowed = os.sched_getaffinity(0)
 
-    async def main() -> tuple[float, float]:
+    async def main() -> tuple[float, int]:
         async with open_bot_pool(FAST) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
             await seated[0].handshake()
-            process: BotProcess = seated[0]._running().process
-            spin = process.spin_seconds
-            await process.send_raw(_request(1))
-            assert await process.receive(answer_to_fresh_message=True) == Reply(1, 0)
-        return spin, FAST.reply_busy_wait_seconds
+            channel = seated[0]._running()
+            process: BotProcess = channel.process
+            slept = 0
+            original = process._sleep_until_readable
+
+            async def counted() -> None:
+                nonlocal slept
+                slept += 1
+                await original()
+
+            process._sleep_until_readable = counted  # type: ignore[method-assign]
+            for request_id in range(1, 51):
+                line = await channel.exchange(_request(request_id), trio.current_time() + 5)
+                assert line is not None and decode_bot_message(line) == Reply(request_id, 0)
+            return process.quick_wait_seconds, slept
 
     os.sched_setaffinity(0, {min(allowed)})
     try:
-        one_cpu, _ = trio.run(main)
+        wait, slept = trio.run(main)
     finally:
         os.sched_setaffinity(0, allowed)
-    assert one_cpu == 0.0
-    if len(allowed) < 2:
-        pytest.skip("one CPU only: the multi-CPU default cannot be seen here")
-    several, default = trio.run(main)
-    assert several == default > 0
+    assert wait == FAST.quick_reply_wait_seconds > 0
+    assert slept < 25  # most replies came within the quick wait, not the event loop
 
 
-def test_the_busy_wait_is_a_limit_a_league_can_turn_off() -> None:
-    with pytest.raises(ArenaError, match="reply_busy_wait_seconds"):
-        Limits(reply_busy_wait_seconds=-0.001)
-    off = replace(FAST, reply_busy_wait_seconds=0.0)
+def test_the_quick_wait_is_a_limit_a_league_can_turn_off() -> None:
+    with pytest.raises(ArenaError, match="quick_reply_wait_seconds"):
+        Limits(quick_reply_wait_seconds=-0.001)
+    off = replace(FAST, quick_reply_wait_seconds=0.0)
 
     async def main() -> float:
         async with open_bot_pool(off) as pool, pool.seated([TRIVIAL_LEAN_SPEC]) as seated:
             await seated[0].handshake()
             process = seated[0]._running().process
-            for request_id in (1, 2):  # replies still arrive, sleeping at once
+            for request_id in (1, 2):  # replies still arrive, sleeping in the event loop
                 await process.send_raw(_request(request_id))
                 reply = await process.receive(answer_to_fresh_message=True)
                 assert reply == Reply(request_id, 0)
-            return process.spin_seconds
+            return process.quick_wait_seconds
 
     assert trio.run(main) == 0.0
