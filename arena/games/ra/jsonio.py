@@ -89,7 +89,8 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
     and used suns (rebuilt when that player's holding or used suns differ from the
     snapshot they were built from).  The caches are private: every call returns fresh
     dicts and lists, which the caller may change at will without touching the state or
-    the next observation.  Equal to ``_observation_reference``."""
+    the next observation.  Equal to the plain reference in
+    ``tests/games/ra/observation_reference.py``."""
     if type(seat) is not int or not 0 <= seat < state.num_players:
         raise GameError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
     phase = state.phase
@@ -174,64 +175,6 @@ def _players_json(state: RaState) -> list[dict[str, Any]]:
     if fresh is not None:
         state._obs_players = tuple(fresh)
     return players
-
-
-def _observation_reference(state: RaState, seat: int) -> dict[str, Any]:
-    """``observation`` built from scratch, without the caches: what it must equal (the
-    tests compare the two on random games; kept plain on purpose)."""
-    if type(seat) is not int or not 0 <= seat < state.num_players:
-        raise GameError(f"seat must be 0..{state.num_players - 1}, not {seat!r}")
-    phase = state.phase
-    auction = None
-    if phase == AUCTION:
-        auction = {
-            "kind": AUCTION_KIND_NAMES[state.kind],
-            "high_bid": state.high,
-            "high_bidder": state.high_bidder if state.high_bidder >= 0 else None,
-            "bids": [_bid_json(s, sun) for s, sun in state.bids],
-            "to_bid": state.queue[state.queue_index :],
-            # the Ra player who invoked Ra must bid if everybody else passed
-            "ra_must_bid": state.kind == RA_INVOKED and state.high == 0,
-        }
-    disaster = None
-    if phase == DISASTER:
-        disaster = {
-            "seat": state.dis_seat,
-            "disaster": TILE_NAMES[state.dis_current],
-            "to_lose": state.dis_left,
-            "then": [TILE_NAMES[d] for d in reversed(state.dis_pending)],
-            "after": DISASTER_AFTER_NAMES[state.dis_after],
-        }
-    bag = bag_counts(state)
-    return {
-        "game": "ra",
-        "seat": seat,
-        "num_players": state.num_players,
-        "edition": state.rules.edition,
-        "epoch": state.epoch,
-        "phase": PHASE_NAMES[phase],
-        "current_player": state.cur,
-        "ra_player": state.ra_player if state.ra_player >= 0 else None,
-        "ra_track": state.ra_count,
-        "ra_track_length": state.ra_limit,
-        "auction_track": [TILE_NAMES[t] for t in state.track],
-        "center_sun": state.center,
-        "players": [
-            {
-                "seat": p,
-                "suns": state.up[p][:],
-                "used_suns": sorted(state.down[p]),
-                "score": state.scores[p],
-                "tiles": tile_counts(state.hold[p]),
-            }
-            for p in range(state.num_players)
-        ],
-        "auction": auction,
-        "disaster": disaster,
-        "disasters_waiting": [TILE_NAMES[d] for d in state.god_disasters],
-        "bag": tile_counts(bag, keep_zeros=True),
-        "bag_size": len(state.bag),
-    }
 
 
 def _bid_json(seat: int, sun: int) -> dict[str, Any]:

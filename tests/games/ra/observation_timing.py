@@ -1,5 +1,5 @@
 """Not a test: times Ra observations along recorded random games, the plain reference
-(``jsonio._observation_reference``, the function before the caches) against
+(``observation_reference.py``, the function before the caches) against
 ``state.observation``, alternated in one run so a noisy machine hits both alike.
 
     .venv/bin/python tests/games/ra/observation_timing.py [games=40] [rounds=6]
@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.games.ra import jsonio
+from observation_reference import observation_reference
+
 from arena.games.ra.game import RaGame
 from arena.games.ra.state import RaState
 
@@ -61,7 +62,7 @@ def main() -> None:
     games = record_games(int(sys.argv[1]) if len(sys.argv) > 1 else 40)
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     versions: dict[str, Build] = {
-        "reference": jsonio._observation_reference,
+        "reference": observation_reference,
         "cached": lambda state, seat: state.observation(seat),
         "empty": lambda state, seat: None,  # the timing's own overhead
     }

@@ -1,5 +1,5 @@
 """The cached observation (``jsonio.observation``) against the plain one it replaced
-(``jsonio._observation_reference``): equal, and byte-identical when encoded, along random
+(``observation_reference.py``): equal, and byte-identical when encoded, along random
 games through clones, JSON round trips, replays, determinisations and scenarios; and a
 caller changing a returned observation changes neither the state nor the next one."""
 
@@ -12,10 +12,10 @@ from typing import Any
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from observation_reference import observation_reference as _observation_reference
 
 from arena.games.ra import GAME, RaState, determinize
 from arena.games.ra.editions import EDITIONS
-from arena.games.ra.jsonio import _observation_reference
 from arena.games.ra.scenario import build_state
 from arena.games.ra.tiles import TILE_BY_NAME
 
