@@ -16,6 +16,14 @@ action has just one).  Selection is UCB over the actions legal in the sample, co
 availability as ISMCTS does; unvisited actions are tried in the rollout policy's order of
 preference, best first.
 
+The bundled version (1.2, ``paired_root``) searches no tree: it takes dice-greedy's three
+best-valued actions and plays each out from the *same* sample of the future dice (and
+the same random numbers for the rollout policy), round after round, answering the best
+mean reward.  Comparing the candidates on common random numbers cancels the luck of the
+dice between them, which the tree (1.0, 1.1) could not average out in a few hundred
+rollouts: 1.1 was level with dice-greedy, 1.2 is clearly ahead of it
+(arena/bots/README.md has the figures).
+
 Time is spent as by the Ra mcts (:mod:`arena.strategies.mcts`): a share of the arena's
 time per decision, never the overage bank, cut when the process gets only part of a core
 (the same starvation guard), and shorter when the answer can no longer change.
