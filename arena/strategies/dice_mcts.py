@@ -114,6 +114,9 @@ DEFAULT = list(STEPS.values())[-1]
 # The roll lookahead takes ~25 ms on average and up to ~0.1 s on this machine: with less
 # time than this to think, rolling decisions use dice-greedy's one-reroll values.
 LOOKAHEAD_SECONDS = 0.15
+# With less time than this left to search, answer dice-greedy's favourite at once: a round
+# of playouts takes a few ms (far more on a loaded machine) and one round says little.
+MIN_SEARCH_SECONDS = 0.02
 
 
 # --------------------------------------------------------------- the public position
@@ -489,8 +492,14 @@ def _paired_search(root: RaDiceState, rng: random.Random, legal: list[int],
             deadline = min(deadline, ra_mcts._starved_deadline(
                 started, seconds, spent, time.process_time() - cpu_started))
         seed = rng.getrandbits(63)
-        for action in legal:
-            result = _playout(root, action, seed, settings)
+        results: list[list[float]] = []
+        for action in legal:  # a round cut short by the deadline is dropped
+            if results and time.perf_counter() >= deadline:
+                break
+            results.append(_playout(root, action, seed, settings))
+        if len(results) < len(legal):
+            break
+        for action, result in zip(legal, results, strict=True):
             edge = tree.edges[action]
             edge.visits += 1
             for s in range(n):
@@ -677,10 +686,15 @@ class DiceMctsStrategy(ra_mcts.TimedSearch):
             candidates = [actions[i] for i in ranked[:self.settings.root_candidates]]
         budget = self.budget(observation)
         seconds = None if budget is None else max(0.0, budget - (time.perf_counter() - started))
+        if candidates and seconds is not None and seconds < MIN_SEARCH_SECONDS:
+            self.last_iterations = 0  # too little time for a round: greedy's favourite
+            return actions.index(candidates[0])
         action, tree = search(state, self.rng, seconds=seconds, iterations=self.iterations,
                               settings=self.settings, candidates=candidates)
         self.last_iterations = tree.visits
         if not tree.visits:  # no time to search: the greedy bot's choice, at once
+            if candidates:
+                return actions.index(candidates[0])
             return dice_greedy.choose(observation, legal)
         return actions.index(action)
 

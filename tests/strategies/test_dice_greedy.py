@@ -22,6 +22,7 @@ from arena.league.store import open_store
 from arena.plugins import load_game
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
+from arena.strategies import dice_greedy
 from arena.strategies.dice_greedy import (
     VERSION,
     action_values,
@@ -343,3 +344,7 @@ def test_the_lookahead_roll_values_count_the_rerolls_left() -> None:
                 first_rolls += 1
         state.apply_action(legal[rng.randrange(len(legal))])
     assert first_rolls and last_rolls
+    # the lookahead's caches are big: free them (a large heap slows the garbage
+    # collector, which the timed games of later tests would feel)
+    dice_greedy._shown_value.cache_clear()
+    dice_greedy._reroll_value.cache_clear()
