@@ -296,6 +296,65 @@ def _roll_value(observation: JSON, rerolled: frozenset[str], ctx: Context) -> fl
     return expected
 
 
+def _sub_multisets(counts: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every multiset of faces within ``counts`` (the dice one might keep)."""
+    result: list[tuple[int, ...]] = [()]
+    for count in counts:
+        result = [(*prefix, k) for prefix in result for k in range(count + 1)]
+    return result
+
+
+@lru_cache(maxsize=65536)
+def _shown_value(counts: tuple[int, ...], left: int, ctx: Context) -> float:
+    """The value of a roll showing ``counts`` with ``left`` rerolls still allowed, when
+    each reroll is chosen for the best expected value (Suns stay locked; rolling ends
+    when every die shows a Sun)."""
+    stop = dice_value(counts, ctx, True)
+    suns = counts[SUN]
+    if left <= 0 or suns == len(FACES) - 1:
+        return stop
+    best = stop
+    free = (0, *counts[1:])
+    for keep in _sub_multisets(free):
+        k = sum(free) - sum(keep)
+        if k:
+            kept = (suns, *keep[1:])
+            best = max(best, _reroll_value(kept, k, left - 1, ctx))
+    return best
+
+
+@lru_cache(maxsize=65536)
+def _reroll_value(kept: tuple[int, ...], k: int, left: int, ctx: Context) -> float:
+    """The expected value of rerolling ``k`` dice beside ``kept``, ``left`` rerolls
+    remaining afterwards."""
+    expected = 0.0
+    for new, probability in OUTCOMES[k]:
+        counts = tuple(a + b for a, b in zip(kept, new, strict=True))
+        expected += probability * _shown_value(counts, left, ctx)
+    return expected
+
+
+def lookahead_roll_values(observation: JSON, legal: list[JSON]) -> list[float]:
+    """Like ``action_values`` in the rolling phase, but each reroll's value counts the
+    rerolls still allowed after it (an expectimax over every outcome on this bot's
+    valuation of the dice) instead of stopping after it; the same values on the last
+    reroll."""
+    ctx = context(observation)
+    left = int(observation.get("rerolls_left", 1)) - 1
+    values = []
+    for action in legal:
+        rerolled = frozenset(action.get("dice", ()))
+        kept = [0] * 6
+        for die in observation["dice"]:
+            if die["colour"] not in rerolled:
+                kept[FACES.index(die["face"])] += 1
+        if rerolled:
+            values.append(_reroll_value(tuple(kept), len(rerolled), max(0, left), ctx))
+        else:
+            values.append(dice_value(tuple(kept), ctx, True))
+    return values
+
+
 # ---------------------------------------------------------------------------- applying
 
 

@@ -22,7 +22,15 @@ from arena.league.store import open_store
 from arena.plugins import load_game
 from arena.runner.players import random_player
 from arena.runner.referee import play_game
-from arena.strategies.dice_greedy import VERSION, against_random, choose, dice_greedy_player
+from arena.strategies import dice_greedy
+from arena.strategies.dice_greedy import (
+    VERSION,
+    action_values,
+    against_random,
+    choose,
+    dice_greedy_player,
+    lookahead_roll_values,
+)
 
 
 def _load_helpers() -> Any:
@@ -315,3 +323,28 @@ def test_the_bot_folder_announces_the_strategy_version() -> None:
     # folder, so its VERSION and the manifest must move together.
     manifest = Path(__file__).parents[2] / "arena" / "bots" / "dice-greedy" / "bot.toml"
     assert tomllib.loads(manifest.read_text())["version"] == VERSION
+
+
+def test_the_lookahead_roll_values_count_the_rerolls_left() -> None:
+    rng = random.Random(3)
+    state = GAME.new_game(3, 7)
+    first_rolls = last_rolls = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        observation = state.observation(state.current_player())
+        seen = [state.action_to_json(a) for a in legal]
+        if observation["phase"] == "roll":
+            ahead = lookahead_roll_values(observation, seen)
+            plain = action_values(observation, seen)
+            if observation["rerolls_left"] == 1:  # the last reroll: nothing to look ahead to
+                assert ahead == pytest.approx(plain)
+                last_rolls += 1
+            else:  # a second reroll can only help: never worth less than stopping after one
+                assert all(a >= p - 1e-9 for a, p in zip(ahead, plain, strict=True))
+                first_rolls += 1
+        state.apply_action(legal[rng.randrange(len(legal))])
+    assert first_rolls and last_rolls
+    # the lookahead's caches are big: free them (a large heap slows the garbage
+    # collector, which the timed games of later tests would feel)
+    dice_greedy._shown_value.cache_clear()
+    dice_greedy._reroll_value.cache_clear()

@@ -90,6 +90,22 @@ def test_root_candidates_limit_the_search_to_the_greedy_bots_best() -> None:
     assert action in allowed and set(tree.edges) <= set(allowed)
 
 
+def test_the_paired_root_plays_every_candidate_from_the_same_dice() -> None:
+    paired = DiceMctsSettings(root_candidates=3, paired_root=True)
+    state = next(s for s in positions(3, 3) if len(s.legal_actions()) > 4)
+    allowed = state.legal_actions()[:3]
+    action, tree = search(state, random.Random(1), iterations=31, settings=paired,
+                          candidates=allowed)
+    again, _ = search(state, random.Random(1), iterations=31, settings=paired,
+                      candidates=allowed)
+    assert action == again and action in allowed
+    assert set(tree.edges) == set(allowed)
+    assert [edge.visits for edge in tree.edges.values()] == [10, 10, 10]
+    assert tree.visits == 30
+    seat = state.current_player()
+    assert action == max(allowed, key=lambda a: tree.edges[a].totals[seat])
+
+
 def test_whole_games_in_process_through_the_referee_beat_random() -> None:
     async def game(seed: int) -> Any:
         return await play_game(GAME, [random_player(), dice_mcts_player(iterations=40)],

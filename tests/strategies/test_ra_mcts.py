@@ -3,6 +3,7 @@ iteration count, an obvious choice, and whole games through the referee."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -125,14 +126,16 @@ def test_bids_last_for_a_rich_lot_nobody_else_wanted() -> None:
 
 def test_stops_early_only_when_the_answer_cannot_change() -> None:
     state = played(3, 9, 12)
-    full_action, full_tree = search(state, random.Random(2), iterations=400)
+    tree_search = STEPS["1.1"]  # the tree's early stop (the paired root plays whole rounds)
+    full_action, full_tree = search(state, random.Random(2), iterations=400,
+                                    settings=tree_search)
     legal = state.legal_actions()
     visits = sorted((full_tree.children[a].visits for a in legal if a in full_tree.children),
                     reverse=True)
     if full_tree.visits < 400:  # stopped early: the leader could not have been caught
         runner_up = visits[1] if len(visits) > 1 else 0
         assert visits[0] - runner_up > 400 - full_tree.visits
-    again, _ = search(state, random.Random(2), iterations=400)
+    again, _ = search(state, random.Random(2), iterations=400, settings=tree_search)
     assert again == full_action
 
 
@@ -232,3 +235,17 @@ def test_a_fixed_iteration_count_ignores_the_arenas_time() -> None:
     assert strategy.budget(GAME.new_game(3, 1).observation(0)) is None
     assert MctsStrategy(iterations=50, seconds=0.2).budget(
         GAME.new_game(3, 1).observation(0)) == pytest.approx(0.2)
+
+
+def test_the_paired_root_plays_every_action_from_the_same_draws() -> None:
+    paired = dataclasses.replace(DEFAULT, paired_root=True)
+    state = played(3, 2, 25)
+    legal = state.legal_actions()
+    assert len(legal) > 1
+    action, tree = search(state, random.Random(4), iterations=10 * len(legal) + 1,
+                          settings=paired)
+    again, _ = search(state, random.Random(4), iterations=10 * len(legal) + 1,
+                      settings=paired)
+    assert action == again and action in legal
+    assert {a: child.visits for a, child in tree.children.items()} == dict.fromkeys(legal, 10)
+    assert action == max(legal, key=lambda a: tree.children[a].totals[state.cur])
