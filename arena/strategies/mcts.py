@@ -254,7 +254,9 @@ def _paired_search(root: RaState, rng: random.Random, legal: list[int], deadline
 def _playout(root: RaState, action: int, seed: int, settings: MctsSettings) -> list[float]:
     """The rewards of ``action`` then the rollout policy to the epoch's end (or the
     horizon), the bag and the policy's random numbers drawn from ``seed``."""
-    state = root.clone()
+    # a fresh generator instead of a copy of the root's (copying one is most of a
+    # clone's cost), seeded as reseed seeds it
+    state = root.clone(random.Random(seed))
     state.reseed(seed)
     rollout_rng = random.Random(seed + 1)
     epoch = state.epoch
@@ -297,8 +299,7 @@ def _visits(tree: Node, action: int) -> int:
 
 def _iterate(root: RaState, tree: Node, rng: random.Random, n: int,
              settings: MctsSettings) -> None:
-    state = root.clone()
-    state.rng = rng  # a fresh sample of the bag's future
+    state = root.clone(rng)  # a fresh sample of the bag's future, drawn from rng
     exploration = settings.exploration
     prior_weight, prior_depth = settings.prior_weight, settings.prior_depth
     node = tree
