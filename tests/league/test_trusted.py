@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,9 @@ def test_trusted_records_equal_process_records_locally_and_in_workers(
     _assert_same_records(stored["process"], stored["trusted-workers"])
     versions = {p["name"]: p["version"] for r in stored["trusted-local"].values()
                 for p in r.players}
-    assert versions[f"{ROSTERS[game][1]}-fixed"] == "1.1.0"  # the manifest's
+    search = ROSTERS[game][1]
+    manifest = tomllib.loads((BOTS / search / "bot.toml").read_text())
+    assert versions[f"{search}-fixed"] == manifest["version"]  # the manifest's
 
 
 def test_trusted_records_equal_process_records_on_dask(

@@ -189,6 +189,21 @@ def test_a_request_with_the_clock_nearly_out_is_answered_greedily_at_once() -> N
     assert strategy.game_ms_left is None  # the next request brings its own
 
 
+def test_too_little_time_per_decision_is_answered_greedily_at_once() -> None:
+    strategy = MctsStrategy()  # 0.1 s per decision leaves it far less than a search needs
+    strategy.new_game({"type": "new_game", "seed": 1,
+                       "time": {"move_ms": 100, "bank_ms": None, "game_ms": None}})
+    state = build_state(3, track=["gold", "pharaoh", "nile", "flood", "art"], current=0)
+    observation, legal = request(state)
+    index = strategy.choose(observation, legal)
+    assert strategy.last_iterations == 0
+    assert state.legal_actions()[index] == greedy_action(state)
+    strategy.new_game({"type": "new_game", "seed": 1,
+                       "time": {"move_ms": 500, "bank_ms": None, "game_ms": None}})
+    strategy.choose(observation, legal)
+    assert strategy.last_iterations > 0  # 0.5 s per decision: it searches
+
+
 def test_in_process_it_counts_its_own_time_against_the_game_clock() -> None:
     strategy = MctsStrategy()
     strategy.new_game({"type": "new_game", "seed": 1,
