@@ -447,7 +447,9 @@ def _game_matrices(pairs: Pairs) -> Any:
     cells = np.concatenate([pairs.first * n + pairs.second, pairs.second * n + pairs.first])
     values = np.concatenate([pairs.points, 1.0 - pairs.points])
     games = np.concatenate([pairs.game, pairs.game])
-    return csr_matrix((values, (cells, games)), shape=(n * n, pairs.num_games))
+    scored = values != 0.0  # a lost pair adds nothing: half the entries, half the product
+    return csr_matrix((values[scored], (cells[scored], games[scored])),
+                      shape=(n * n, pairs.num_games))
 
 
 def _superiority(
