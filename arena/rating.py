@@ -86,13 +86,37 @@ def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
     )
 
 
+_PAIRS_KEPT = 2  # the report needs two orders: canonical, and the order games finished
+_pairs_kept: list[tuple[list[GameResult], tuple[str, ...], Pairs]] = []
+
+
 def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None) -> Pairs:
     """Turn games (already in the wanted order) into pairwise results.
 
     A pair of seats held by the same bot says nothing about its strength and is skipped.
+
+    The last few answers are kept: ``arena report`` asks for the same games' pairs four
+    times (ratings, seat advantage, rating history, payoffs).  One is reused only for an
+    equal list of games (the same objects, compared at once by identity, or equal ones)
+    and the same ``bots``, so it is exactly what building it again would give; its
+    arrays are read-only, so no caller can change it for the next.
     """
+    games = list(results)
+    extra = tuple(bots or ())
+    for kept_games, kept_bots, kept in _pairs_kept:
+        if kept_bots == extra and kept_games == games:
+            return kept
+    pairs = _build_pairs(games, extra)
+    for array in (pairs.first, pairs.second, pairs.points, pairs.game, pairs.first_seat,
+                  pairs.second_seat, pairs.players):
+        array.setflags(write=False)
+    _pairs_kept[:] = [(games, extra, pairs), *_pairs_kept[:_PAIRS_KEPT - 1]]
+    return pairs
+
+
+def _build_pairs(results: Sequence[GameResult], bots: Sequence[str]) -> Pairs:
     bots_of = [r.bots for r in results]
-    names = tuple(sorted(set(chain.from_iterable(bots_of)) | set(bots or ())))
+    names = tuple(sorted(set(chain.from_iterable(bots_of)) | set(bots)))
     index = {name: i for i, name in enumerate(names)}
     firsts: list[np.ndarray] = []
     seconds: list[np.ndarray] = []
