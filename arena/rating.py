@@ -590,10 +590,13 @@ def rating_history(
         return [], {}
     pairs = build_pairs(games)
     anchor_index = None if anchor is None else pairs.bots.index(anchor)
-    first_game: dict[str, int] = {}
-    for g, result in enumerate(games):
-        for bot in result.bots:
-            first_game.setdefault(bot, g)
+    index = {bot: i for i, bot in enumerate(pairs.bots)}
+    counts = np.fromiter(map(len, (r.bots for r in games)), np.int64, len(games))
+    seated = np.fromiter(map(index.__getitem__, chain.from_iterable(r.bots for r in games)),
+                         np.int64, int(counts.sum()))
+    _, first_seat = np.unique(seated, return_index=True)  # bots in pairs.bots order
+    first_at = np.repeat(np.arange(len(games)), counts)[first_seat]
+    first_game = {bot: int(first_at[i]) for i, bot in enumerate(pairs.bots)}
     total = len(games)
     sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
     history: dict[str, list[float | None]] = {bot: [] for bot in pairs.bots}
@@ -687,6 +690,39 @@ class SeatEffect:
     first_high: float = math.nan
 
 
+def _seat_summary(
+    games: Sequence[GameResult],
+) -> list[tuple[tuple[int, int], tuple[float, float, float]]]:
+    """Per (players, seat), in order: games, first places (a first place shared by k
+    counts 1/k) and the sum of places, from every seat laid out flat.  Each sum adds its
+    games in order, as a loop over the games would (``np.bincount`` adds in order), so
+    the figures are the same to the last bit."""
+    total = len(games)
+    counts = np.fromiter(map(len, (r.placements for r in games)), np.int64, total)
+    seated = int(counts.sum())
+    if seated == 0:
+        return []
+    place = np.fromiter(chain.from_iterable(r.placements for r in games), np.int64, seated)
+    game_of = np.repeat(np.arange(total), counts)
+    seat = np.arange(seated) - np.repeat(np.cumsum(counts) - counts, counts)
+    players = counts[game_of]
+    first = place == 1
+    winners = np.bincount(game_of[first], minlength=total)
+    shares = np.zeros(seated)
+    shares[first] = 1.0 / winners[game_of[first]]
+    width = int(counts.max()) + 1
+    key = players * width + seat
+    size = int(key.max()) + 1
+    games_at = np.bincount(key, minlength=size)
+    firsts_at = np.bincount(key, weights=shares, minlength=size)
+    places_at = np.bincount(key, weights=place, minlength=size)
+    return [
+        ((int(k) // width, int(k) % width),
+         (float(games_at[k]), float(firsts_at[k]), float(places_at[k])))
+        for k in np.flatnonzero(games_at)
+    ]
+
+
 def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[SeatEffect]:
     """How much each seat seems worth, per player count: a diagnostic, not a correction.
 
@@ -702,17 +738,8 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
     pairs = build_pairs(games)
     elo = np.array([ratings.elo[ratings.index(bot)] for bot in pairs.bots])
     gap = elo[pairs.first] - elo[pairs.second] if len(elo) else np.zeros(0)
-    summary: dict[tuple[int, int], list[float]] = {}
-    for result in games:
-        n = result.num_players
-        winners = sum(1 for place in result.placements if place == 1)
-        for seat, place in enumerate(result.placements):
-            stats = summary.setdefault((n, seat), [0.0, 0.0, 0.0])
-            stats[0] += 1
-            stats[1] += 1.0 / winners if place == 1 else 0.0
-            stats[2] += place
     effects = []
-    for (n, seat), (count, firsts, places) in sorted(summary.items()):
+    for (n, seat), (count, firsts, places) in _seat_summary(games):
         as_first = (pairs.players == n) & (pairs.first_seat == seat)
         as_second = (pairs.players == n) & (pairs.second_seat == seat)
         scored = pairs.points[as_first].sum() + (1.0 - pairs.points[as_second]).sum()
