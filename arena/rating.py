@@ -73,9 +73,24 @@ class Pairs:
         return (won + lost).reshape(n, n)
 
 
+_canonical_kept: list[tuple[list[GameResult], list[GameResult]]] = []
+
+
 def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
-    """The games sorted by content, so any permutation of the input gives the same list."""
+    """The games sorted by content, so any permutation of the input gives the same list.
+
+    The last answer is kept (``arena report`` sorts the same games twice); it is reused
+    only for an equal list of games, compared at once when they are the same objects."""
     games = list(results)
+    for given, ordered in _canonical_kept:
+        if given == games:
+            return list(ordered)
+    ordered = _canonical_order(games)
+    _canonical_kept[:] = [(games, ordered)]
+    return list(ordered)
+
+
+def _canonical_order(games: list[GameResult]) -> list[GameResult]:
     keys = [(r.game, r.game_id) for r in games]
     if len(set(keys)) == len(keys):  # a store's games: the rest of the key never counts
         order = sorted(range(len(games)), key=keys.__getitem__)
@@ -84,6 +99,68 @@ def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
         games,
         key=lambda r: (r.game, r.game_id, r.sequence, r.bots, r.placements, r.scores),
     )
+
+
+@dataclass(frozen=True)
+class Seated:
+    """Every seat of a list of games laid out flat, game after game: what the loops over
+    games and seats read, as arrays (a million seats take a fraction of a second)."""
+
+    bots: tuple[str, ...]  # the bots of the games, sorted
+    counts: np.ndarray  # seats of each game
+    who: np.ndarray  # per seat: its bot, an index into ``bots``
+    places: np.ndarray  # per seat: its place (float)
+    scores: np.ndarray  # per seat: its score
+    misshapen: int  # the first game with fewer than two seats (-1: none)
+
+    @property
+    def game(self) -> np.ndarray:
+        """Per seat: its game's index."""
+        return np.repeat(np.arange(len(self.counts)), self.counts)
+
+    def indices(self, names: Sequence[str]) -> np.ndarray:
+        """Per seat: its bot as an index into ``names`` (which holds every bot here)."""
+        index = {name: i for i, name in enumerate(names)}
+        return np.array([index[bot] for bot in self.bots], dtype=np.int64)[self.who]
+
+
+_seated_kept: list[tuple[list[GameResult], Seated]] = []
+
+
+def seated(results: Sequence[GameResult]) -> Seated:
+    """The games' seats as flat arrays (:class:`Seated`).  The last two answers are kept
+    (the report reads the same games' seats six times, in up to two orders); one is
+    reused only for an equal list of games, compared at once when they are the same
+    objects.  A game whose bots, placements and scores differ in length is refused
+    (ArenaError, as ``build_pairs`` always did)."""
+    games = list(results)
+    for kept_games, kept in _seated_kept:
+        if kept_games == games:
+            return kept
+    total = len(games)
+    counts = np.fromiter(map(len, (r.bots for r in games)), np.int64, total)
+    lengths_differ = (
+        (np.fromiter((len(r.placements) for r in games), np.int64, total) != counts)
+        | (np.fromiter((len(r.scores) for r in games), np.int64, total) != counts))
+    misshapen = np.flatnonzero((counts < 2) | lengths_differ)
+    if lengths_differ.any():
+        _check_shape(games[int(misshapen[0])])
+    names = tuple(sorted(set(chain.from_iterable(r.bots for r in games))))
+    index = {name: i for i, name in enumerate(names)}
+    size = int(counts.sum())
+    flat = Seated(
+        bots=names,
+        counts=counts,
+        who=np.fromiter(map(index.__getitem__, chain.from_iterable(r.bots for r in games)),
+                        np.int64, size),
+        places=np.fromiter(chain.from_iterable(r.placements for r in games), float, size),
+        scores=np.fromiter(chain.from_iterable(r.scores for r in games), float, size),
+        misshapen=int(misshapen[0]) if len(misshapen) else -1,
+    )
+    for array in (flat.counts, flat.who, flat.places, flat.scores):
+        array.setflags(write=False)
+    _seated_kept[:] = [(games, flat), *_seated_kept[:1]]
+    return flat
 
 
 _PAIRS_KEPT = 2  # the report needs two orders: canonical, and the order games finished
@@ -115,29 +192,18 @@ def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None
 
 
 def _build_pairs(results: Sequence[GameResult], bots: Sequence[str]) -> Pairs:
-    bots_of = [r.bots for r in results]
-    names = tuple(sorted(set(chain.from_iterable(bots_of)) | set(bots)))
-    index = {name: i for i, name in enumerate(names)}
+    flat = seated(results)
+    names = tuple(sorted(set(flat.bots) | set(bots))) if bots else flat.bots
     firsts: list[np.ndarray] = []
     seconds: list[np.ndarray] = []
     points: list[np.ndarray] = []
     games: list[np.ndarray] = []
     seat_pairs: list[tuple[int, int, int, int]] = []  # (a, b, players, how many)
-    # Every game's seats and places in flat arrays (a game's seats at starts[g] on):
-    # a million seats take a fraction of a second, not seconds.
-    total = len(results)
-    counts = np.fromiter(map(len, bots_of), np.int64, total)
-    misshapen = np.flatnonzero(
-        (counts < 2)
-        | (np.fromiter((len(r.placements) for r in results), np.int64, total) != counts)
-        | (np.fromiter((len(r.scores) for r in results), np.int64, total) != counts))
-    if len(misshapen):
-        _check_shape(results[int(misshapen[0])])
-    seated = int(counts.sum())
-    flat_seats = np.fromiter(map(index.__getitem__, chain.from_iterable(bots_of)), np.int64,
-                             seated)
-    flat_places = np.fromiter(chain.from_iterable(r.placements for r in results), float,
-                              seated)
+    if flat.misshapen >= 0:
+        _check_shape(results[flat.misshapen])
+    counts = flat.counts
+    flat_seats = flat.who if names == flat.bots else flat.indices(names)
+    flat_places = flat.places
     starts = np.cumsum(counts) - counts
     found, first_seen = np.unique(counts, return_index=True)
     # Vectorised per player count (in the order the counts first appear).
@@ -590,12 +656,9 @@ def rating_history(
         return [], {}
     pairs = build_pairs(games)
     anchor_index = None if anchor is None else pairs.bots.index(anchor)
-    index = {bot: i for i, bot in enumerate(pairs.bots)}
-    counts = np.fromiter(map(len, (r.bots for r in games)), np.int64, len(games))
-    seated = np.fromiter(map(index.__getitem__, chain.from_iterable(r.bots for r in games)),
-                         np.int64, int(counts.sum()))
-    _, first_seat = np.unique(seated, return_index=True)  # bots in pairs.bots order
-    first_at = np.repeat(np.arange(len(games)), counts)[first_seat]
+    flat = seated(games)
+    _, first_seat = np.unique(flat.indices(pairs.bots), return_index=True)  # pairs.bots order
+    first_at = flat.game[first_seat]
     first_game = {bot: int(first_at[i]) for i, bot in enumerate(pairs.bots)}
     total = len(games)
     sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
@@ -697,25 +760,24 @@ def _seat_summary(
     counts 1/k) and the sum of places, from every seat laid out flat.  Each sum adds its
     games in order, as a loop over the games would (``np.bincount`` adds in order), so
     the figures are the same to the last bit."""
-    total = len(games)
-    counts = np.fromiter(map(len, (r.placements for r in games)), np.int64, total)
-    seated = int(counts.sum())
-    if seated == 0:
+    flat = seated(games)
+    total, counts, place = len(games), flat.counts, flat.places
+    size = len(place)
+    if size == 0:
         return []
-    place = np.fromiter(chain.from_iterable(r.placements for r in games), np.int64, seated)
-    game_of = np.repeat(np.arange(total), counts)
-    seat = np.arange(seated) - np.repeat(np.cumsum(counts) - counts, counts)
+    game_of = flat.game
+    seat = np.arange(size) - np.repeat(np.cumsum(counts) - counts, counts)
     players = counts[game_of]
     first = place == 1
     winners = np.bincount(game_of[first], minlength=total)
-    shares = np.zeros(seated)
+    shares = np.zeros(size)
     shares[first] = 1.0 / winners[game_of[first]]
     width = int(counts.max()) + 1
     key = players * width + seat
-    size = int(key.max()) + 1
-    games_at = np.bincount(key, minlength=size)
-    firsts_at = np.bincount(key, weights=shares, minlength=size)
-    places_at = np.bincount(key, weights=place, minlength=size)
+    keys = int(key.max()) + 1
+    games_at = np.bincount(key, minlength=keys)
+    firsts_at = np.bincount(key, weights=shares, minlength=keys)
+    places_at = np.bincount(key, weights=place, minlength=keys)
     return [
         ((int(k) // width, int(k) % width),
          (float(games_at[k]), float(firsts_at[k]), float(places_at[k])))

@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from arena.rating import (
     DEFAULT_PRIOR_DRAWS,
     rating_history,
     seat_advantage,
+    seated,
 )
 from arena.records import GameResult
 from arena.report import svg
@@ -248,14 +248,10 @@ def _heat_map(board: Leaderboard) -> str:
 def _scores_per_bot(results: Sequence[GameResult]) -> dict[str, list[float]]:
     """Each bot's scores in game order, from every seat laid out flat (a stable sort by
     bot keeps each bot's games in order)."""
-    bots = sorted({bot for r in results for bot in r.bots})
+    flat = seated(results)
+    bots, who, scores = flat.bots, flat.who, flat.scores
     if not bots:
         return {}
-    index = {bot: i for i, bot in enumerate(bots)}
-    seated = sum(map(len, (r.bots for r in results)))
-    who = np.fromiter(map(index.__getitem__, chain.from_iterable(r.bots for r in results)),
-                      np.int64, seated)
-    scores = np.fromiter(chain.from_iterable(r.scores for r in results), float, seated)
     order = np.argsort(who, kind="stable")
     ends = np.cumsum(np.bincount(who, minlength=len(bots)))
     return {bot: part.tolist() for bot, part in

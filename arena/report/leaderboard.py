@@ -10,7 +10,6 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from arena.rating import (
     plackett_luce,
     rate,
     seat_advantage,
+    seated,
 )
 from arena.records import GameResult
 from arena.stats.metagame import MetaRanking, meta_ranking
@@ -153,12 +153,8 @@ def _seat_totals(
     from every seat of every game laid out flat (no Python loop per seat).  The scores
     are summed in game order, as a loop would (``np.bincount`` adds its weights in
     order), so the sums are the same to the last bit."""
-    index = {bot: i for i, bot in enumerate(bots)}
-    seated = sum(map(len, (r.bots for r in results)))
-    seat_bot = np.fromiter(
-        map(index.__getitem__, chain.from_iterable(r.bots for r in results)), np.int64, seated)
-    place = np.fromiter(chain.from_iterable(r.placements for r in results), np.int64, seated)
-    score = np.fromiter(chain.from_iterable(r.scores for r in results), float, seated)
+    flat = seated(results)
+    seat_bot, place, score = flat.indices(bots), flat.places, flat.scores
     n = len(bots)
     games = np.bincount(seat_bot, minlength=n)
     firsts = np.bincount(seat_bot[place == 1], minlength=n)
