@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -72,9 +73,24 @@ class Pairs:
         return (won + lost).reshape(n, n)
 
 
+_canonical_kept: list[tuple[list[GameResult], list[GameResult]]] = []
+
+
 def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
-    """The games sorted by content, so any permutation of the input gives the same list."""
+    """The games sorted by content, so any permutation of the input gives the same list.
+
+    The last answer is kept (``arena report`` sorts the same games twice); it is reused
+    only for an equal list of games, compared at once when they are the same objects."""
     games = list(results)
+    for given, ordered in _canonical_kept:
+        if given == games:
+            return list(ordered)
+    ordered = _canonical_order(games)
+    _canonical_kept[:] = [(games, ordered)]
+    return list(ordered)
+
+
+def _canonical_order(games: list[GameResult]) -> list[GameResult]:
     keys = [(r.game, r.game_id) for r in games]
     if len(set(keys)) == len(keys):  # a store's games: the rest of the key never counts
         order = sorted(range(len(games)), key=keys.__getitem__)
@@ -85,34 +101,120 @@ def canonical_order(results: Iterable[GameResult]) -> list[GameResult]:
     )
 
 
+@dataclass(frozen=True)
+class Seated:
+    """Every seat of a list of games laid out flat, game after game: what the loops over
+    games and seats read, as arrays (a million seats take a fraction of a second)."""
+
+    bots: tuple[str, ...]  # the bots of the games, sorted
+    counts: np.ndarray  # seats of each game
+    who: np.ndarray  # per seat: its bot, an index into ``bots``
+    places: np.ndarray  # per seat: its place (float)
+    scores: np.ndarray  # per seat: its score
+    misshapen: int  # the first game with fewer than two seats (-1: none)
+
+    @property
+    def game(self) -> np.ndarray:
+        """Per seat: its game's index."""
+        return np.repeat(np.arange(len(self.counts)), self.counts)
+
+    def indices(self, names: Sequence[str]) -> np.ndarray:
+        """Per seat: its bot as an index into ``names`` (which holds every bot here)."""
+        index = {name: i for i, name in enumerate(names)}
+        return np.array([index[bot] for bot in self.bots], dtype=np.int64)[self.who]
+
+
+_seated_kept: list[tuple[list[GameResult], Seated]] = []
+
+
+def seated(results: Sequence[GameResult]) -> Seated:
+    """The games' seats as flat arrays (:class:`Seated`).  The last two answers are kept
+    (the report reads the same games' seats six times, in up to two orders); one is
+    reused only for an equal list of games, compared at once when they are the same
+    objects.  A game whose bots, placements and scores differ in length is refused
+    (ArenaError, as ``build_pairs`` always did)."""
+    games = list(results)
+    for kept_games, kept in _seated_kept:
+        if kept_games == games:
+            return kept
+    total = len(games)
+    counts = np.fromiter(map(len, (r.bots for r in games)), np.int64, total)
+    lengths_differ = (
+        (np.fromiter((len(r.placements) for r in games), np.int64, total) != counts)
+        | (np.fromiter((len(r.scores) for r in games), np.int64, total) != counts))
+    misshapen = np.flatnonzero((counts < 2) | lengths_differ)
+    if lengths_differ.any():
+        _check_shape(games[int(misshapen[0])])
+    names = tuple(sorted(set(chain.from_iterable(r.bots for r in games))))
+    index = {name: i for i, name in enumerate(names)}
+    size = int(counts.sum())
+    flat = Seated(
+        bots=names,
+        counts=counts,
+        who=np.fromiter(map(index.__getitem__, chain.from_iterable(r.bots for r in games)),
+                        np.int64, size),
+        places=np.fromiter(chain.from_iterable(r.placements for r in games), float, size),
+        scores=np.fromiter(chain.from_iterable(r.scores for r in games), float, size),
+        misshapen=int(misshapen[0]) if len(misshapen) else -1,
+    )
+    for array in (flat.counts, flat.who, flat.places, flat.scores):
+        array.setflags(write=False)
+    _seated_kept[:] = [(games, flat), *_seated_kept[:1]]
+    return flat
+
+
+_PAIRS_KEPT = 2  # the report needs two orders: canonical, and the order games finished
+_pairs_kept: list[tuple[list[GameResult], tuple[str, ...], Pairs]] = []
+
+
 def build_pairs(results: Sequence[GameResult], bots: Sequence[str] | None = None) -> Pairs:
     """Turn games (already in the wanted order) into pairwise results.
 
     A pair of seats held by the same bot says nothing about its strength and is skipped.
+
+    The last few answers are kept: ``arena report`` asks for the same games' pairs four
+    times (ratings, seat advantage, rating history, payoffs).  One is reused only for an
+    equal list of games (the same objects, compared at once by identity, or equal ones)
+    and the same ``bots``, so it is exactly what building it again would give; its
+    arrays are read-only, so no caller can change it for the next.
     """
-    names = tuple(sorted({b for r in results for b in r.bots} | set(bots or ())))
-    index = {name: i for i, name in enumerate(names)}
+    games = list(results)
+    extra = tuple(bots or ())
+    for kept_games, kept_bots, kept in _pairs_kept:
+        if kept_bots == extra and kept_games == games:
+            return kept
+    pairs = _build_pairs(games, extra)
+    for array in (pairs.first, pairs.second, pairs.points, pairs.game, pairs.first_seat,
+                  pairs.second_seat, pairs.players):
+        array.setflags(write=False)
+    _pairs_kept[:] = [(games, extra, pairs), *_pairs_kept[:_PAIRS_KEPT - 1]]
+    return pairs
+
+
+def _build_pairs(results: Sequence[GameResult], bots: Sequence[str]) -> Pairs:
+    flat = seated(results)
+    names = tuple(sorted(set(flat.bots) | set(bots))) if bots else flat.bots
     firsts: list[np.ndarray] = []
     seconds: list[np.ndarray] = []
     points: list[np.ndarray] = []
     games: list[np.ndarray] = []
     seat_pairs: list[tuple[int, int, int, int]] = []  # (a, b, players, how many)
-    by_count: dict[int, list[int]] = {}
-    misshapen = next((r for r in results if not 2 <= len(r.bots) == len(r.placements)
-                      == len(r.scores)), None)
-    if misshapen is not None:
-        _check_shape(misshapen)
-    for g, count in enumerate([len(r.bots) for r in results]):
-        by_count.setdefault(count, []).append(g)
-    # Vectorised per player count: a million pairs take milliseconds, not seconds.
-    for count, game_ids in by_count.items():
-        chosen = [results[g] for g in game_ids]
-        seats = np.array([index[b] for r in chosen for b in r.bots]).reshape(-1, count)
-        places = np.array([r.placements for r in chosen], dtype=float).reshape(-1, count)
+    if flat.misshapen >= 0:
+        _check_shape(results[flat.misshapen])
+    counts = flat.counts
+    flat_seats = flat.who if names == flat.bots else flat.indices(names)
+    flat_places = flat.places
+    starts = np.cumsum(counts) - counts
+    found, first_seen = np.unique(counts, return_index=True)
+    # Vectorised per player count (in the order the counts first appear).
+    for count in (int(c) for c in found[np.argsort(first_seen, kind="stable")]):
+        game_arr = np.flatnonzero(counts == count)
+        at = starts[game_arr][:, None] + np.arange(count)
+        seats = flat_seats[at]
+        places = flat_places[at]
         misplaced = np.flatnonzero(((places < 1) | (places > count)).any(axis=1))
         if len(misplaced):
-            _check_result(chosen[int(misplaced[0])])
-        game_arr = np.array(game_ids)
+            _check_result(results[int(game_arr[misplaced[0]])])
         for a in range(count):
             for b in range(a + 1, count):
                 keep = seats[:, a] != seats[:, b]
@@ -435,7 +537,9 @@ def _game_matrices(pairs: Pairs) -> Any:
     cells = np.concatenate([pairs.first * n + pairs.second, pairs.second * n + pairs.first])
     values = np.concatenate([pairs.points, 1.0 - pairs.points])
     games = np.concatenate([pairs.game, pairs.game])
-    return csr_matrix((values, (cells, games)), shape=(n * n, pairs.num_games))
+    scored = values != 0.0  # a lost pair adds nothing: half the entries, half the product
+    return csr_matrix((values[scored], (cells[scored], games[scored])),
+                      shape=(n * n, pairs.num_games))
 
 
 def _superiority(
@@ -552,10 +656,10 @@ def rating_history(
         return [], {}
     pairs = build_pairs(games)
     anchor_index = None if anchor is None else pairs.bots.index(anchor)
-    first_game: dict[str, int] = {}
-    for g, result in enumerate(games):
-        for bot in result.bots:
-            first_game.setdefault(bot, g)
+    flat = seated(games)
+    _, first_seat = np.unique(flat.indices(pairs.bots), return_index=True)  # pairs.bots order
+    first_at = flat.game[first_seat]
+    first_game = {bot: int(first_at[i]) for i, bot in enumerate(pairs.bots)}
     total = len(games)
     sizes = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
     history: dict[str, list[float | None]] = {bot: [] for bot in pairs.bots}
@@ -649,6 +753,38 @@ class SeatEffect:
     first_high: float = math.nan
 
 
+def _seat_summary(
+    games: Sequence[GameResult],
+) -> list[tuple[tuple[int, int], tuple[float, float, float]]]:
+    """Per (players, seat), in order: games, first places (a first place shared by k
+    counts 1/k) and the sum of places, from every seat laid out flat.  Each sum adds its
+    games in order, as a loop over the games would (``np.bincount`` adds in order), so
+    the figures are the same to the last bit."""
+    flat = seated(games)
+    total, counts, place = len(games), flat.counts, flat.places
+    size = len(place)
+    if size == 0:
+        return []
+    game_of = flat.game
+    seat = np.arange(size) - np.repeat(np.cumsum(counts) - counts, counts)
+    players = counts[game_of]
+    first = place == 1
+    winners = np.bincount(game_of[first], minlength=total)
+    shares = np.zeros(size)
+    shares[first] = 1.0 / winners[game_of[first]]
+    width = int(counts.max()) + 1
+    key = players * width + seat
+    keys = int(key.max()) + 1
+    games_at = np.bincount(key, minlength=keys)
+    firsts_at = np.bincount(key, weights=shares, minlength=keys)
+    places_at = np.bincount(key, weights=place, minlength=keys)
+    return [
+        ((int(k) // width, int(k) % width),
+         (float(games_at[k]), float(firsts_at[k]), float(places_at[k])))
+        for k in np.flatnonzero(games_at)
+    ]
+
+
 def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[SeatEffect]:
     """How much each seat seems worth, per player count: a diagnostic, not a correction.
 
@@ -664,17 +800,8 @@ def seat_advantage(results: Iterable[GameResult], ratings: Ratings) -> list[Seat
     pairs = build_pairs(games)
     elo = np.array([ratings.elo[ratings.index(bot)] for bot in pairs.bots])
     gap = elo[pairs.first] - elo[pairs.second] if len(elo) else np.zeros(0)
-    summary: dict[tuple[int, int], list[float]] = {}
-    for result in games:
-        n = result.num_players
-        winners = sum(1 for place in result.placements if place == 1)
-        for seat, place in enumerate(result.placements):
-            stats = summary.setdefault((n, seat), [0.0, 0.0, 0.0])
-            stats[0] += 1
-            stats[1] += 1.0 / winners if place == 1 else 0.0
-            stats[2] += place
     effects = []
-    for (n, seat), (count, firsts, places) in sorted(summary.items()):
+    for (n, seat), (count, firsts, places) in _seat_summary(games):
         as_first = (pairs.players == n) & (pairs.first_seat == seat)
         as_second = (pairs.players == n) & (pairs.second_seat == seat)
         scored = pairs.points[as_first].sum() + (1.0 - pairs.points[as_second]).sum()

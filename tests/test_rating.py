@@ -405,3 +405,44 @@ def test_seat_advantage_interval_excludes_a_planted_bonus() -> None:
     first = next(e for e in effects if e.seat == 0)
     assert 0 < first.elo_low < 80 < first.elo_high  # excludes fair seats, holds the truth
     assert first.first_low < first.first_share < first.first_high
+
+
+def test_kept_pairs_and_seats_are_reused_only_for_equal_games() -> None:
+    """build_pairs, seated and canonical_order keep their last answers (the report asks
+    for the same games several times): an equal list gets exactly what building it again
+    gives, a different one its own, and no caller can change a kept answer."""
+    from dataclasses import replace
+
+    from arena import rating
+
+    games = simulate_league(spread_ratings(6), 300, seed=3)
+    first = rating.build_pairs(games)
+    assert rating.build_pairs(list(games)) is first  # equal list: the kept answer
+    rating._pairs_kept.clear()
+    rating._seated_kept.clear()
+    again = rating.build_pairs(games)
+    assert again is not first
+    for name in ("first", "second", "points", "game", "first_seat", "second_seat",
+                 "players"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(first, name))
+    with pytest.raises(ValueError):
+        again.points[0] = 0.5  # read-only
+    changed = [*games[:-1], replace(games[-1], placements=tuple(reversed(games[-1].placements)))]
+    other = rating.build_pairs(changed)
+    assert other is not again and not np.array_equal(other.points, again.points)
+    assert rating.build_pairs(games, bots=["nobody"]).bots == (*again.bots, "nobody")
+    flat = rating.seated(games)
+    assert flat.bots == again.bots and int(flat.counts.sum()) == len(flat.who)
+    assert rating.canonical_order(reversed(games)) == rating.canonical_order(games)
+
+
+def test_a_game_of_mismatched_lengths_is_still_refused() -> None:
+    good = GameResult("g1", "x", ("a", "b"), (1.0, 0.0), (1, 2))
+    bad = GameResult("g2", "x", ("a", "b"), (1.0,), (1, 2))
+    single = GameResult("g0", "x", ("a",), (1.0,), (1,))
+    with pytest.raises(ArenaError, match="g2: 2 bots but 2 placements and 1 scores"):
+        build_pairs([good, bad])
+    with pytest.raises(ArenaError, match="g0: 1 bots"):
+        build_pairs([single, good, bad])
+    with pytest.raises(ArenaError, match="g0: 1 bots"):
+        build_pairs([good, single])

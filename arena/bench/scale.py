@@ -131,10 +131,11 @@ MEASURE = (
 )
 
 
-def run_measured(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def run_measured(argv: Sequence[str], env: dict[str, str] | None = None,
+                 cwd: Path | None = None) -> tuple[float, float]:
     """(wall seconds, peak RSS in MB) of one command; ArenaError if it fails."""
     done = subprocess.run([sys.executable, "-c", MEASURE, *argv], capture_output=True,
-                          text=True, env=env, check=False)
+                          text=True, env=env, check=False, cwd=cwd)
     try:
         seconds, peak_kb, code = done.stdout.split()
     except ValueError:
@@ -144,8 +145,9 @@ def run_measured(argv: Sequence[str], env: dict[str, str] | None = None) -> tupl
     return float(seconds), int(peak_kb) / 1024  # KB on Linux
 
 
-def _best(argv: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    runs = [run_measured(argv, env) for _ in range(REPEATS)]
+def _best(argv: Sequence[str], env: dict[str, str] | None = None,
+          cwd: Path | None = None) -> tuple[float, float]:
+    runs = [run_measured(argv, env, cwd) for _ in range(REPEATS)]
     return min(s for s, _ in runs), max(mb for _, mb in runs)
 
 
@@ -159,10 +161,14 @@ READ_SUMMARIES = (
 
 
 def _environment(source: str | None) -> dict[str, str]:
+    """The environment of a command run with the checkout ``source`` first on the path
+    (None: this arena's).  The commands run in the scratch folder: ``python -m`` puts
+    the working directory first on the path, so run from a checkout every row measured
+    that checkout's arena, ``--against`` included."""
     env = dict(os.environ)
-    if source is not None:
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(Path(source).resolve()), env.get("PYTHONPATH")) if p)
+    root = Path(source) if source is not None else Path(__file__).resolve().parents[2]
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(root.resolve()), env.get("PYTHONPATH")) if p)
     return env
 
 
@@ -170,8 +176,9 @@ def measure_commands(results: Path, scratch: Path, against: str | None
                      ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     python = sys.executable
     baselines = {
-        "start-up": _best([python, "-c", "import arena.cli"], _environment(None)),
-        "read": _best([python, "-c", READ_SUMMARIES, str(results / "league.sqlite")]),
+        "start-up": _best([python, "-c", "import arena.cli"], _environment(None), scratch),
+        "read": _best([python, "-c", READ_SUMMARIES, str(results / "league.sqlite")],
+                      cwd=scratch),
     }
     commands = {
         "arena leaderboard": ["leaderboard", str(results)],
@@ -182,7 +189,8 @@ def measure_commands(results: Path, scratch: Path, against: str | None
     rows = []
     for name, tail in commands.items():
         for source, label in sources:
-            seconds, peak = _best([python, "-m", "arena", *tail], _environment(source))
+            seconds, peak = _best([python, "-m", "arena", *tail], _environment(source),
+                                  scratch)
             rows.append({
                 "command": name, "arena": label, "seconds": seconds, "peak MB": peak,
                 "target s": TARGET_SECONDS,

@@ -8,6 +8,8 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+import numpy as np
+
 from arena import __version__
 from arena.rating import (
     DEFAULT_BOOTSTRAP,
@@ -15,6 +17,7 @@ from arena.rating import (
     DEFAULT_PRIOR_DRAWS,
     rating_history,
     seat_advantage,
+    seated,
 )
 from arena.records import GameResult
 from arena.report import svg
@@ -242,15 +245,23 @@ def _heat_map(board: Leaderboard) -> str:
     )
 
 
+def _scores_per_bot(results: Sequence[GameResult]) -> dict[str, list[float]]:
+    """Each bot's scores in game order, from every seat laid out flat (a stable sort by
+    bot keeps each bot's games in order)."""
+    flat = seated(results)
+    bots, who, scores = flat.bots, flat.who, flat.scores
+    if not bots:
+        return {}
+    order = np.argsort(who, kind="stable")
+    ends = np.cumsum(np.bincount(who, minlength=len(bots)))
+    return {bot: part.tolist() for bot, part in
+            zip(bots, np.split(scores[order], ends[:-1]), strict=True)}
+
+
 def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
     blocks = []
     for engine in board.games:
-        per_bot: dict[str, list[float]] = {}
-        for result in results:
-            if result.game != engine:
-                continue
-            for seat, bot in enumerate(result.bots):
-                per_bot.setdefault(bot, []).append(float(result.scores[seat]))
+        per_bot = _scores_per_bot([r for r in results if r.game == engine])
         rows = [(row.bot, per_bot[row.bot]) for row in board.rows if row.bot in per_bot]
         heading = f"<h3>{escape(engine)}</h3>" if len(board.games) > 1 else ""
         blocks.append(f'{heading}<div class="chart">{svg.box_plot(rows)}</div>')

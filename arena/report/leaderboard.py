@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 from tabulate import tabulate, tabulate_formats
 
 from arena.errors import ArenaError
@@ -23,6 +24,7 @@ from arena.rating import (
     plackett_luce,
     rate,
     seat_advantage,
+    seated,
 )
 from arena.records import GameResult
 from arena.stats.metagame import MetaRanking, meta_ranking
@@ -93,24 +95,12 @@ def build_leaderboard(
         seed=seed,
     )
     engines = tuple(sorted({r.game for r in results}))
-    # bot -> [games, first places, sum of places, sum of scores]: one lookup per seat
-    totals: dict[str, list[Any]] = {bot: [0, 0, 0, 0.0] for bot in ratings.bots}
+    games, firsts, places, scores = _seat_totals(results, ratings.bots)
     failures: dict[str, Counter[str]] = {bot: Counter() for bot in ratings.bots}
     for result in results:
-        for bot, place, score in zip(result.bots, result.placements, result.scores,
-                                     strict=True):
-            bot_totals = totals[bot]
-            bot_totals[0] += 1
-            bot_totals[1] += place == 1
-            bot_totals[2] += place
-            bot_totals[3] += score
         if result.failures:
             for seat, reason in result.failures.items():
                 failures[result.bots[seat]][reason] += 1
-    games = {bot: t[0] for bot, t in totals.items()}
-    firsts = {bot: t[1] for bot, t in totals.items()}
-    places = {bot: t[2] for bot, t in totals.items()}
-    scores = {bot: t[3] for bot, t in totals.items()}
     luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
     meta = meta_ranking(results) if with_metagame and results else None
     rows = []
@@ -153,6 +143,28 @@ def build_leaderboard(
         nash_support=()
         if meta is None
         else tuple(b for b, p in zip(meta.bots, meta.nash.equilibrium, strict=True) if p > 1e-6),
+    )
+
+
+def _seat_totals(
+    results: Sequence[GameResult], bots: Sequence[str]
+) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, float]]:
+    """Per bot: games, first places, the sum of its places and the sum of its scores,
+    from every seat of every game laid out flat (no Python loop per seat).  The scores
+    are summed in game order, as a loop would (``np.bincount`` adds its weights in
+    order), so the sums are the same to the last bit."""
+    flat = seated(results)
+    seat_bot, place, score = flat.indices(bots), flat.places, flat.scores
+    n = len(bots)
+    games = np.bincount(seat_bot, minlength=n)
+    firsts = np.bincount(seat_bot[place == 1], minlength=n)
+    places = np.bincount(seat_bot, weights=place, minlength=n)  # whole numbers: exact
+    sums = np.bincount(seat_bot, weights=score, minlength=n)
+    return (
+        {bot: int(games[i]) for i, bot in enumerate(bots)},
+        {bot: int(firsts[i]) for i, bot in enumerate(bots)},
+        {bot: int(places[i]) for i, bot in enumerate(bots)},
+        {bot: float(sums[i]) for i, bot in enumerate(bots)},
     )
 
 

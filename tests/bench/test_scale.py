@@ -62,3 +62,25 @@ def test_memory_figures_read_the_samples() -> None:
 def test_counts_must_be_positive(option: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "scale", option, "0"]) == 2
     assert f"{option} must be at least 1, not 0" in capsys.readouterr().err
+
+
+def test_each_row_runs_the_arena_it_names(tmp_path: Path) -> None:
+    """The commands run outside any checkout with the named one first on the path:
+    ``python -m`` puts the working directory first, which made ``--against`` measure the
+    checkout the bench was started in."""
+    import subprocess
+    import sys
+
+    import arena
+    from arena.bench import scale
+
+    other = tmp_path / "other"
+    (other / "arena").mkdir(parents=True)
+    (other / "arena" / "__init__.py").write_text("WHO = 'other'\n")
+    here = str(Path(arena.__file__).resolve())
+    for source, expected in ((None, here), (str(other), str(other / "arena" / "__init__.py"))):
+        done = subprocess.run(
+            [sys.executable, "-c", "import arena; print(arena.__file__)"],
+            env=scale._environment(source), cwd=tmp_path, capture_output=True, text=True,
+            check=True)
+        assert str(Path(done.stdout.strip()).resolve()) == str(Path(expected).resolve())
