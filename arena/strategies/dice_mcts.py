@@ -481,24 +481,10 @@ def _paired_search(root: RaDiceState, rng: random.Random, legal: list[int],
     seat = root.current_player()
     for action in legal:
         tree.edges[action] = Edge(n)
-    done = 0
-    rounds = 0
-    while done + len(legal) <= max(limit, len(legal)) and len(legal) > 1:
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-        spent = now - started
-        if seconds is not None and rounds and spent > ra_mcts.STARVED_AFTER:
-            deadline = min(deadline, ra_mcts._starved_deadline(
-                started, seconds, spent, time.process_time() - cpu_started))
-        seed = rng.getrandbits(63)
-        results: list[list[float]] = []
-        for action in legal:  # a round cut short by the deadline is dropped
-            if results and time.perf_counter() >= deadline:
-                break
-            results.append(_playout(root, action, seed, settings))
-        if len(results) < len(legal):
-            break
+    done = rounds = 0
+    for results in ra_mcts.paired_rounds(
+            legal, lambda a, seed: _playout(root, a, seed, settings), rng, deadline, limit,
+            started, cpu_started, seconds):
         for action, result in zip(legal, results, strict=True):
             edge = tree.edges[action]
             edge.visits += 1

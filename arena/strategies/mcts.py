@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,22 +225,8 @@ def _paired_search(root: RaState, rng: random.Random, legal: list[int], deadline
     for action in legal:
         tree.children[action] = Node(n)
     done = rounds = 0
-    while done + len(legal) <= max(limit, len(legal)) and len(legal) > 1:
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-        spent = now - started
-        if seconds is not None and rounds and spent > STARVED_AFTER:
-            deadline = min(deadline, _starved_deadline(
-                started, seconds, spent, time.process_time() - cpu_started))
-        seed = rng.getrandbits(63)
-        results: list[list[float]] = []
-        for action in legal:  # a round cut short by the deadline is dropped
-            if results and time.perf_counter() >= deadline:
-                break
-            results.append(_playout(root, action, seed, settings))
-        if len(results) < len(legal):
-            break
+    for results in paired_rounds(legal, lambda a, seed: _playout(root, a, seed, settings),
+                                 rng, deadline, limit, started, cpu_started, seconds):
         for action, result in zip(legal, results, strict=True):
             child = tree.children[action]
             child.visits += 1
@@ -256,6 +242,35 @@ def _paired_search(root: RaState, rng: random.Random, legal: list[int], deadline
     return best, tree
 
 
+def paired_rounds(legal: list[int], playout: Callable[[int, int], list[float]],
+                  rng: random.Random, deadline: float, limit: float, started: float,
+                  cpu_started: float, seconds: float | None) -> Iterator[list[list[float]]]:
+    """The rounds of a paired search (mcts and dice-mcts): each draws one seed from
+    ``rng`` and yields ``playout(action, seed)`` for every action of ``legal``, in order,
+    until ``limit`` playouts or ``deadline`` (shortened when the process is starved); a
+    round the deadline cuts short is dropped, so every action keeps the same count."""
+    done = rounds = 0
+    while done + len(legal) <= max(limit, len(legal)) and len(legal) > 1:
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+        spent = now - started
+        if seconds is not None and rounds and spent > STARVED_AFTER:
+            deadline = min(deadline, _starved_deadline(
+                started, seconds, spent, time.process_time() - cpu_started))
+        seed = rng.getrandbits(63)
+        results: list[list[float]] = []
+        for action in legal:
+            if results and time.perf_counter() >= deadline:
+                break
+            results.append(playout(action, seed))
+        if len(results) < len(legal):
+            break
+        yield results
+        done += len(legal)
+        rounds += 1
+
+
 def _playout(root: RaState, action: int, seed: int, settings: MctsSettings) -> list[float]:
     """The rewards of ``action`` then the rollout policy to the epoch's end (or the
     horizon), the bag and the policy's random numbers drawn from ``seed``."""
@@ -263,17 +278,22 @@ def _playout(root: RaState, action: int, seed: int, settings: MctsSettings) -> l
     # clone's cost), seeded as reseed seeds it
     state = root.clone(random.Random(seed))
     state.reseed(seed)
-    rollout_rng = random.Random(seed + 1)
     epoch = state.epoch
     state.apply_action(action)
+    _roll_out(state, epoch, random.Random(seed + 1), settings)
+    return rewards(state, settings)
+
+
+def _roll_out(state: RaState, epoch: int, rng: random.Random, settings: MctsSettings
+              ) -> None:
+    """The rollout policy to the end of ``epoch`` (or the horizon's turn)."""
     horizon = settings.rollout_decisions
     played = 0
     while state.phase != OVER and state.epoch == epoch:
         if 0 <= horizon <= played and state.phase == TURN:
             break
-        state.apply_action(rollout_action(state, rollout_rng))
+        state.apply_action(rollout_action(state, rng))
         played += 1
-    return rewards(state, settings)
 
 
 def _starved_deadline(started: float, seconds: float, spent: float, cpu: float) -> float:
@@ -350,14 +370,7 @@ def _iterate(root: RaState, tree: Node, rng: random.Random, n: int,
         state.apply_action(best_action)
         path.append(node)
     # rollout to the end of the epoch (or the horizon), then the valuation's estimate
-    epoch = state.epoch
-    horizon = settings.rollout_decisions
-    played = 0
-    while state.phase != OVER and state.epoch == epoch:
-        if 0 <= horizon <= played and state.phase == TURN:
-            break
-        state.apply_action(rollout_action(state, rng))
-        played += 1
+    _roll_out(state, state.epoch, rng, settings)
     result = rewards(state, settings)
     for visited in path:
         visited.visits += 1
