@@ -57,9 +57,20 @@ def test_think_time_leaves_a_safety_margin_of_the_arena_time() -> None:
     assert think_seconds(500) == pytest.approx(0.22)
     assert think_seconds(1000) == pytest.approx(0.52)
     assert think_seconds(1000, limit=0.1) == pytest.approx(0.1)
-    assert think_seconds(50) == MIN_THINK  # too little time: think the minimum
+    assert think_seconds(10) == MIN_THINK  # too little time: think the minimum
     for move_ms in (150, 200, 500, 1000, 5000):
         assert think_seconds(move_ms) < 0.6 * move_ms / 1000
+
+
+def test_short_time_controls_keep_a_proportional_allowance() -> None:
+    # 1.3: at 0.1 s the allowance is 20 ms (not 80), so 40 ms are left to search ...
+    assert think_seconds(100) == pytest.approx(0.04)
+    assert think_seconds(200) == pytest.approx(0.08)
+    # ... where 1.2 thought the minimum and so answered greedy's choice
+    assert think_seconds(100, settings=STEPS["1.2"]) == MIN_THINK
+    # from 0.4 s up the fixed 80 ms is the smaller allowance: nothing changes
+    for move_ms in (400, 500, 2000):
+        assert think_seconds(move_ms) == think_seconds(move_ms, settings=STEPS["1.2"])
 
 
 def test_a_starved_process_shortens_its_search() -> None:
@@ -190,18 +201,18 @@ def test_a_request_with_the_clock_nearly_out_is_answered_greedily_at_once() -> N
 
 
 def test_too_little_time_per_decision_is_answered_greedily_at_once() -> None:
-    strategy = MctsStrategy()  # 0.1 s per decision leaves it far less than a search needs
+    strategy = MctsStrategy()  # 60 ms per decision leaves it far less than a search needs
     strategy.new_game({"type": "new_game", "seed": 1,
-                       "time": {"move_ms": 100, "bank_ms": None, "game_ms": None}})
+                       "time": {"move_ms": 60, "bank_ms": None, "game_ms": None}})
     state = build_state(3, track=["gold", "pharaoh", "nile", "flood", "art"], current=0)
     observation, legal = request(state)
     index = strategy.choose(observation, legal)
     assert strategy.last_iterations == 0
     assert state.legal_actions()[index] == greedy_action(state)
     strategy.new_game({"type": "new_game", "seed": 1,
-                       "time": {"move_ms": 500, "bank_ms": None, "game_ms": None}})
+                       "time": {"move_ms": 100, "bank_ms": None, "game_ms": None}})
     strategy.choose(observation, legal)
-    assert strategy.last_iterations > 0  # 0.5 s per decision: it searches
+    assert strategy.last_iterations > 0  # 0.1 s per decision: it searches (1.3)
 
 
 def test_in_process_it_counts_its_own_time_against_the_game_clock() -> None:
