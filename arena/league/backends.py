@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 import trio
 
 from arena.league.schedule import ScheduledGame
+from arena.league.store import PackedRecord
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
@@ -32,8 +33,23 @@ if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
     from arena.runner.pool import BotPool
 
-Results = trio.MemorySendChannel[GameRecord]
-PlayFunction = Callable[[ScheduledGame], Awaitable[GameRecord]]
+Finished = GameRecord | PackedRecord  # what a backend sends: a record, or one packed
+PlayFunction = Callable[[ScheduledGame], Awaitable[Finished]]
+
+
+class Results:
+    """Where a backend sends each finished game: the scheduler's channel.  It also lends
+    the store's compression dictionaries (read-only) to backends that pack records where
+    they are played (:func:`arena.league.store.pack_record`)."""
+
+    def __init__(self, channel: trio.MemorySendChannel[Finished],
+                 dictionary: Callable[[str], tuple[int, bytes] | None] = lambda game: None
+                 ) -> None:
+        self._channel = channel
+        self.dictionary = dictionary
+
+    async def send(self, finished: Finished) -> None:
+        await self._channel.send(finished)
 
 
 class Backend(Protocol):
@@ -128,7 +144,7 @@ class WorkerBackend:
         from arena.league.workers import open_workers
 
         async with open_workers(self.settings, self.roster, self.workers,
-                                concurrency) as play_one:
+                                concurrency, results.dictionary) as play_one:
             await _run_each(games, concurrency, play_one, results)
 
 

@@ -22,10 +22,10 @@ from typing import Protocol
 
 import trio
 
-from arena.league.backends import Backend
+from arena.league.backends import Backend, Results
 from arena.league.progress import Progress
 from arena.league.schedule import ScheduledGame
-from arena.league.store import Store
+from arena.league.store import PackedRecord, Store
 from arena.records import GameRecord, GameResult
 
 
@@ -56,11 +56,11 @@ async def play_games(
     start = trio.current_time()
     played = 0
     interrupted = stopped = False
-    send, receive = trio.open_memory_channel[GameRecord](0)
+    send, receive = trio.open_memory_channel[GameRecord | PackedRecord](0)
 
     async def run_backend() -> None:
         try:
-            await backend.play(games, send, concurrency)
+            await backend.play(games, Results(send, store.dictionary), concurrency)
         finally:
             # close() without a checkpoint: ``async with send`` would yield while an
             # error unwinds, the loop below would end and cancel the nursery, and the

@@ -32,6 +32,7 @@ Ratings and reports read the games through :func:`open_store` and :meth:`Store.r
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -98,12 +99,60 @@ class StoredBot:
     source: str
 
 
+@dataclass(frozen=True)
+class PackedRecord:
+    """A finished game as the store keeps it, made where it was played: a worker process
+    encodes (and, once the store has its dictionary, compresses) the record, so that the
+    coordinator, the league's one writer, only inserts rows (encoding, compressing and
+    unpickling a whole record cost it most of a millisecond per game; with many cores it
+    would be the limit).  Made by :func:`pack_record` only."""
+
+    game_id: str
+    game: str
+    table: str
+    round: int
+    seats: tuple[str, ...]
+    seed: int
+    scores: tuple[float, ...]
+    placements: tuple[int, ...]
+    forfeits: Mapping[int, str]
+    # the record's JSON text (GameRecord.playthrough_json), compressed with the store's
+    # dictionary ``dictionary`` (its id); None: the text itself
+    data: bytes
+    dictionary: int | None
+    finished_at: float | None
+    worker: str | None
+
+    def in_league(self, game_id: str, table: str, round: int) -> PackedRecord:
+        return dataclasses.replace(self, game_id=game_id, table=table, round=round)
+
+    def result(self) -> GameResult:
+        return GameResult(game_id=self.game_id, game=self.game, bots=self.seats,
+                          scores=tuple(float(s) for s in self.scores),
+                          placements=self.placements, failures=self.forfeits)
+
+
+def pack_record(record: GameRecord, dictionary: tuple[int, bytes] | None = None
+                ) -> PackedRecord:
+    """``record`` as the store keeps it; compressed if ``dictionary`` (the store's for
+    its game, :meth:`Store.dictionary`) is given."""
+    text = fastjson.dumps(record.playthrough_json())  # the standard library's values
+    return PackedRecord(
+        game_id=record.game_id, game=record.game, table=record.table, round=record.round,
+        seats=record.seats, seed=record.seed, scores=tuple(record.scores),
+        placements=tuple(record.placements), forfeits=record.forfeits,
+        data=text if dictionary is None else compress(text, dictionary[1]),
+        dictionary=None if dictionary is None else dictionary[0],
+        finished_at=record.finished_at, worker=record.worker)
+
+
 class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.connection = connection
         self.path = path
         self.lock: IO[str] | None = None  # held while a league is being played
         self._dictionaries: dict[int, bytes] = {}  # id -> preset dictionary
+        self._dictionary_ids: dict[str, int] = {}  # game -> its dictionary's id
 
     # -- metadata -------------------------------------------------------------------
     def _meta(self, key: str) -> Any:
@@ -183,7 +232,7 @@ class Store:
         row = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0])
 
-    def add_game(self, record: GameRecord) -> bool:
+    def add_game(self, record: GameRecord | PackedRecord) -> bool:
         """Store one finished game in its own transaction.  False if it was already there."""
         row = self._stored_row(record)
         columns = ", ".join(row)
@@ -281,6 +330,7 @@ class Store:
             )
             row = (cursor.lastrowid, data)
         self._dictionaries[row[0]] = row[1]
+        self._dictionary_ids[game] = row[0]
         return row[0], row[1]
 
     def _dictionary(self, ident: int) -> bytes:
@@ -293,29 +343,48 @@ class Store:
             self._dictionaries[ident] = row[0]
         return self._dictionaries[ident]
 
-    def _stored_row(self, record: GameRecord) -> dict[str, Any]:
+    def dictionary(self, game: str) -> tuple[int, bytes] | None:
+        """The preset dictionary of ``game``'s records (its id and bytes), once a game of
+        it is stored: what :func:`pack_record` compresses with where games are played."""
+        if game not in self._dictionary_ids:
+            row = self.connection.execute(
+                "SELECT id, data FROM dictionaries WHERE game = ?", (game,)).fetchone()
+            if row is None:
+                return None
+            self._dictionary_ids[game] = row[0]
+            self._dictionaries[row[0]] = row[1]
+        ident = self._dictionary_ids[game]
+        return ident, self._dictionaries[ident]
+
+    def _stored_row(self, record: GameRecord | PackedRecord) -> dict[str, Any]:
         """The games row of a record: the one place a record is written to the store
         (inside the caller's transaction: a new dictionary and its first game go in
         together)."""
-        text = fastjson.dumps(record.playthrough_json())  # the standard library's values
-        ident, dictionary = self._dictionary_for(record.game, text)
+        packed = record if isinstance(record, PackedRecord) else pack_record(record)
+        data, ident = packed.data, packed.dictionary
+        if ident is None:  # the JSON text: compressed here
+            ident, dictionary = self._dictionary_for(packed.game, data)
+            data = compress(data, dictionary)
+        elif ident != self._dictionary_ids.get(packed.game):
+            raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
+                             f"which is not this store's for {packed.game}")
         return {
-            "game_id": record.game_id,
-            "game": record.game,
-            "table_id": record.table,
-            "round": record.round,
-            "num_players": record.num_players,
-            "seats": json.dumps(list(record.seats)),
-            "seed": record.seed,
-            "status": record.status,
-            "scores": json.dumps([float(s) for s in record.scores]),
-            "placements": json.dumps(list(record.placements)),
-            "failures": json.dumps({str(seat): why for seat, why in record.forfeits.items()}),
-            "record": compress(text, dictionary),
+            "game_id": packed.game_id,
+            "game": packed.game,
+            "table_id": packed.table,
+            "round": packed.round,
+            "num_players": len(packed.seats),
+            "seats": json.dumps(list(packed.seats)),
+            "seed": packed.seed,
+            "status": "failed" if packed.forfeits else "ok",
+            "scores": json.dumps([float(s) for s in packed.scores]),
+            "placements": json.dumps(list(packed.placements)),
+            "failures": json.dumps({str(seat): why for seat, why in packed.forfeits.items()}),
+            "record": data,
             "dictionary": ident,
             # kept when a game is copied (``arena merge``); else the time it is stored
-            "finished_at": record.finished_at if record.finished_at is not None else time.time(),
-            "worker": record.worker,  # a cluster worker's address; NULL: this machine
+            "finished_at": packed.finished_at if packed.finished_at is not None else time.time(),
+            "worker": packed.worker,  # a cluster worker's address; NULL: this machine
         }
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:

@@ -10,8 +10,13 @@ The parent keeps the scheduler, the store and the progress line; a worker only t
 Frames both ways are a 4-byte length + pickle (both ends are this program):
 
     parent -> worker   setup: (GameSettings, {name: BotSpec}, games at once)
-    parent -> worker   (game_id, seats, seed)
-    worker -> parent   (game_id, GameRecord, None) or (game_id, None, error message)
+    parent -> worker   (game_id, seats, seed, dictionary or None)
+    worker -> parent   (game_id, PackedRecord, None) or (game_id, None, error message)
+
+The worker packs each record as the store keeps it (:func:`~arena.league.store.pack_record`:
+JSON, and compressed once the store has its game's dictionary, which the parent sends
+with the first game after the store made it), so the parent, the league's one writer,
+only inserts rows.
 
 A worker stops, killing its bots, when its input closes (the parent is done, or was
 killed: then PR_SET_PDEATHSIG also sends it SIGTERM) or on SIGTERM.
@@ -27,7 +32,7 @@ import signal
 import struct
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -36,13 +41,14 @@ import trio
 from arena.errors import ArenaError
 from arena.league.backends import PlayFunction
 from arena.league.schedule import ScheduledGame
-from arena.records import GameRecord
+from arena.league.store import PackedRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
     from arena.runner.botspec import BotSpec
 
 _HEADER = struct.Struct(">I")
+Dictionary = tuple[str, int, bytes]  # a game's compression dictionary: game, id, bytes
 STOP_SECONDS = 5.0  # a worker's time to stop its bots before it is killed
 
 
@@ -103,6 +109,7 @@ class _Worker:
         self.stdin = trio.lowlevel.FdStream(to_child[1])
         self.stdout = trio.lowlevel.FdStream(from_child[0])
         self.in_flight = 0
+        self.has_dictionary = False  # the store's dictionary has been sent to it
         self.waiting: dict[str, trio.MemorySendChannel[tuple[Any, str | None]]] = {}
         self.send_lock = trio.Lock()
 
@@ -138,20 +145,25 @@ class _Worker:
             return "it closed its output"
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
-    async def play(self, game: ScheduledGame) -> GameRecord:
+    async def play(self, game: ScheduledGame, dictionary: Dictionary | None) -> PackedRecord:
+        """``game`` played by this worker; ``dictionary``: the store's for its game, if it
+        has one yet (sent once)."""
         send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)
         self.waiting[game.game_id] = send
         self.in_flight += 1
+        if self.has_dictionary:
+            dictionary = None
         try:
             async with self.send_lock:
-                await _send(self.stdin, (game.game_id, game.seats, game.seed))
+                await _send(self.stdin, (game.game_id, game.seats, game.seed, dictionary))
+                self.has_dictionary = self.has_dictionary or dictionary is not None
             record, error = await receive.receive()
         finally:
             self.in_flight -= 1
             self.waiting.pop(game.game_id, None)
         if error is not None:
             raise ArenaError(f"game {game.game_id}: {error}")
-        assert isinstance(record, GameRecord)
+        assert isinstance(record, PackedRecord)
         return record
 
     async def stop(self) -> None:
@@ -169,10 +181,13 @@ class _Worker:
 
 @asynccontextmanager
 async def open_workers(
-    settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int
+    settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int,
+    dictionary: Callable[[str], tuple[int, bytes] | None] = lambda game: None,
 ) -> AsyncIterator[PlayFunction]:
     """``workers`` child processes; yields a function playing one game on the least busy
-    (the record placed in the league).  Leaving stops them, killing their bots."""
+    (the record packed and placed in the league).  ``dictionary``: the store's
+    compression dictionary of a game, if it has one yet.  Leaving stops them, killing
+    their bots."""
     specs = {spec.name: spec for spec in roster}
     per_worker = math.ceil(concurrency / workers)
     async with trio.open_nursery() as nursery:
@@ -184,9 +199,11 @@ async def open_workers(
                 await _send(worker.stdin, (settings, specs, per_worker))
                 nursery.start_soon(worker.read_replies)
 
-            async def play(game: ScheduledGame) -> GameRecord:
+            async def play(game: ScheduledGame) -> PackedRecord:
                 worker = min(pool, key=lambda w: w.in_flight)
-                record = await worker.play(game)
+                known = None if worker.has_dictionary else dictionary(settings.game)
+                record = await worker.play(
+                    game, None if known is None else (settings.game, *known))
                 return record.in_league(game.game_id, game.table, game.round)
 
             yield play
@@ -204,6 +221,7 @@ async def open_workers(
 async def _serve() -> None:
     from arena.league.backends import play_seating
     from arena.league.play import GameSettings, _game
+    from arena.league.store import pack_record
     from arena.runner.pool import open_bot_pool
 
     stdin = trio.lowlevel.FdStream(os.dup(0))
@@ -217,14 +235,18 @@ async def _serve() -> None:
     game = _game(settings.game)
     limiter = trio.CapacityLimiter(at_once)
     write_lock = trio.Lock()
+    known: dict[str, tuple[int, bytes]] = {}  # game -> the store's dictionary
 
-    async def play_one(pool: Any, game_id: str, seats: Sequence[str], seed: int) -> None:
+    async def play_one(pool: Any, game_id: str, seats: Sequence[str], seed: int,
+                       dictionary: Dictionary | None) -> None:
+        if dictionary is not None:
+            known[dictionary[0]] = dictionary[1:]
         async with limiter:
             reply: tuple[str, Any, str | None]
             try:
                 record = await play_seating(pool, game, settings,
                                             [specs[name] for name in seats], seed)
-                reply = (game_id, record, None)
+                reply = (game_id, pack_record(record, known.get(record.game)), None)
             except ArenaError as error:
                 reply = (game_id, None, str(error))
         async with write_lock:

@@ -13,7 +13,13 @@ import pytest
 from arena.bench.store import write_version_one_store
 from arena.errors import ArenaError
 from arena.league.schedule import build_schedule
-from arena.league.store import DB_NAME, SCHEMA_VERSION, create_store, open_store
+from arena.league.store import (
+    DB_NAME,
+    SCHEMA_VERSION,
+    create_store,
+    open_store,
+    pack_record,
+)
 from tests.league.fakes import fake_record
 
 
@@ -147,3 +153,39 @@ def test_a_store_from_a_newer_arena_is_refused_not_rewritten(tmp_path: Path) -> 
     # both refused, and the stored game is still there
     connection = sqlite3.connect(tmp_path / DB_NAME)
     assert connection.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+
+
+def test_a_record_packed_where_it_was_played_is_stored_as_the_record_itself(
+        tmp_path: Path) -> None:
+    # What a worker process sends: the JSON text before the store has a dictionary,
+    # compressed with the store's dictionary after; both read back as the record.
+    games, _ = build_schedule("ra", ["a", "b", "c", "crashy"], [3], seed=2)
+    direct, packed = create_store(tmp_path / "direct"), create_store(tmp_path / "packed")
+    assert packed.dictionary("ra") is None
+    for game in games:
+        direct.add_game(fake_record(game))
+        record = pack_record(fake_record(game), packed.dictionary("ra"))
+        assert (record.dictionary is None) == (game is games[0])
+        assert packed.add_game(record)
+    assert not packed.add_game(pack_record(fake_record(games[1]), packed.dictionary("ra")))
+    columns = "game_id, game, table_id, round, num_players, seats, seed, status, scores, " \
+              "placements, failures, record, dictionary, worker"
+    rows = [store.connection.execute(f"SELECT {columns} FROM games ORDER BY seq").fetchall()
+            for store in (direct, packed)]
+    assert rows[0] == rows[1]  # byte for byte, the compressed records too
+    assert [r.result() for r in packed.games()] == [r.result() for r in direct.games()]
+    assert packed.results() == direct.results()
+    direct.close()
+    packed.close()
+
+
+def test_a_record_packed_with_another_stores_dictionary_is_refused(tmp_path: Path) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c"], [3], seed=3)
+    store = create_store(tmp_path / "one")
+    store.add_game(fake_record(games[0]))
+    ident, data = store.dictionary("ra") or (0, b"")
+    foreign = pack_record(fake_record(games[1]), (ident + 1, data))
+    with pytest.raises(ArenaError, match="not this store's"):
+        store.add_game(foreign)
+    assert store.count() == 1
+    store.close()
