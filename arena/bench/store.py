@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import sqlite3
 import tempfile
 import time
@@ -19,7 +20,7 @@ from typing import Any
 import trio
 
 from arena.league.schedule import build_schedule
-from arena.league.store import DB_NAME, create_store, open_store
+from arena.league.store import DB_NAME, create_store, open_store, pack_record
 from arena.plugins import load_game
 from arena.records import GameRecord
 from arena.runner.players import random_player
@@ -107,6 +108,31 @@ def _measure(records: list[GameRecord], folder: Path, version_one: bool) -> dict
     }
 
 
+def _coordinator(records: list[GameRecord], folder: Path) -> dict[str, float]:
+    """CPU ms per game of a worker process and of the coordinator (the one writer) when
+    worker processes send whole records (pickled; the coordinator encodes, compresses and
+    inserts: until issue 16) and when they send them packed (``pack_record``; the
+    coordinator inserts), alternated game by game into two stores."""
+    stores = {mode: create_store(folder / mode) for mode in ("record", "packed")}
+    spent = {f"{mode} {side}": 0.0 for mode in stores for side in ("worker", "coordinator")}
+    for store in stores.values():  # each store has its dictionary, as after a league's start
+        store.add_game(records[0])
+    for record in records[1:]:
+        for mode, store in stores.items():
+            started = time.process_time()
+            if mode == "packed":
+                frame = pickle.dumps(pack_record(record, store.dictionary(record.game)))
+            else:
+                frame = pickle.dumps(record)
+            sent = time.process_time()
+            store.add_game(pickle.loads(frame))
+            spent[f"{mode} worker"] += sent - started
+            spent[f"{mode} coordinator"] += time.process_time() - sent
+    for store in stores.values():
+        store.close()
+    return {key: 1000 * value / (len(records) - 1) for key, value in spent.items()}
+
+
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     seed = int(getattr(args, "seed", 1))
     counts = getattr(args, "players", None) or [2, 3, 4, 5]
@@ -116,6 +142,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             records = _records("ra", num_players, GAMES_PER_COUNT, seed)
             text = _measure(records, Path(scratch) / f"text{num_players}", version_one=True)
             packed = _measure(records, Path(scratch) / f"zlib{num_players}", version_one=False)
+            sides = _coordinator(records, Path(scratch) / f"sides{num_players}")
             rows.append({
                 "players": num_players,
                 "games": len(records),
@@ -126,6 +153,10 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "write zlib (ms/game)": packed["write_ms"],
                 "read v1 (ms/game)": text["read_ms"],
                 "read zlib (ms/game)": packed["read_ms"],
+                "coordinator, record / packed (ms/game)":
+                    f"{sides['record coordinator']:.3f} / {sides['packed coordinator']:.3f}",
+                "worker, record / packed (ms/game)":
+                    f"{sides['record worker']:.3f} / {sides['packed worker']:.3f}",
             })
     return {
         "title": "League store: Ra records on disk, zlib-compressed (today) vs JSON text "
@@ -140,5 +171,9 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "games: random players through the referee, in-process, seed "
             f"{seed}; read = every record parsed back (replay, export)",
             "goal (issue 14): at most 3 KB per game on disk",
+            "coordinator / worker: CPU per game on each side when worker processes send "
+            "whole records (pickled; the coordinator encodes, compresses and inserts: the "
+            "baseline, until issue 16) or packed records (store.pack_record, today; the "
+            "coordinator only inserts), alternated game by game in this run",
         ],
     }
