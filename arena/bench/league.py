@@ -21,6 +21,7 @@ different names, so tables have distinct bots.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import os
 import resource
@@ -64,6 +65,54 @@ def _cpu_seconds() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class _LeagueCpu:
+    """The CPU time of everything a league runs: this process, its worker processes and
+    their bots.  rusage misses the bots: a sandboxed bot is a grandchild that bubblewrap,
+    not the arena, reaps, so its time never reaches RUSAGE_CHILDREN.  Where the cgroup v1
+    ``cpuacct`` hierarchy is writable (root on this machine type), this process moves
+    into a group of its own for the league: workers start in it, their bots' groups are
+    made inside it, and a removed group's time stays counted in it.  Elsewhere rusage,
+    and ``how`` says so.  (Not with cgroup v2: a group with processes in it cannot hold
+    the bots' groups, so the arena's own accounting would change under measurement.)"""
+
+    def __init__(self) -> None:
+        from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir
+
+        own = _own_path("cpuacct")
+        parent = CGROUP_ROOT / "cpuacct" / (own or "/").lstrip("/")
+        self.group: Path | None = None
+        self.home = parent
+        if own is not None and _writable_dir(parent) and \
+                (parent / "cpuacct.usage").exists():
+            group = parent / f"{GROUP_PREFIX}{os.getpid()}-bench"  # swept if left
+            try:
+                group.mkdir(exist_ok=True)
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+                self.group = group
+            except OSError:
+                with contextlib.suppress(OSError):
+                    group.rmdir()
+        self.how = ("cgroup v1 cpuacct (this process, workers and bots)" if self.group
+                    else "rusage (this process and the workers; not sandboxed bots)")
+        self.started = self._now()
+
+    def _now(self) -> float:
+        if self.group is not None:
+            return int((self.group / "cpuacct.usage").read_text()) / 1e9
+        return _cpu_seconds()
+
+    def seconds(self) -> float:
+        """CPU seconds since this was made."""
+        return self._now() - self.started
+
+    def close(self) -> None:
+        if self.group is not None:
+            with contextlib.suppress(OSError):
+                (self.home / "cgroup.procs").write_text(str(os.getpid()))
+                self.group.rmdir()
+            self.group = None
 
 
 def _steady_rate(store: Path) -> float | None:
@@ -152,11 +201,15 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 results_dir=Path(folder) / "results",
                 limits=Limits(move_seconds=5.0),
             )
-            cpu_before, start = _cpu_seconds(), time.perf_counter()
+            counter, start = _LeagueCpu(), time.perf_counter()
             busy_before, total_before = _machine_busy()
-            code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
-            elapsed = time.perf_counter() - start
-            cpu = _cpu_seconds() - cpu_before
+            try:
+                code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
+                elapsed = time.perf_counter() - start
+                cpu = counter.seconds()
+            finally:
+                counter.close()
+            cpu_how = counter.how
             busy_after, total_after = _machine_busy()
             machine = (busy_after - busy_before) / max(total_after - total_before, 1.0)
             if code != 0:
@@ -201,7 +254,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "the last (the store's finish times); games/s, whole run: from the command's "
             "start to its end (starting worker and bot processes, the final leaderboard)",
             "CPU use: arena + bot processes, as a share of all cores over the league; "
-            "CPU ms/game: the same per game (cores x 1000 / it = games/s with every core)",
+            "CPU ms/game: the same per game (cores x 1000 / it = games/s with every core); "
+            f"counted by {cpu_how}",
             "others' CPU: the rest of the machine's CPU use meanwhile (a shared machine "
             "slows the league down)",
             "% of bound, free CPU: % of bound divided by the share of the machine other "

@@ -40,3 +40,40 @@ def test_bench_league_measures_the_same_league_in_trusted_mode() -> None:
 def test_bench_league_player_counts() -> None:
     with pytest.raises(ArenaError, match="plays 2-5 players"):
         run_benchmark(argparse.Namespace(players=[6], seconds=0.1, seed=1, json=False))
+
+
+def test_the_league_cpu_count_sees_a_grandchild_nobody_waits_for() -> None:
+    # A sandboxed bot is a grandchild that bubblewrap reaps: rusage never sees its CPU.
+    # This one is orphaned on purpose (double fork) and burns about 0.3 s of CPU.
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from arena.bench.league import _cpu_seconds, _LeagueCpu
+
+    counter = _LeagueCpu()
+    try:
+        if not os.path.exists("/sys/fs/cgroup/cpuacct/cpuacct.usage"):
+            # cgroup v2 only (or none): the count is rusage's, and says so
+            assert counter.group is None and counter.how.startswith("rusage")
+            return
+        if counter.group is None:
+            if os.environ.get("CI"):
+                pytest.fail(f"cgroup v1 cpuacct is here but not writable in CI: {counter.how}")
+            pytest.skip(counter.how)
+        rusage_before = _cpu_seconds()
+        burn = ("import time\nend = time.process_time() + 0.3\n"
+                "while time.process_time() < end: pass\n"
+                "open(__import__('sys').argv[1], 'w').close()")
+        done = f"/tmp/arena-test-burn-{os.getpid()}"
+        subprocess.run(["sh", "-c", f'"{sys.executable}" -c "$0" {done} &', burn], check=True)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(done) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.unlink(done)
+        assert counter.seconds() >= 0.29
+        assert _cpu_seconds() - rusage_before < 0.2  # what the old count saw
+    finally:
+        counter.close()
+    assert counter.group is None
