@@ -21,11 +21,13 @@ different names, so tables have distinct bots.
 from __future__ import annotations
 
 import argparse
+import bisect
 import contextlib
 import io
 import os
 import resource
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -115,10 +117,11 @@ class _LeagueCpu:
             self.group = None
 
 
-def _steady_rate(store: Path) -> float | None:
-    """Games per second between the game that finished at the 10th percentile and the
-    last one, by the store's finish times: the league at work, without starting its
-    processes and without the leaderboard at its end.  None for too few games."""
+def _steady_window(store: Path) -> tuple[float, float, int] | None:
+    """(start, end, games): from the game that finished at the 10th percentile to the
+    last one, by the store's finish times (time.time()): the league at work, without
+    starting its processes and without the leaderboard at its end.  None for too few
+    games."""
     import sqlite3
 
     connection = sqlite3.connect(store)
@@ -130,7 +133,53 @@ def _steady_rate(store: Path) -> float | None:
     first = len(times) // 10
     if len(times) - first < 20 or times[-1] <= times[first]:
         return None
-    return (len(times) - 1 - first) / (times[-1] - times[first])
+    return times[first], times[-1], len(times) - 1 - first
+
+
+def _steady_rate(store: Path) -> float | None:
+    """Games per second over :func:`_steady_window`."""
+    window = _steady_window(store)
+    return None if window is None else window[2] / (window[1] - window[0])
+
+
+class _Samples:
+    """(time.time(), league CPU seconds, machine busy and total jiffies) every 20 ms, in
+    a thread while the league runs: the CPU of its steady window, start-up left out."""
+
+    EVERY = 0.02
+
+    def __init__(self, counter: _LeagueCpu) -> None:
+        self.counter = counter
+        self.rows: list[tuple[float, float, float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _take(self) -> None:
+        self.rows.append((time.time(), self.counter.seconds(), *_machine_busy()))
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.EVERY):
+            self._take()
+
+    def __enter__(self) -> _Samples:
+        self._take()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._take()
+
+    def at(self, when: float) -> tuple[float, float, float]:
+        """(CPU, busy, total) at ``when``, interpolated between the samples around it."""
+        rows = self.rows
+        times = [row[0] for row in rows]
+        i = min(max(bisect.bisect_left(times, when), 1), len(rows) - 1)
+        (t0, *a), (t1, *b) = rows[i - 1], rows[i]
+        share = 0.0 if t1 <= t0 else min(max((when - t0) / (t1 - t0), 0.0), 1.0)
+        cpu, busy, total = (x + share * (y - x) for x, y in zip(a, b, strict=True))
+        return cpu, busy, total
 
 
 def _bots_cpu(players: list[Any]) -> float:
@@ -202,23 +251,26 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 limits=Limits(move_seconds=5.0),
             )
             counter, start = _LeagueCpu(), time.perf_counter()
-            busy_before, total_before = _machine_busy()
             try:
-                code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
+                with _Samples(counter) as samples:
+                    code = run_league(config, quiet=True, bots=bots, out=io.StringIO())
                 elapsed = time.perf_counter() - start
-                cpu = counter.seconds()
             finally:
                 counter.close()
             cpu_how = counter.how
-            busy_after, total_after = _machine_busy()
-            machine = (busy_after - busy_before) / max(total_after - total_before, 1.0)
             if code != 0:
                 raise ArenaError("the benchmark league was interrupted")
-            steady = _steady_rate(config.results_dir / DB_NAME)
+            window = _steady_window(config.results_dir / DB_NAME)
         games = rounds * tables * k
         whole = games / elapsed
-        rate = steady if steady is not None else whole
-        ours = cpu / (elapsed * cores)
+        if window is None:  # too few games: the whole run
+            window = (samples.rows[0][0], samples.rows[-1][0], games)
+        begin, end, counted = window
+        rate = counted / (end - begin)
+        (cpu0, busy0, total0), (cpu1, busy1, total1) = samples.at(begin), samples.at(end)
+        cpu = cpu1 - cpu0
+        machine = (busy1 - busy0) / max(total1 - total0, 1.0)
+        ours = cpu / ((end - begin) * cores)
         others = max(0.0, machine - ours)
         rows.append(
             {
@@ -231,7 +283,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 "games/s": rate,
                 "% of bound": 100 * rate / bound,
                 "games/s, whole run": whole,
-                "CPU ms/game": 1000 * cpu / games,
+                "CPU ms/game": 1000 * cpu / counted,
                 "CPU use %": 100 * ours,
                 "others' CPU %": 100 * others,
                 "% of bound, free CPU": 100 * rate / bound / max(1.0 - others, 0.05),
@@ -253,10 +305,10 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "games/s: the league at work, from the game finished at the 10th percentile to "
             "the last (the store's finish times); games/s, whole run: from the command's "
             "start to its end (starting worker and bot processes, the final leaderboard)",
-            "CPU use: arena + bot processes, as a share of all cores over the league; "
-            "CPU ms/game: the same per game (cores x 1000 / it = games/s with every core); "
-            f"counted by {cpu_how}",
-            "others' CPU: the rest of the machine's CPU use meanwhile (a shared machine "
+            "CPU use: arena + bot processes, as a share of all cores over the same window "
+            "as games/s; CPU ms/game: the same per game (cores x 1000 / it = games/s "
+            f"with every core); counted by {cpu_how}, sampled every 20 ms",
+            "others' CPU: the rest of the machine's CPU use in that window (a shared machine "
             "slows the league down)",
             "% of bound, free CPU: % of bound divided by the share of the machine other "
             "processes left free (equal to % of bound on an idle machine)",
