@@ -11,7 +11,8 @@
 3. A real league (store, progress, scheduler, worker processes, pools) with concurrency
    = 2 x cores (what docs/leagues.md advises for bots that answer at once), in a
    temporary folder: games/s, CPU use, and the share of the bound it reaches (target:
-   80%).
+   80%), all over its steady window (from the game finished at the 10th percentile to
+   the last), the CPU counted with the bots in it (:class:`_LeagueCpu`).
 4. The same league under sandbox "trusted" (the bots in-process, no pipe): games/s.
 
 The bots are copies of the bundled ``first`` bot (always the first legal choice) under
