@@ -31,9 +31,35 @@ BOTS = {
     ),
 }
 
+# our own reference bots for the leagues here (no outside code): name -> (manifest, script)
+REFERENCE_BOTS = {
+    "mcts-022s": (
+        """\
+name = "mcts-022s"
+version = "1.2.1"
+authors = ["Ra Arena team"]
+description = "The bundled mcts capped at 0.22 s per decision: what it thinks at 0.5 s."
+command = ["{python}", "bot.py", "--seconds", "0.22"]
+
+[games]
+ra = [2, 3, 4, 5]
+
+[resources]
+memory_mb = 512
+""",
+        '''"""The bundled mcts with --seconds (arena/bots/mcts/bot.py)."""
+
+from arena.strategies.mcts import MctsStrategy, serve_search_bot
+
+if __name__ == "__main__":
+    serve_search_bot(MctsStrategy, __doc__)
+''',
+    ),
+}
+
 MANIFEST = """\
 name = "{name}"
-version = "1.0.0"
+version = "1.0.1"
 authors = ["albertszeng/ra authors (the AI)", "Ra Arena team (the wrapper)"]
 description = "{description}"
 command = {command}
@@ -75,6 +101,14 @@ def main() -> None:
             name=name, description=description,
             command="[" + ", ".join(f'"{part}"' for part in command) + "]"))
         for path in [target, target / "bots", bot, *bot.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        print(f"wrote {bot}")
+    for name, (manifest, script) in REFERENCE_BOTS.items():
+        bot = target / "bots" / name
+        bot.mkdir(parents=True, exist_ok=True)
+        (bot / "bot.toml").write_text(manifest)
+        (bot / "bot.py").write_text(script)
+        for path in [bot, *bot.rglob("*")]:
             path.chmod(0o755 if path.is_dir() else 0o644)
         print(f"wrote {bot}")
 

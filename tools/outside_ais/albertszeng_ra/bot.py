@@ -47,15 +47,20 @@ sys.path.insert(0, str(HERE))
 
 import ra_adapter as ad  # noqa: E402  (beside this file)
 
-VERSION = "1.0.0"
+VERSION = "1.0.1"
 
 
 class _Cut(Exception):
     """The time budget ran out inside the outside AI."""
 
 
+_ARMED = [False]  # the alarm only interrupts the outside AI, never our own code
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Cut()
+    if _ARMED[0]:
+        _ARMED[0] = False
+        raise _Cut()
 
 
 def _load_outside(root: Path) -> tuple[ad.Outside, Any, Any]:
@@ -145,18 +150,21 @@ def main() -> None:
                 if left <= 0.001:
                     problem = "cut"
                     break
-                signal.setitimer(signal.ITIMER_REAL, left)
                 try:
-                    # a fresh copy each time: their search must not see another's leftovers
-                    move = ask(copy.deepcopy(state), deep)
-                except _Cut:
+                    try:
+                        _ARMED[0] = True
+                        signal.setitimer(signal.ITIMER_REAL, left)
+                        # a fresh copy each time: their search must not see another's leftovers
+                        move = ask(copy.deepcopy(state), deep)
+                    finally:
+                        _ARMED[0] = False
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+                except _Cut:  # also when it fires between the answer and the disarming
                     problem = "cut"
                     break
                 except Exception as exc:  # their AI failed on this position
                     problem = f"error ({type(exc).__name__}: {exc})"
                     break
-                finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
                 answers.append(("ai" if deep else "ai-shallow", move))
         index = None
         if answers:
