@@ -259,12 +259,8 @@ def application_value(state: RaDiceState, action: int, counts: list[int]) -> flo
         return (CIVILIZATION_PLANNING[min(5, have + added)] - CIVILIZATION_PLANNING[have]
                 - ANKH_COST * ankhs)
     space, partner = divmod(action - A.MONUMENT_BASE, 8)
-    column = space // 5
-    own = state.monuments[5 * column : 5 * column + 5].count(seat)
-    gain = MONUMENT_BONUS_PLANNING[own + 1] - MONUMENT_BONUS_PLANNING[own]
-    if not own:
-        gain += 1.0  # a new column
-    return gain + 0.5 - (ANKH_COST if partner == A.PARTNER_ANKH else 0.0)
+    return _monument_gain(state, space // 5) - (
+        ANKH_COST if partner == A.PARTNER_ANKH else 0.0)
 
 
 def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
@@ -272,12 +268,32 @@ def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
     already charge the Ankhs an application takes from the pairs DONE would score)."""
     counts = _free_counts(state)
     best, best_value = A.DONE, 0.0
+    monuments: dict[int, float] = {}  # a Monument application's value, by its column
     for action in legal:
-        if action != A.DONE:
+        if action >= A.MONUMENT_BASE:  # the common case: many spaces and partners
+            space, partner = divmod(action - A.MONUMENT_BASE, 8)
+            column = space // 5
+            value = monuments.get(column, math.nan)
+            if value != value:  # not cached yet (NaN)
+                value = monuments[column] = _monument_gain(state, column)
+            if partner == A.PARTNER_ANKH:
+                value -= ANKH_COST
+        elif action != A.DONE:
             value = application_value(state, action, counts)
-            if value > best_value:
-                best, best_value = action, value
+        else:
+            continue
+        if value > best_value:
+            best, best_value = action, value
     return best
+
+
+def _monument_gain(state: RaDiceState, column: int) -> float:
+    """A Monument marker's value in ``column`` before any Ankh it takes."""
+    own = state.monuments[5 * column : 5 * column + 5].count(state.player)
+    gain = MONUMENT_BONUS_PLANNING[own + 1] - MONUMENT_BONUS_PLANNING[own]
+    if not own:
+        gain += 1.0  # a new column
+    return gain + 0.5
 
 
 def disaster_harm(state: RaDiceState, action: int) -> float:
@@ -499,28 +515,67 @@ def _paired_search(root: RaDiceState, rng: random.Random, legal: list[int],
     return best, tree
 
 
+class _NoEvents(list):  # type: ignore[type-arg]
+    """An event log that keeps nothing: a playout's position is never recorded, and
+    building the engine's log was a tenth of a playout's cost."""
+
+    __slots__ = ()
+
+    def append(self, item: object) -> None:
+        pass
+
+
+_NO_EVENTS = _NoEvents()
+
+
 def _playout(root: RaDiceState, action: int, seed: int,
              settings: DiceMctsSettings) -> list[float]:
     """The rewards of ``action`` then the rollout policy to the horizon, the dice and
-    the policy's random numbers drawn from ``seed``."""
+    the policy's random numbers drawn from ``seed``.
+
+    The same play as ``state.apply_action(rollout_action(state, rng, noise))`` step by
+    step, only faster: the policy's choices are legal by construction, so they go to the
+    engine's rules directly (no legality check, no copy of the legal list, which a roll
+    decision needs only when the noise picks a uniform action), and no event is logged."""
     state = root.clone()
     state.reseed(seed)
-    rollout_rng = random.Random(seed)
+    state.events = _NO_EVENTS
+    rng = random.Random(seed)
     noise = settings.rollout_noise
     horizon = settings.horizon_turns
+    to_end = settings.to_game_end
     turn_player = state.player
     turns = 0
     epoch = state.epoch
     state.apply_action(action)
+    rand = rng.random
     while state.phase != OVER:
         if state.player != turn_player:
             turn_player = state.player
             turns += 1
         if horizon >= 0 and turns > horizon:
             break
-        if horizon < 0 and not settings.to_game_end and state.epoch != epoch:
+        if horizon < 0 and not to_end and state.epoch != epoch:
             break
-        state.apply_action(rollout_action(state, rollout_rng, noise))
+        phase = state.phase
+        legal = state._legal
+        if noise and rand() < noise:
+            if legal is None:
+                legal = state._compute_legal_actions()
+            choice = legal[rng.randrange(len(legal))]
+        elif phase == ROLL:
+            choice = _roll_choice(state, rng)
+        else:
+            if legal is None:
+                legal = state._compute_legal_actions()
+            if phase == APPLY:
+                choice = _apply_choice(state, legal)
+            elif phase == DISASTER:
+                choice = max(legal, key=lambda a: disaster_harm(state, a))
+            else:
+                choice = legal[rng.randrange(len(legal))]
+        state._legal = None
+        state._apply_legal_action(choice)
     return rewards(state, settings.margin_scale)
 
 
