@@ -294,9 +294,10 @@ def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
         if action >= A.MONUMENT_BASE:  # the common case: many spaces and partners
             space, partner = divmod(action - A.MONUMENT_BASE, 8)
             column = space // 5
-            value = monuments.get(column, math.nan)
-            if value != value:  # not cached yet (NaN)
-                value = monuments[column] = _monument_gain(state, column)
+            cached = monuments.get(column)
+            if cached is None:
+                cached = monuments[column] = _monument_gain(state, column)
+            value = cached
             if partner == A.PARTNER_ANKH:
                 value -= ANKH_COST
         elif action != A.DONE:
