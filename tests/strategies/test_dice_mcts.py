@@ -189,3 +189,61 @@ def test_the_dice_ladder_is_bundled_and_finds_its_bots(tmp_path: Path, capsys,
     assert "dice-ladder: ra_dice, bots random, first, dice-greedy, dice-mcts" in out
     assert "160 games, 0 already played" in out
     assert not any(tmp_path.iterdir())  # a dry run stores nothing
+
+
+def test_pruning_drops_a_clearly_worse_candidate_and_keeps_the_rounds_paired() -> None:
+    from arena.strategies.dice_mcts import Edge, Node, _survivors
+
+    tree = Node()
+    for action in (7, 8, 9):
+        tree.edges[action] = Edge(2)
+    history = {7: [0.5, 0.6, 0.4, 0.5], 8: [0.2, 0.3, 0.1, 0.2], 9: [0.5, 0.55, 0.45, 0.5]}
+    for action, rewards in history.items():
+        tree.edges[action].totals[0] = sum(rewards)
+    # 8 trails 7 by 0.3 in every round: pruned; 9 is level with 7 on average: kept
+    assert _survivors(tree, [7, 8, 9], history, 0, 2.0) == [7, 9]
+
+    pruning = DiceMctsSettings(root_candidates=5, paired_root=True, prune_every=4, prune_z=1.0)
+    for state in positions(3, 3)[::30]:
+        allowed = state.legal_actions()[:5]
+        if len(allowed) < 3:
+            continue
+        action, tree = search(state, random.Random(2), iterations=100, settings=pruning,
+                              candidates=allowed)
+        again, _ = search(state, random.Random(2), iterations=100, settings=pruning,
+                          candidates=allowed)
+        assert action == again and action in allowed
+        assert sum(edge.visits for edge in tree.edges.values()) == tree.visits <= 100
+        # the answer played every round: no pruned candidate has more playouts
+        most = max(edge.visits for edge in tree.edges.values())
+        assert tree.edges[action].visits == most
+
+
+def test_a_short_search_keeps_greedys_favourite_unless_another_is_clearly_better() -> None:
+    from arena.strategies.dice_mcts import _significant
+
+    assert _significant([0.6, 0.7, 0.65, 0.6], [0.5, 0.5, 0.5, 0.5], 2.0)
+    assert not _significant([0.6, 0.4, 0.6, 0.4], [0.5, 0.5, 0.5, 0.5], 1.0)
+    assert not _significant([0.9], [0.1], 1.0)  # one round says nothing
+    cautious = DiceMctsSettings(root_candidates=3, paired_root=True, deviate_z=1e9)
+    for state in positions(3, 5)[::12]:
+        allowed = state.legal_actions()[:3]
+        action, _ = search(state, random.Random(3), iterations=30, settings=cautious,
+                           candidates=allowed)
+        assert action == allowed[0]
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_without_the_starvation_guard_it_thinks_to_its_deadline(
+        guard: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    state = next(s for s in positions(3, 3) if len(s.legal_actions()) > 4)
+    allowed = state.legal_actions()[:3]
+    settings = DiceMctsSettings(root_candidates=3, paired_root=True, starvation_guard=guard)
+    monkeypatch.setattr(time, "process_time", lambda: 0.0)  # as if it got no CPU at all
+    started = time.perf_counter()
+    search(state, random.Random(1), seconds=0.4, settings=settings, candidates=allowed)
+    spent = time.perf_counter() - started
+    # starved, the guard thinks a quarter of the budget; without it, all of it
+    assert (spent < 0.3) if guard else (0.38 < spent < 0.6)

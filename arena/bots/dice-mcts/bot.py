@@ -1,7 +1,7 @@
 """dice-mcts: information-set Monte Carlo tree search over the future dice of Ra: The Dice
 Game (arena/strategies/dice_mcts.py; bots/README.md gives its strength).
 
-It thinks for 60% of the arena's time per decision minus 80 ms (never the overage bank),
+It thinks for 70% of the arena's time per decision minus 40 ms (never the overage bank),
 less when a whole-game clock runs short; ``--seconds S`` caps that lower, and
 ``--iterations N`` searches a fixed number of iterations instead, whatever the arena's
 time (pick N to fit it): the same decisions as the in-process strategy for the same game
