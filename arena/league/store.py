@@ -234,14 +234,20 @@ class Store:
 
     def add_game(self, record: GameRecord | PackedRecord) -> bool:
         """Store one finished game in its own transaction.  False if it was already there."""
-        row = self._stored_row(record)
-        columns = ", ".join(row)
-        with store_faults(self.path, f"storing game {record.game_id}"), self.connection:
-            cursor = self.connection.execute(
-                f"INSERT OR IGNORE INTO games ({columns}) VALUES ({', '.join('?' * len(row))})",
-                tuple(row.values()),
-            )
-            return cursor.rowcount == 1
+        try:
+            row = self._stored_row(record)
+            columns = ", ".join(row)
+            with store_faults(self.path, f"storing game {record.game_id}"), self.connection:
+                cursor = self.connection.execute(
+                    f"INSERT OR IGNORE INTO games ({columns}) "
+                    f"VALUES ({', '.join('?' * len(row))})",
+                    tuple(row.values()),
+                )
+                return cursor.rowcount == 1
+        except BaseException:
+            # a dictionary made in the failed transaction went with it: read it again
+            self._dictionary_ids.pop(record.game, None)
+            raise
 
     def check(self) -> None:
         """An ArenaError naming the first problem if SQLite's quick check of the whole
@@ -320,18 +326,18 @@ class Store:
     # -- how a record is kept ---------------------------------------------------------
     def _dictionary_for(self, game: str, text: bytes) -> tuple[int, bytes]:
         """The preset dictionary of ``game``'s records: the first one stored (``text``)."""
-        row = self.connection.execute(
-            "SELECT id, data FROM dictionaries WHERE game = ?", (game,)
-        ).fetchone()
-        if row is None:
-            data = text[-DICTIONARY_BYTES:]
-            cursor = self.connection.execute(
-                "INSERT INTO dictionaries (game, data) VALUES (?, ?)", (game, data)
-            )
-            row = (cursor.lastrowid, data)
-        self._dictionaries[row[0]] = row[1]
-        self._dictionary_ids[game] = row[0]
-        return row[0], row[1]
+        known = self.dictionary(game)
+        if known is not None:
+            return known
+        data = text[-DICTIONARY_BYTES:]
+        cursor = self.connection.execute(
+            "INSERT INTO dictionaries (game, data) VALUES (?, ?)", (game, data)
+        )
+        ident = cursor.lastrowid
+        assert ident is not None
+        self._dictionaries[ident] = data
+        self._dictionary_ids[game] = ident
+        return ident, data
 
     def _dictionary(self, ident: int) -> bytes:
         if ident not in self._dictionaries:
@@ -448,6 +454,7 @@ class Store:
             connection.commit()
         except BaseException:
             connection.rollback()
+            self._dictionary_ids.clear()  # any made in the transaction went with it
             raise
         # Repack into larger pages; the page size of a WAL database changes only outside WAL.
         connection.execute("PRAGMA journal_mode=DELETE")

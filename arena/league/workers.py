@@ -146,13 +146,11 @@ class _Worker:
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
     async def play(self, game: ScheduledGame, dictionary: Dictionary | None) -> PackedRecord:
-        """``game`` played by this worker; ``dictionary``: the store's for its game, if it
-        has one yet (sent once)."""
+        """``game`` played by this worker; ``dictionary``: the store's for its game, until
+        the worker has it."""
         send, receive = trio.open_memory_channel[tuple[Any, str | None]](1)
         self.waiting[game.game_id] = send
         self.in_flight += 1
-        if self.has_dictionary:
-            dictionary = None
         try:
             async with self.send_lock:
                 await _send(self.stdin, (game.game_id, game.seats, game.seed, dictionary))

@@ -189,3 +189,19 @@ def test_a_record_packed_with_another_stores_dictionary_is_refused(tmp_path: Pat
         store.add_game(foreign)
     assert store.count() == 1
     store.close()
+
+
+def test_a_dictionary_made_in_a_failed_transaction_is_not_used_after_it(
+        tmp_path: Path) -> None:
+    games, _ = build_schedule("ra", ["a", "b", "c"], [3], seed=5)
+    store = create_store(tmp_path)
+    store.connection.execute(  # the first game's row fails after its dictionary went in
+        "CREATE TRIGGER refuse BEFORE INSERT ON games BEGIN SELECT RAISE(ABORT, 'no'); END")
+    with pytest.raises(ArenaError):
+        store.add_game(fake_record(games[0]))
+    store.connection.execute("DROP TRIGGER refuse")
+    assert store.dictionary("ra") is None  # rolled back with the game
+    assert store.add_game(fake_record(games[0]))
+    assert store.add_game(pack_record(fake_record(games[1]), store.dictionary("ra")))
+    assert [r.seed for r in store.games()] == [games[0].seed, games[1].seed]
+    store.close()

@@ -28,14 +28,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
-import importlib
 import os
 import random
 import signal
 import sys
 import time
-import types
-import typing
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -63,26 +60,6 @@ def _on_alarm(signum: int, frame: Any) -> None:
         raise _Cut()
 
 
-def _load_outside(root: Path) -> tuple[ad.Outside, Any, Any]:
-    if not (root / "game" / "ra.py").is_file():
-        sys.exit(f"no albertszeng/ra checkout at {root} (expected game/ra.py there)")
-    try:
-        import typing_extensions  # noqa: F401  (their oracle imports ParamSpec from it)
-    except ImportError:  # Python 3.11 has it in typing
-        shim = types.ModuleType("typing_extensions")
-        shim.ParamSpec = typing.ParamSpec  # type: ignore[attr-defined]
-        sys.modules["typing_extensions"] = shim
-    sys.path.insert(0, str(root))
-    outside = ad.Outside(
-        info=importlib.import_module("game.info"),
-        state=importlib.import_module("game.state"),
-        ra=importlib.import_module("game.ra"),
-    )
-    oracle = importlib.import_module("game.decision_functions.oracle")
-    search = importlib.import_module("game.decision_functions.search")
-    return outside, oracle, search
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ai", choices=["oracle", "search"], required=True)
@@ -93,7 +70,7 @@ def main() -> None:
     root = Path(
         args.outside or os.environ.get("RA_OUTSIDE_ALBERTSZENG") or HERE / "outside"
     ).resolve()
-    outside, oracle, search = _load_outside(root)
+    outside, oracle, search = ad.load(root)
     signal.signal(signal.SIGALRM, _on_alarm)
 
     rng = random.Random(0)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
-import importlib
 import io
 import random
 import statistics
@@ -52,14 +51,7 @@ def main() -> None:
     parser.add_argument("--time-ai", choices=["oracle", "oracle-shallow", "search"])
     parser.add_argument("--every", type=int, default=5)
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(args.outside).resolve()))
-    outside = ad.Outside(
-        info=importlib.import_module("game.info"),
-        state=importlib.import_module("game.state"),
-        ra=importlib.import_module("game.ra"),
-    )
-    oracle = importlib.import_module("game.decision_functions.oracle")
-    search = importlib.import_module("game.decision_functions.search")
+    outside, oracle, search = ad.load(Path(args.outside).resolve())
 
     rng = random.Random(args.seed)
     positions, problems = Counter[str](), Counter[str]()

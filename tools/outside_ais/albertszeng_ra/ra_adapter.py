@@ -18,14 +18,20 @@ follow-up, where our bot always answers ``end_turn``), and the 2023 edition is n
 (leagues here play the classic edition).  Everything this module cannot map is counted by
 the caller as a fall-back.
 
-The outside modules are passed in (``Outside``), never imported here, so this file has no
-dependency on the checkout and type-checks on its own.
+The outside modules are loaded at run time from a checkout's path (:func:`load`) and passed
+around as ``Outside``, so this file has no static dependency on the checkout and
+type-checks on its own.
 """
 
 from __future__ import annotations
 
+import importlib
 import random
+import sys
+import types
+import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 JSON = Any
@@ -57,6 +63,28 @@ class Outside:
     info: Any
     state: Any
     ra: Any
+
+
+def load(root: Path) -> tuple[Outside, Any, Any]:
+    """The checkout at ``root``: its game modules, and its ``oracle`` and ``search`` AI
+    modules (SystemExit with one line if ``root`` is not a checkout of albertszeng/ra)."""
+    if not (root / "game" / "ra.py").is_file():
+        sys.exit(f"no albertszeng/ra checkout at {root} (expected game/ra.py there)")
+    try:
+        import typing_extensions  # noqa: F401  (their oracle imports ParamSpec from it)
+    except ImportError:  # Python 3.11 has it in typing
+        shim = types.ModuleType("typing_extensions")
+        shim.ParamSpec = typing.ParamSpec  # type: ignore[attr-defined]
+        sys.modules["typing_extensions"] = shim
+    sys.path.insert(0, str(root))
+    outside = Outside(
+        info=importlib.import_module("game.info"),
+        state=importlib.import_module("game.state"),
+        ra=importlib.import_module("game.ra"),
+    )
+    oracle = importlib.import_module("game.decision_functions.oracle")
+    search = importlib.import_module("game.decision_functions.search")
+    return outside, oracle, search
 
 
 class Unmappable(Exception):
