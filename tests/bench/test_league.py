@@ -27,6 +27,8 @@ def test_bench_league_reports_rate_bound_and_cpu() -> None:
     cores = int(result["title"].split(", ")[1].split()[0])
     assert row["bound games/s"] == pytest.approx(cores * 1000 / (arena_ms + bots_ms), rel=0.02)
     assert any("bound = cores / work per game" in note for note in result["notes"])
+    assert row["work drift %"] > -100  # measured after the league as well as before
+    assert any("just before the league and just after it" in note for note in result["notes"])
 
 
 def test_bench_league_measures_the_same_league_in_trusted_mode() -> None:
