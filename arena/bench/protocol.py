@@ -476,6 +476,10 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     cpu_verdict = ", ".join(f"{label} {cpu[key]:.1f} µs " + ("(met)" if cpu[key] <= 30
                                                               else "(MISSED)")
                             for key, label in (("trivial", "full"), ("trivial_lean", "lean")))
+    inproc_cpu = {key: 1e6 * rows[key].cpu / len(rows[key].samples)
+                  for key in ("inproc", "inproc_lean")}
+    floor_ratio = (median["inproc"] + median["rotating"]) / median["rotating"]
+    lean_floor_ratio = (median["inproc_lean"] + median["rotating_lean"]) / median["rotating_lean"]
     json_rows = {key: 1e6 * statistics.median(rows[key].samples)
                  for key in ("json_stdlib", "json_orjson", "json_msgspec") if key in rows}
 
@@ -493,6 +497,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "pipe_layer_vs_rotating_echo": pipes_ratio,
         "trivial_stack_vs_rotating_echo": rotating_ratio,
         "sdk_stack_vs_json_echo": json_ratio,
+        "floor_vs_rotating_echo": {"full": floor_ratio, "lean": lean_floor_ratio},
         "notes": [
             "targets (issue 16), against the baseline of this run, the raw echo of the same "
             "bytes with one child per seat: full stack (trivial bot), full requests "
@@ -524,6 +529,13 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             f"{stages['trio_lean']:.1f}) = "
             f"{stages['inproc_lean'] + stages['pipes']:.1f}; measured whole: "
             f"{stages['trivial_lean']:.1f}",
+            "floors in this run (what the targets leave to the referee, engine and pipes): "
+            "the arena's CPU per decision with no process and no pipe at all (referee + "
+            f"in-process player): {inproc_cpu['inproc']:.1f} µs with the observation, "
+            f"{inproc_cpu['inproc_lean']:.1f} µs lean, against the 30 µs target; the "
+            "referee and engine in process plus the raw echo per seat, as if the arena's "
+            f"pipe layer cost nothing: full {floor_ratio:.2f}x the raw echo (target 2x), "
+            f"lean {lean_floor_ratio:.2f}x (target 1.5x)",
             "a decision is timed in the referee: request building, both pipes, the bot, "
             "checking, the engine and notifications; interleaved game by game; the "
             "processes' start-up game is not counted",

@@ -37,6 +37,10 @@ def test_the_protocol_benchmark_reports_all_rows() -> None:
     assert set(result["arena_cpu_us_per_decision"]) == {"trivial", "trivial_lean"}
     assert "orjson" in result["notes"][1]
     assert any("sleeping at once" in note for note in result["notes"])
+    # the floors: the in-process referee plus the raw echo, over that echo
+    floors = result["floor_vs_rotating_echo"]
+    assert floors["full"] > 1 and floors["lean"] > 1
+    assert any(note.startswith("floors in this run") for note in result["notes"])
     # the raw echo carried the arena's real bytes: lean requests are far smaller
     sizes = re.findall(r"full: median (\d+) bytes.*lean: median (\d+) bytes",
                        result["notes"][2])
