@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
+import functools
 import json
 import os
 import sqlite3
@@ -489,9 +490,17 @@ def _json_lists(texts: Sequence[str]) -> list[Any]:
     return values
 
 
-def compress(text: bytes, dictionary: bytes = b"") -> bytes:
-    packer = zlib.compressobj(RECORD_COMPRESSION_LEVEL, zdict=dictionary) if dictionary \
+@functools.lru_cache(maxsize=16)
+def _packer(dictionary: bytes) -> Any:
+    """A compressor with ``dictionary`` loaded, never used itself: each record gets a
+    copy, the same bytes ~10% sooner (loading a 32 KB dictionary costs more than copying
+    the loaded state; a decompressor loads it only when asked, so it gains nothing)."""
+    return zlib.compressobj(RECORD_COMPRESSION_LEVEL, zdict=dictionary) if dictionary \
         else zlib.compressobj(RECORD_COMPRESSION_LEVEL)
+
+
+def compress(text: bytes, dictionary: bytes = b"") -> bytes:
+    packer = _packer(dictionary).copy()
     return packer.compress(text) + packer.flush()
 
 

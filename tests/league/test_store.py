@@ -15,8 +15,11 @@ from arena.errors import ArenaError
 from arena.league.schedule import build_schedule
 from arena.league.store import (
     DB_NAME,
+    RECORD_COMPRESSION_LEVEL,
     SCHEMA_VERSION,
+    compress,
     create_store,
+    decompress,
     open_store,
     pack_record,
 )
@@ -205,3 +208,15 @@ def test_a_dictionary_made_in_a_failed_transaction_is_not_used_after_it(
     assert store.add_game(pack_record(fake_record(games[1]), store.dictionary("ra")))
     assert [r.seed for r in store.games()] == [games[0].seed, games[1].seed]
     store.close()
+
+
+def test_compression_gives_the_bytes_of_a_fresh_compressor_whatever_the_dictionary() -> None:
+    texts = [json.dumps({"game": "ra", "seed": seed, "moves": list(range(seed))}).encode()
+             for seed in range(1, 6)]
+    dictionaries = [b"", b'{"game": "ra", "seed": ' * 40, b'"moves": [0, 1, 2, 3' * 30]
+    for text in texts:
+        for dictionary in dictionaries:  # interleaved: each dictionary's own compressor
+            fresh = zlib.compressobj(RECORD_COMPRESSION_LEVEL, zdict=dictionary) \
+                if dictionary else zlib.compressobj(RECORD_COMPRESSION_LEVEL)
+            assert compress(text, dictionary) == fresh.compress(text) + fresh.flush()
+            assert decompress(compress(text, dictionary), dictionary) == text
