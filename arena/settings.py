@@ -24,6 +24,7 @@ Notes on what the operating system really enforces:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -187,3 +188,13 @@ def league_file_limits(limits: Limits) -> dict[str, object]:
     table: dict[str, object] = {key: getattr(limits, name) for key, name in LIMIT_KEYS.items()}
     table["max_message_kb"] = limits.max_line_bytes // 1024
     return table
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on: its affinity mask (``taskset``, a container's
+    cpuset), not every CPU of the machine.  A league's concurrency and workers default to
+    it, and ``arena bench league`` computes its bound from it."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no affinity masks here (macOS)
+        return os.cpu_count() or 1

@@ -42,7 +42,7 @@ from arena.league.config import LeagueConfig
 from arena.league.run import run_league
 from arena.league.store import DB_NAME
 from arena.runner.botspec import BotSpec
-from arena.settings import Limits
+from arena.settings import Limits, usable_cores
 
 BOTS = 5  # enough for every player count of Ra
 
@@ -55,14 +55,21 @@ def _trivial_bots() -> list[BotSpec]:
 
 
 def _machine_busy() -> tuple[float, float]:
-    """(busy, total) jiffies of the whole machine, all processes (Linux /proc/stat)."""
+    """(busy, total) jiffies of the CPUs this process may use (all of them unless pinned
+    with taskset), all processes on them (Linux /proc/stat)."""
     try:
-        first_line = Path("/proc/stat").read_text().splitlines()[0]
-        fields = [float(x) for x in first_line.split()[1:]]
-    except (OSError, ValueError):
+        mine = {f"cpu{n}" for n in os.sched_getaffinity(0)}
+        lines = Path("/proc/stat").read_text().splitlines()
+        rows = [[float(x) for x in line.split()[1:]] for line in lines
+                if line.split(maxsplit=1)[0] in mine]
+    except (AttributeError, OSError, ValueError, IndexError):
         return 0.0, 0.0
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
-    return sum(fields) - idle, sum(fields)
+    busy = total = 0.0
+    for fields in rows:
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0.0)  # idle + iowait
+        busy += sum(fields) - idle
+        total += sum(fields)
+    return busy, total
 
 
 def _cpu_seconds() -> float:
@@ -229,7 +236,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     players = args.players or [2, 3, 4, 5]
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     bots = _trivial_bots()
     rows = []
     for k in players:
@@ -365,7 +372,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     from arena.league.cluster import ClusterSettings
 
     players = args.players or [3]
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     bots = _trivial_bots()
     rows = []
     for k in players:

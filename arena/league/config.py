@@ -26,6 +26,7 @@ from arena.settings import (
     from_league_file,
     league_file_limits,
     league_file_time,
+    usable_cores,
 )
 from arena.tomlinput import TomlProblem, parse_toml
 
@@ -78,7 +79,7 @@ class LeagueConfig:
     rounds: int = 1
     seed: int = 1
     max_games: int | None = None  # cap: above it, a balanced sample
-    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    concurrency: int = field(default_factory=usable_cores)
     workers: int | None = None  # processes playing games; None: min(CPUs, concurrency)
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
@@ -109,7 +110,7 @@ class LeagueConfig:
 
     def worker_count(self, concurrency: int | None = None) -> int:
         games_at_once = concurrency or self.concurrency
-        return min(self.workers or os.cpu_count() or 1, games_at_once)
+        return min(self.workers or usable_cores(), games_at_once)
 
     def game_settings(self) -> dict[str, Any]:
         """What every game of the league is played under.  Changing any of it would make
@@ -426,7 +427,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         rounds=top.get("rounds", _integer(1, 100_000), 1),
         seed=top.get("seed", _integer(0, MAX_SEED), 1),
         max_games=top.get("max_games", _integer(1), None),
-        concurrency=top.get("concurrency", _integer(1, 1024), os.cpu_count() or 1),
+        concurrency=top.get("concurrency", _integer(1, 1024), usable_cores()),
         workers=top.get("workers", _integer(1, 256), None),
         # An explicit folder is relative to the file; the default is in the current one.
         results_dir=Path(os.path.normpath(top.get("results_dir", _results(base), default))),

@@ -57,7 +57,7 @@ def test_defaults(league_file) -> None:
     config = load_league(league_file())
     assert config.roster is None  # all discovered bots
     assert config.format == "round-robin" and config.rounds == 1 and config.seed == 1
-    assert config.concurrency == (os.cpu_count() or 1)
+    assert config.concurrency == len(os.sched_getaffinity(0))  # the CPUs it may use
     assert config.limits.move_seconds == 1.0 and config.limits.bank_seconds is None
     assert config.limits.sandbox == "auto"  # the strongest level the machine has
     # what a store holds for a league with no [time]/[limits] (sandbox: "none" before
@@ -164,3 +164,14 @@ def test_the_store_is_found_from_the_league_file_wherever_the_command_runs(
 def test_a_misspelt_required_key_is_named_as_unknown(tmp_path: Path) -> None:
     with pytest.raises(ArenaError, match="key 'nmae': unknown key; allowed here: .*name"):
         parse_league('nmae = "x"\ngame = "ra"\nplayers = 3\n', tmp_path / "l.toml")
+
+
+def test_concurrency_and_workers_default_to_the_cpus_the_arena_may_use(league_file) -> None:
+    mask = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(mask)})  # as under `taskset -c N`
+        config = load_league(league_file())
+        assert config.concurrency == 1 and config.worker_count(4) == 1
+    finally:
+        os.sched_setaffinity(0, mask)
+    assert load_league(league_file()).worker_count(64) == len(mask)
