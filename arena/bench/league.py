@@ -42,6 +42,7 @@ from arena.league.config import LeagueConfig
 from arena.league.run import run_league
 from arena.league.store import DB_NAME
 from arena.runner.botspec import BotSpec
+from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir, detect
 from arena.settings import Limits, usable_cores
 
 BOTS = 5  # enough for every player count of Ra
@@ -89,8 +90,6 @@ class _LeagueCpu:
     the bots' groups, so the arena's own accounting would change under measurement.)"""
 
     def __init__(self) -> None:
-        from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir
-
         own = _own_path("cpuacct")
         parent = CGROUP_ROOT / "cpuacct" / (own or "/").lstrip("/")
         self.group: Path | None = None
@@ -102,6 +101,10 @@ class _LeagueCpu:
                 group.mkdir(exist_ok=True)
                 (group / "cgroup.procs").write_text(str(os.getpid()))
                 self.group = group
+                # bots this process starts itself (a league of one worker plays in
+                # process) must have their groups made in here too, not where this
+                # process was when it first looked
+                detect.cache_clear()
             except OSError:
                 with contextlib.suppress(OSError):
                     group.rmdir()
@@ -124,6 +127,7 @@ class _LeagueCpu:
                 (self.home / "cgroup.procs").write_text(str(os.getpid()))
                 self.group.rmdir()
             self.group = None
+            detect.cache_clear()
 
 
 def _steady_window(store: Path) -> tuple[float, float, int] | None:

@@ -76,6 +76,14 @@ def test_the_league_cpu_count_sees_a_grandchild_nobody_waits_for() -> None:
         os.unlink(done)
         assert counter.seconds() >= 0.29
         assert _cpu_seconds() - rusage_before < 0.2  # what the old count saw
+        # bots this process starts itself (a league of one worker plays in process)
+        # get their groups inside the counted one
+        from arena.runner.cgroups import detect
+
+        assert counter.group in detect().parents
     finally:
         counter.close()
     assert counter.group is None
+    from arena.runner.cgroups import detect
+
+    assert not any("-bench" in str(parent) for parent in detect().parents)
