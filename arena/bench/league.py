@@ -42,7 +42,8 @@ from arena.league.config import LeagueConfig
 from arena.league.run import run_league
 from arena.league.store import DB_NAME
 from arena.runner.botspec import BotSpec
-from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir, detect
+from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir
+from arena.runner.sandbox import probe_again
 from arena.settings import Limits, usable_cores
 
 BOTS = 5  # enough for every player count of Ra
@@ -104,7 +105,7 @@ class _LeagueCpu:
                 # bots this process starts itself (a league of one worker plays in
                 # process) must have their groups made in here too, not where this
                 # process was when it first looked
-                detect.cache_clear()
+                probe_again()
             except OSError:
                 with contextlib.suppress(OSError):
                     group.rmdir()
@@ -127,7 +128,7 @@ class _LeagueCpu:
                 (self.home / "cgroup.procs").write_text(str(os.getpid()))
                 self.group.rmdir()
             self.group = None
-            detect.cache_clear()
+            probe_again()
 
 
 def _steady_window(store: Path) -> tuple[float, float, int] | None:

@@ -179,6 +179,14 @@ def _syscall_filter_problem() -> str | None:
     return None
 
 
+def probe_again() -> None:
+    """Forget what was probed about control groups (this process moved to another group,
+    as ``arena bench league`` does to count a league's CPU): bots started from now on
+    get their groups where this process is now."""
+    cgroups.detect.cache_clear()
+    choose_level.cache_clear()
+
+
 @cache
 def choose_level(requested: str) -> SandboxChoice:
     """The level bots will run at; an ArenaError when ``requested`` cannot be had."""

@@ -79,8 +79,10 @@ def test_the_league_cpu_count_sees_a_grandchild_nobody_waits_for() -> None:
         # bots this process starts itself (a league of one worker plays in process)
         # get their groups inside the counted one
         from arena.runner.cgroups import detect
+        from arena.runner.sandbox import choose_level
 
         assert counter.group in detect().parents
+        assert counter.group in choose_level("auto").accounting.parents
     finally:
         counter.close()
     assert counter.group is None
