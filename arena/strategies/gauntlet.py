@@ -14,7 +14,9 @@ The result is the Bradley–Terry Elo of every bot *anchored at the baseline*: t
 challenger's rating and its 95% interval are its difference to the baseline (the
 leaderboard's fit, :func:`arena.rating.rate`).  Each finished game is appended to
 ``--out`` at once, so an interrupted gauntlet resumes where it stopped (run the same
-command again) and nothing already played is lost.
+command again) and nothing already played is lost.  ``--pool FILE ...`` plays nothing: it
+rates the games of several such files together (the same challenger and baseline, other
+master seeds or player counts; a game in two files counts once).
 
 Bot names: ``greedy``, ``mcts`` (the bundled settings), ``mcts@STEP`` (an earlier version
 from :data:`arena.strategies.mcts.STEPS`), ``dice-greedy``, ``dice-mcts`` and
@@ -250,7 +252,9 @@ def summary(rows: Sequence[dict[str, JSON]], baseline: str, challenger: str,
     """Elo anchored at the baseline (overall and per player count), head-to-head record,
     failures and the slowest decision per bot."""
     def results(chosen: Sequence[dict[str, JSON]]) -> list[GameResult]:
-        return [GameResult(game_id=f"{r['players']}:{r['deal']}:{','.join(r['bots'])}",
+        # the game's own seed tells deals of different master seeds apart (pooled files)
+        return [GameResult(game_id=f"{r['players']}:{r.get('seed', r['deal'])}:"
+                                   f"{','.join(r['bots'])}",
                            game="g", bots=tuple(r["bots"]), scores=tuple(r["scores"]),
                            placements=tuple(r["placements"])) for r in chosen]
 
@@ -328,6 +332,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="a per-game overage bank in seconds (default none)")
     parser.add_argument("--seed", type=int, default=1, help="master seed of the deals")
     parser.add_argument("--out", help="JSON lines file: resume from it, append to it")
+    parser.add_argument("--pool", nargs="+", metavar="FILE",
+                        help="play nothing: the summary over the games of these --out files "
+                             "(the same challenger and baseline; any seeds, player counts)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
@@ -357,10 +364,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def pooled(paths: Sequence[str], challenger: str, baseline: str) -> list[dict[str, JSON]]:
+    """The finished games of several gauntlets of ``challenger`` against ``baseline``
+    (e.g. other master seeds), each game once."""
+    rows: dict[tuple[JSON, ...], dict[str, JSON]] = {}
+    for name in paths:
+        path = Path(name)
+        if not path.exists():
+            raise ArenaError(f"{path}: no such file")
+        for row in load_done(path):
+            settings = row.get("settings", {})
+            if (settings.get("challenger"), settings.get("baseline")) != (challenger, baseline):
+                raise ArenaError(f"{path}: a gauntlet of {settings.get('challenger')} against "
+                                 f"{settings.get('baseline')}, not {challenger} against "
+                                 f"{baseline}")
+            rows[(row["players"], row.get("seed", row["deal"]), tuple(row["bots"]))] = row
+    if not rows:
+        raise ArenaError("no finished games in " + ", ".join(paths))
+    return list(rows.values())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parse_args(argv)
-        rows = play(args)
+        rows = pooled(args.pool, args.challenger, args.baseline) if args.pool else play(args)
     except ArenaError as error:
         print(f"gauntlet: error: {error}", file=sys.stderr)
         return 2

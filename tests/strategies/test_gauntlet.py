@@ -106,3 +106,24 @@ def test_a_bot_of_the_other_game_is_refused(capsys) -> None:
         main(["mcts", "dice-greedy", "--game", "ra_dice"])
     assert stop.value.code == 2
     assert "mcts plays ra, not ra_dice" in capsys.readouterr().err
+
+
+def test_pool_sums_the_games_of_several_seeds_and_refuses_another_pair(
+        tmp_path: Path, capsys) -> None:
+    files = []
+    for seed in (1, 2):
+        out = tmp_path / f"seed{seed}.jsonl"
+        assert main(["random", "first", "--field", "first", "--players", "2", "--deals", "2",
+                     "--seed", str(seed), "--out", str(out), "--quiet"]) == 0
+        files.append(str(out))
+    capsys.readouterr()
+    # each file: 2 deals x 2 seatings; the deals of the two seeds are all different games
+    assert main(["random", "first", "--players", "2", "--json", "--pool", *files]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 8
+    # a file named twice counts once
+    assert main(["random", "first", "--json", "--pool", files[0], files[0]]) == 0
+    assert json.loads(capsys.readouterr().out)["games"] == 4
+    assert main(["first", "random", "--pool", *files]) == 2
+    assert "a gauntlet of random against first" in capsys.readouterr().err
+    assert main(["random", "first", "--pool", str(tmp_path / "none.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
