@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.games.ra_dice import actions as A
-from arena.games.ra_dice.actions import BITS, POPCOUNT
+from arena.games.ra_dice.actions import BITS, POPCOUNT, SUBMASKS
 from arena.games.ra_dice.board import (
     ANKH,
     CIVILIZATION,
@@ -59,7 +59,16 @@ from arena.games.ra_dice.board import (
     resolve_board,
 )
 from arena.games.ra_dice.record import state_from_json
-from arena.games.ra_dice.state import APPLY, DISASTER, OVER, PHASES, ROLL, RaDiceState
+from arena.games.ra_dice.state import (
+    APPLY,
+    DISASTER,
+    EMPTY,
+    NUM_SPACES,
+    OVER,
+    PHASES,
+    ROLL,
+    RaDiceState,
+)
 from arena.strategies import dice_greedy
 from arena.strategies import mcts as ra_mcts
 
@@ -316,6 +325,17 @@ def _monument_gain(state: RaDiceState, column: int) -> float:
     if not own:
         gain += 1.0  # a new column
     return gain + 0.5
+
+
+def _gain_by_own(own: int) -> float:  # _monument_gain's sum, step by step
+    gain = MONUMENT_BONUS_PLANNING[own + 1] - MONUMENT_BONUS_PLANNING[own]
+    if not own:
+        gain += 1.0
+    return gain + 0.5
+
+
+# (a full column, 5 markers, has no space left: its entry is never read)
+_GAIN_BY_OWN = (*(_gain_by_own(own) for own in range(5)), 0.0)
 
 
 def disaster_harm(state: RaDiceState, action: int) -> float:
@@ -602,6 +622,7 @@ def _playout(root: RaDiceState, action: int, seed: int,
     engine's rules directly (no legality check, no copy of the legal list, which a roll
     decision needs only when the noise picks a uniform action), and no event is logged."""
     state = root.clone()
+    state.__class__ = _PlayoutState
     state.reseed(seed)
     state.events = _NO_EVENTS
     rng = random.Random(seed)
@@ -622,25 +643,182 @@ def _playout(root: RaDiceState, action: int, seed: int,
         if horizon < 0 and not to_end and state.epoch != epoch:
             break
         phase = state.phase
-        legal = state._legal
         if noise and rand() < noise:
+            legal = state._legal
             if legal is None:
                 legal = state._compute_legal_actions()
             choice = legal[rng.randrange(len(legal))]
         elif phase == ROLL:
             choice = _roll_choice(state, rng)
+        elif phase == APPLY:
+            choice = _best_application(state)
         else:
+            legal = state._legal
             if legal is None:
                 legal = state._compute_legal_actions()
-            if phase == APPLY:
-                choice = _apply_choice(state, legal)
-            elif phase == DISASTER:
+            if phase == DISASTER:
                 choice = max(legal, key=lambda a: disaster_harm(state, a))
             else:
                 choice = legal[rng.randrange(len(legal))]
         state._legal = None
         state._apply_legal_action(choice)
     return rewards(state, settings.margin_scale)
+
+
+# ---------------------------------------------------------- the playouts' fast path
+#
+# A playout spends most of its time in the APPLY phase: the engine lists every
+# application after each one (a Monument die alone offers dozens of spaces and partners)
+# and the rollout policy then scores each.  In a playout only the policy's choice is
+# needed, so :class:`_PlayoutState` skips the listing (it only checks that *some*
+# application exists, as the engine does to end a turn with nothing to apply) and
+# :func:`_best_application` finds the policy's choice without the list: the same action
+# as ``_apply_choice(state, state.legal_actions())``, the earliest of the best-valued.
+
+
+def _best_application(state: RaDiceState) -> int:
+    """``_apply_choice`` on the engine's list of applications, without the list."""
+    faces, used, seat = state.faces, state.used, state.player
+    counts = [0] * 6
+    civ_dice = monument_dice = 0
+    for i in range(NUM_DICE):
+        if used >> i & 1:
+            continue
+        face = faces[i]
+        counts[face] += 1
+        if face == CIVILIZATION:
+            civ_dice |= 1 << i
+        elif face == MONUMENT:
+            monument_dice |= 1 << i
+    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
+        counts[ANKH]
+    best, best_value = A.DONE, 0.0
+    top = state.board.track_top
+    # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications
+    if pharaohs:
+        room = top - state.pharaoh[seat]
+        if room > 0:
+            extra = min(ankhs, room - pharaohs) if room > pharaohs else 0
+            for action in range(A.PHARAOH_BASE, A.PHARAOH_BASE + extra + 1):
+                value = application_value(state, action, counts)
+                if value > best_value:
+                    best, best_value = action, value
+    if niles:
+        room = top - state.nile[seat]
+        if room > 0:
+            extra = min(ankhs, room - niles) if room > niles else 0
+            for action in range(A.NILE_BASE, A.NILE_BASE + extra + 1):
+                value = application_value(state, action, counts)
+                if value > best_value:
+                    best, best_value = action, value
+        for flood_ankhs in range(min(2, ankhs) + 1):
+            if niles + flood_ankhs >= 3:
+                value = application_value(state, A.FLOOD_BASE + flood_ankhs, counts)
+                if value > best_value:
+                    best, best_value = A.FLOOD_BASE + flood_ankhs, value
+    if civs and civs + ankhs >= 3:
+        most = min(3, civs + ankhs - 2)
+        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
+        open_colours = 0
+        for colour in BITS[civ_dice]:
+            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
+                open_colours |= 1 << colour
+        for colours in SUBMASKS[open_colours]:
+            if POPCOUNT[colours] <= most:
+                action = A.CIVILIZATION_BASE + colours
+                value = application_value(state, action, counts)
+                if value > best_value:
+                    best, best_value = action, value
+    if monument_dice:
+        spaces = state.monuments
+        # a marker's value by column (_monument_gain's, by the markers already there)
+        gains = [_GAIN_BY_OWN[spaces[5 * column : 5 * column + 5].count(seat)]
+                 for column in range(NUM_COLUMNS)]
+        if state.placed_monuments == 0:  # the first marker: any empty space, no partner
+            for colour in BITS[monument_dice]:
+                for column in range(NUM_COLUMNS):
+                    if spaces[5 * column + colour] == EMPTY and gains[column] > best_value:
+                        best, best_value = A.MONUMENT_BASE + 8 * (5 * column + colour), \
+                            gains[column]
+        else:
+            own_columns = state.monument_columns[seat]
+            dice = BITS[monument_dice]
+            for colour in dice:
+                # the partners in the engine's order: an Ankh, then the other Monument
+                # dice; a die partner is worth the Ankh's cost more than the Ankh, so
+                # the first die partner (if any) is the only one that can be chosen
+                partner = next((2 + other for other in dice if other != colour), 0)
+                if not partner and not ankhs:
+                    continue
+                for column in range(NUM_COLUMNS):
+                    space = 5 * column + colour
+                    if own_columns >> column & 1 or spaces[space] != EMPTY:
+                        continue
+                    value = gains[column]
+                    if not partner:
+                        value -= ANKH_COST
+                        action = A.MONUMENT_BASE + 8 * space + A.PARTNER_ANKH
+                    else:
+                        action = A.MONUMENT_BASE + 8 * space + partner
+                    if value > best_value:
+                        best, best_value = action, value
+    return best
+
+
+def _can_apply(state: RaDiceState) -> bool:
+    """Whether the engine would list any application besides DONE."""
+    faces, used, seat = state.faces, state.used, state.player
+    pharaohs = niles = civs = ankhs = 0
+    civ_dice = monument_dice = 0
+    for i in range(NUM_DICE):
+        if used >> i & 1:
+            continue
+        face = faces[i]
+        if face == PHARAOH:
+            pharaohs += 1
+        elif face == NILE:
+            niles += 1
+        elif face == CIVILIZATION:
+            civs += 1
+            civ_dice |= 1 << i
+        elif face == MONUMENT:
+            monument_dice |= 1 << i
+        elif face == ANKH:
+            ankhs += 1
+    top = state.board.track_top
+    if pharaohs and state.pharaoh[seat] < top:
+        return True
+    if niles and (state.nile[seat] < top or niles + min(2, ankhs) >= 3):
+        return True
+    if civs and civs + ankhs >= 3:
+        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
+        for colour in BITS[civ_dice]:
+            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
+                return True
+    if monument_dice:
+        spaces = state.monuments
+        dice = BITS[monument_dice]
+        if state.placed_monuments == 0:
+            return any(spaces[space] == EMPTY
+                       for colour in dice for space in range(colour, NUM_SPACES, 5))
+        if not ankhs and len(dice) < 2:
+            return False
+        own_columns = state.monument_columns[seat]
+        return any(not own_columns >> column & 1 and spaces[5 * column + colour] == EMPTY
+                   for colour in dice for column in range(NUM_COLUMNS))
+    return False
+
+
+class _PlayoutState(RaDiceState):
+    """A playout's position: entering the APPLY phase does not list the applications
+    (the rollout policy needs none; a uniform choice lists them when it is made)."""
+
+    def _enter_apply(self) -> None:
+        self.phase = APPLY
+        if _can_apply(self):
+            self._legal = None
+        else:  # nothing can be applied: the turn ends by itself
+            self._end_turn()
 
 
 def _visits(node: Node, action: int) -> int:
