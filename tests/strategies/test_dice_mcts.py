@@ -288,3 +288,34 @@ def test_a_playout_is_the_rollout_policy_played_step_by_step(players: int) -> No
             for chosen in settings:
                 assert (_playout(state, action, number, chosen)
                         == step_by_step(state, action, number, chosen))
+
+
+def test_turn_streams_give_later_turns_the_same_dice_whatever_this_turn_rolled() -> None:
+    from arena.games.ra_dice import actions as A
+    from arena.strategies.dice_mcts import _PlayoutState
+
+    def next_turn_faces(root: RaDiceState, first: int, seed: int, streams: bool) -> list[int]:
+        state = root.clone()
+        state.__class__ = _PlayoutState
+        state.turn_streams = streams
+        state.reseed(seed)
+        player = state.player
+        state.apply_action(first)
+        while state.player == player and state.phase != OVER:
+            legal = state.legal_actions()
+            state.apply_action(A.STOP if state.phase == ROLL
+                               else A.DONE if A.DONE in legal else legal[0])
+        return list(state.faces)
+
+    roots = [s for s in positions(3, 7) if s.phase == ROLL and s.rolls == 1
+             and s.epoch == 1 and len(s.legal_actions()) > 2][:5]
+    assert roots
+    differ = 0
+    for root in roots:
+        reroll = root.legal_actions()[-1]  # every unlocked die: one roll more than a stop
+        for seed in range(4):
+            assert (next_turn_faces(root, A.STOP, seed, True)
+                    == next_turn_faces(root, reroll, seed, True))
+            differ += (next_turn_faces(root, A.STOP, seed, False)
+                       != next_turn_faces(root, reroll, seed, False))
+    assert differ  # one stream: a reroll shifts every later turn's dice
