@@ -28,8 +28,9 @@ rollouts: 1.1 was level with dice-greedy, 1.2 is clearly ahead of it
 its dice and draws the rollout policy's random numbers from streams of its own
 (``turn_streams``), so a reroll against a stop (one roll more) no longer shifts the dice
 of every turn after it, and the spread of the paired differences falls by about 40% on
-rolling decisions (20% on the others), as if the search had 1.5-3x the playouts.
-Playouts also skip the engine's list of applications (the same play, a little faster).
+rolling decisions (20% on the others): a comparison as sharp as with ~1.6-2.8x the
+playouts.  Playouts also skip the engine's list of applications (the same play, a little
+faster).
 
 Time is spent as by the Ra mcts (:mod:`arena.strategies.mcts`): a share of the arena's
 time per decision (1.3: 70% minus 40 ms), never the overage bank.  Up to 1.2 the search
