@@ -247,3 +247,75 @@ def test_without_the_starvation_guard_it_thinks_to_its_deadline(
     spent = time.perf_counter() - started
     # starved, the guard thinks a quarter of the budget; without it, all of it
     assert (spent < 0.3) if guard else (0.38 < spent < 0.6)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_playout_is_the_rollout_policy_played_step_by_step(players: int) -> None:
+    """The playouts' fast path (no list of applications) plays exactly the policy."""
+    from arena.strategies.dice_mcts import (
+        _apply_choice,
+        _best_application,
+        _can_apply,
+        _playout,
+        rewards,
+        rollout_action,
+    )
+
+    def step_by_step(root: RaDiceState, action: int, seed: int,
+                     settings: DiceMctsSettings) -> list[float]:
+        state = root.clone()
+        state.reseed(seed)
+        rng = random.Random(seed)
+        epoch = state.epoch
+        state.apply_action(action)
+        while state.phase != OVER and (settings.to_game_end or state.epoch == epoch):
+            state.apply_action(rollout_action(state, rng, settings.rollout_noise))
+        return rewards(state, settings.margin_scale)
+
+    applying = 0
+    for seed in range(4):
+        for state in positions(players, 10 * players + seed):
+            if state.phase == APPLY:
+                legal = state.legal_actions()
+                assert _best_application(state) == _apply_choice(state, legal)
+                assert _can_apply(state) == (len(state._applications()) > 1)
+                applying += 1
+    assert applying > 100
+    settings = [DiceMctsSettings(), DiceMctsSettings(rollout_noise=0.5, to_game_end=True)]
+    for state in positions(players, players)[::9]:
+        legal = state.legal_actions()
+        for number, action in enumerate(legal[:2]):
+            for chosen in settings:
+                assert (_playout(state, action, number, chosen)
+                        == step_by_step(state, action, number, chosen))
+
+
+def test_turn_streams_give_later_turns_the_same_dice_whatever_this_turn_rolled() -> None:
+    from arena.games.ra_dice import actions as A
+    from arena.strategies.dice_mcts import _PlayoutState
+
+    def next_turn_faces(root: RaDiceState, first: int, seed: int, streams: bool) -> list[int]:
+        state = root.clone()
+        state.__class__ = _PlayoutState
+        state.turn_streams = streams
+        state.reseed(seed)
+        player = state.player
+        state.apply_action(first)
+        while state.player == player and state.phase != OVER:
+            legal = state.legal_actions()
+            state.apply_action(A.STOP if state.phase == ROLL
+                               else A.DONE if A.DONE in legal else legal[0])
+        return list(state.faces)
+
+    roots = [s for s in positions(3, 7) if s.phase == ROLL and s.rolls == 1
+             and s.epoch == 1 and len(s.legal_actions()) > 2][:5]
+    assert roots
+    differ = 0
+    for root in roots:
+        reroll = root.legal_actions()[-1]  # every unlocked die: one roll more than a stop
+        for seed in range(4):
+            assert (next_turn_faces(root, A.STOP, seed, True)
+                    == next_turn_faces(root, reroll, seed, True))
+            differ += (next_turn_faces(root, A.STOP, seed, False)
+                       != next_turn_faces(root, reroll, seed, False))
+    assert differ  # one stream: a reroll shifts every later turn's dice
