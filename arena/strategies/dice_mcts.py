@@ -254,6 +254,23 @@ def _free_counts(state: RaDiceState) -> list[int]:
     return counts
 
 
+def _free_dice(state: RaDiceState) -> tuple[list[int], int, int]:
+    """:func:`_free_counts`, and the masks of the unused Civilization and Monument dice."""
+    counts = [0] * 6
+    faces, used = state.faces, state.used
+    civ_dice = monument_dice = 0
+    for i in range(NUM_DICE):
+        if used >> i & 1:
+            continue
+        face = faces[i]
+        counts[face] += 1
+        if face == CIVILIZATION:
+            civ_dice |= 1 << i
+        elif face == MONUMENT:
+            monument_dice |= 1 << i
+    return counts, civ_dice, monument_dice
+
+
 def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
     """How much keeping a die showing ``face`` is worth to the player rolling (rough)."""
     seat = state.player
@@ -703,39 +720,23 @@ def _playout(root: RaDiceState, action: int, seed: int,
 
 def _best_application(state: RaDiceState) -> int:
     """``_apply_choice`` on the engine's list of applications, without the list."""
-    faces, used, seat = state.faces, state.used, state.player
-    counts = [0] * 6
-    civ_dice = monument_dice = 0
-    for i in range(NUM_DICE):
-        if used >> i & 1:
-            continue
-        face = faces[i]
-        counts[face] += 1
-        if face == CIVILIZATION:
-            civ_dice |= 1 << i
-        elif face == MONUMENT:
-            monument_dice |= 1 << i
+    seat = state.player
+    counts, civ_dice, monument_dice = _free_dice(state)
     pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
         counts[ANKH]
     best, best_value = A.DONE, 0.0
     top = state.board.track_top
     # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications
-    if pharaohs:
-        room = top - state.pharaoh[seat]
-        if room > 0:
-            extra = min(ankhs, room - pharaohs) if room > pharaohs else 0
-            for action in range(A.PHARAOH_BASE, A.PHARAOH_BASE + extra + 1):
+    for free, marker, base in ((pharaohs, state.pharaoh[seat], A.PHARAOH_BASE),
+                               (niles, state.nile[seat], A.NILE_BASE)):
+        room = top - marker
+        if free and room > 0:  # Ankhs only while they still move the marker
+            extra = min(ankhs, room - free) if room > free else 0
+            for action in range(base, base + extra + 1):
                 value = application_value(state, action, counts)
                 if value > best_value:
                     best, best_value = action, value
     if niles:
-        room = top - state.nile[seat]
-        if room > 0:
-            extra = min(ankhs, room - niles) if room > niles else 0
-            for action in range(A.NILE_BASE, A.NILE_BASE + extra + 1):
-                value = application_value(state, action, counts)
-                if value > best_value:
-                    best, best_value = action, value
         for flood_ankhs in range(min(2, ankhs) + 1):
             if niles + flood_ankhs >= 3:
                 value = application_value(state, A.FLOOD_BASE + flood_ankhs, counts)
@@ -792,24 +793,10 @@ def _best_application(state: RaDiceState) -> int:
 
 def _can_apply(state: RaDiceState) -> bool:
     """Whether the engine would list any application besides DONE."""
-    faces, used, seat = state.faces, state.used, state.player
-    pharaohs = niles = civs = ankhs = 0
-    civ_dice = monument_dice = 0
-    for i in range(NUM_DICE):
-        if used >> i & 1:
-            continue
-        face = faces[i]
-        if face == PHARAOH:
-            pharaohs += 1
-        elif face == NILE:
-            niles += 1
-        elif face == CIVILIZATION:
-            civs += 1
-            civ_dice |= 1 << i
-        elif face == MONUMENT:
-            monument_dice |= 1 << i
-        elif face == ANKH:
-            ankhs += 1
+    seat = state.player
+    counts, civ_dice, monument_dice = _free_dice(state)
+    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
+        counts[ANKH]
     top = state.board.track_top
     if pharaohs and state.pharaoh[seat] < top:
         return True
