@@ -364,9 +364,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
-def pooled(paths: Sequence[str], challenger: str, baseline: str) -> list[dict[str, JSON]]:
-    """The finished games of several gauntlets of ``challenger`` against ``baseline``
-    (e.g. other master seeds), each game once."""
+def pooled(paths: Sequence[str], challenger: str, baseline: str, game: str
+           ) -> list[dict[str, JSON]]:
+    """The finished games of several gauntlets of ``challenger`` against ``baseline`` at
+    ``game`` (e.g. other master seeds), each game once."""
     rows: dict[tuple[JSON, ...], dict[str, JSON]] = {}
     for name in paths:
         path = Path(name)
@@ -378,6 +379,8 @@ def pooled(paths: Sequence[str], challenger: str, baseline: str) -> list[dict[st
                 raise ArenaError(f"{path}: a gauntlet of {settings.get('challenger')} against "
                                  f"{settings.get('baseline')}, not {challenger} against "
                                  f"{baseline}")
+            if settings.get("game") != game:
+                raise ArenaError(f"{path}: games of {settings.get('game')}, not {game}")
             rows[(row["players"], row.get("seed", row["deal"]), tuple(row["bots"]))] = row
     if not rows:
         raise ArenaError("no finished games in " + ", ".join(paths))
@@ -387,7 +390,8 @@ def pooled(paths: Sequence[str], challenger: str, baseline: str) -> list[dict[st
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parse_args(argv)
-        rows = pooled(args.pool, args.challenger, args.baseline) if args.pool else play(args)
+        rows = pooled(args.pool, args.challenger, args.baseline, args.game) if args.pool \
+            else play(args)
     except ArenaError as error:
         print(f"gauntlet: error: {error}", file=sys.stderr)
         return 2

@@ -125,5 +125,7 @@ def test_pool_sums_the_games_of_several_seeds_and_refuses_another_pair(
     assert json.loads(capsys.readouterr().out)["games"] == 4
     assert main(["first", "random", "--pool", *files]) == 2
     assert "a gauntlet of random against first" in capsys.readouterr().err
+    assert main(["random", "first", "--game", "ra_dice", "--pool", *files]) == 2
+    assert "games of ra, not ra_dice" in capsys.readouterr().err
     assert main(["random", "first", "--pool", str(tmp_path / "none.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
