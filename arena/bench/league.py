@@ -40,7 +40,7 @@ import trio
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.run import run_league
-from arena.league.store import DB_NAME
+from arena.league.store import DB_NAME, open_store
 from arena.runner.botspec import BotSpec
 from arena.runner.cgroups import CGROUP_ROOT, GROUP_PREFIX, _own_path, _writable_dir
 from arena.runner.sandbox import probe_again
@@ -136,14 +136,11 @@ def _steady_window(store: Path) -> tuple[float, float, int] | None:
     last one, by the store's finish times (time.time()): the league at work, without
     starting its processes and without the leaderboard at its end.  None for too few
     games."""
-    import sqlite3
-
-    connection = sqlite3.connect(store)
+    league = open_store(store.parent)
     try:
-        times = [row[0] for row in connection.execute(
-            "SELECT finished_at FROM games ORDER BY finished_at")]
+        times = league.finish_times()
     finally:
-        connection.close()
+        league.close()
     first = len(times) // 10
     if len(times) - first < 20 or times[-1] <= times[first]:
         return None

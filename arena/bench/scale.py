@@ -23,8 +23,8 @@ league.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
-import json
 import math
 import os
 import random
@@ -59,7 +59,7 @@ def synthesise_store(folder: Path, games: int, seed: int = 1, bots: int = BOTS,
     one transaction, no referee per game.  Returns ``folder``."""
     import trio
 
-    from arena.league.store import StoredBot, create_store
+    from arena.league.store import PackedRecord, StoredBot, create_store, pack_record
     from arena.plugins import load_game
     from arena.runner.players import random_player
     from arena.runner.referee import play_game
@@ -76,37 +76,30 @@ def synthesise_store(folder: Path, games: int, seed: int = 1, bots: int = BOTS,
             {},
             [StoredBot(name, "1.0.0", None, "synthetic") for name in truth],
         )
-        templates: dict[int, dict[str, Any]] = {}
-        with store.connection:
-            for n in counts:  # one real game per player count: its record stands for all
-                players = [random_player(f"random{i}") for i in range(n)]
-                record = trio.run(play_game, engine, players, seed + n)
-                templates[n] = store._stored_row(record.in_league(f"template{n}", "t", 0))
+        templates: dict[int, PackedRecord] = {}
+        for n in counts:  # one real game per player count: its record stands for all
+            players = [random_player(f"random{i}") for i in range(n)]
+            record = trio.run(play_game, engine, players, seed + n)
+            dictionary = store.make_dictionary("ra", record)
+            templates[n] = pack_record(record.in_league(f"template{n}", "t", 0), dictionary)
         rng = random.Random(seed)
         now = time.time()
-        rows = []
+        copies = []
         for result in results:
             n = result.num_players
-            row = dict(templates[n])
             placements = list(result.placements)
             failures = {}
             if rng.random() < FAILURE_SHARE:
                 last = max(range(n), key=lambda s: placements[s])
-                failures[str(last)] = "timeout"
-            row.update(
-                game_id=result.game_id, table_id=f"t{result.sequence // n}",
-                round=result.sequence // 1000, seats=json.dumps(list(result.bots)),
-                seed=result.sequence, status="failed" if failures else "ok",
-                scores=json.dumps([float(s) for s in result.scores]),
-                placements=json.dumps(placements), failures=json.dumps(failures),
+                failures[last] = "timeout"
+            copies.append(dataclasses.replace(
+                templates[n], game_id=result.game_id, table=f"t{result.sequence // n}",
+                round=result.sequence // 1000, seats=tuple(result.bots),
+                seed=result.sequence, scores=tuple(float(s) for s in result.scores),
+                placements=tuple(placements), forfeits=failures,
                 finished_at=now + result.sequence * 0.01,
-            )
-            rows.append(tuple(row.values()))
-        columns = list(templates[counts[0]])
-        with store.connection:
-            store.connection.executemany(
-                f"INSERT INTO games ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' * len(columns))})", rows)
+            ))
+        store.add_games(copies)
     finally:
         store.close()
     return folder

@@ -1,8 +1,9 @@
 """Backends: how a league's games get played.  One interface, several ways.
 
-A :class:`Backend` takes a batch of scheduled games and sends back each game's record as
-it finishes; the scheduler (:mod:`arena.league.scheduler`) stores it, shows progress and
-owns cancellation.  The backends:
+A :class:`Backend` takes the games to play, as a fixed list or one at a time from
+whoever feeds the league (open-ended play: :func:`arena.league.engine.play_league` with
+``games=``), and sends back each game's record as it finishes; the league engine stores
+it and tells its listeners.  The backends:
 
 * :class:`LocalBackend` - this process: warm bot pools, ``concurrency`` games at once;
 * :class:`WorkerBackend` - worker processes on this machine, one per core
@@ -10,31 +11,27 @@ owns cancellation.  The backends:
 * :class:`DaskBackend` - a Dask cluster (:mod:`arena.league.cluster`);
 * :class:`FunctionBackend` - any async function of one game (tests, fakes).
 
-Whatever the backend, a game with real bots is played by :func:`play_seating`: the one
-place where the league calls the referee.
+Whatever the backend, a game with real bots is played by
+:func:`arena.league.play.play_seating`: the one place where the league calls the referee.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import trio
 
+from arena.league.play import Finished, GameSettings, PlayFunction, engine, play_seating
 from arena.league.schedule import ScheduledGame
-from arena.league.store import PackedRecord
 from arena.records import GameRecord
 
 if TYPE_CHECKING:
-    from arena.games.base import Game
-    from arena.league.cluster import ClusterSettings
-    from arena.league.play import GameSettings
+    from arena.league.config import ClusterSettings
     from arena.runner.botspec import BotSpec
-    from arena.runner.pool import BotPool
 
-Finished = GameRecord | PackedRecord  # what a backend sends: a record, or one packed
-PlayFunction = Callable[[ScheduledGame], Awaitable[Finished]]
+Games = Sequence[ScheduledGame] | AsyncIterable[ScheduledGame]
 
 
 class Results:
@@ -55,43 +52,46 @@ class Results:
 class Backend(Protocol):
     """Plays a batch of games; the scheduler stores what it sends."""
 
-    async def play(self, games: Sequence[ScheduledGame], results: Results,
-                   concurrency: int) -> None:
+    async def play(self, games: Games, results: Results, concurrency: int) -> None:
         """Play every game of ``games`` (at most ``concurrency`` at once; a backend may
         pace itself otherwise) and send each record, placed in the league
         (:meth:`GameRecord.in_league`), on ``results`` as soon as it finishes, in any
-        order.  Return when all are sent.  Raise ArenaError when a game cannot be played
-        (the games already sent are kept).  Cancelled, it abandons the games in flight
-        and ends every process it started."""
+        order.  ``games`` is a list, or an async iterable fed by the caller (taken one
+        game at a time, as tables free up).  Return when all are sent.  Raise ArenaError
+        when a game cannot be played (the games already sent are kept).  Cancelled, it
+        abandons the games in flight and ends every process it started."""
 
 
-async def play_seating(pool: BotPool, engine: Game, settings: GameSettings,
-                       seating: Sequence[BotSpec], seed: int) -> GameRecord:
-    """One game of real bots from ``pool`` under the league's ``settings``: the league's
-    only call of the referee (local, worker processes and cluster workers alike)."""
-    from arena.runner.referee import play_game
+async def _run_each(games: Games, concurrency: int, play: PlayFunction,
+                    results: Results) -> None:
+    """``concurrency`` tasks taking games in order and sending their records.  A game
+    from an open-ended feed is taken only when a task is free to play it, so the feeder
+    always decides the next game as late as possible."""
+    if isinstance(games, Sequence):
+        if not games:
+            return
+        concurrency = min(concurrency, len(games))
+    send, receive = trio.open_memory_channel[ScheduledGame](
+        math.inf if isinstance(games, Sequence) else 0)
 
-    async with pool.players(seating) as players:
-        return await play_game(engine, players, seed, options=dict(settings.options) or None,
-                               limits=settings.limits)
+    async def feed() -> None:
+        async with send:
+            if isinstance(games, Sequence):
+                for game in games:
+                    send.send_nowait(game)
+            else:
+                async for game in games:
+                    await send.send(game)
 
-
-async def _run_each(games: Sequence[ScheduledGame], concurrency: int,
-                    play: PlayFunction, results: Results) -> None:
-    """``concurrency`` tasks taking games in order and sending their records."""
-    send, receive = trio.open_memory_channel[ScheduledGame](math.inf)
-    for game in games:
-        send.send_nowait(game)
-    send.close()
-
-    async def take_games() -> None:
-        async with receive.clone() as games_left:
+    async def take_games(games_left: trio.MemoryReceiveChannel[ScheduledGame]) -> None:
+        async with games_left:
             async for game in games_left:
                 await results.send(await play(game))
 
-    async with trio.open_nursery() as nursery:
-        for _ in range(max(1, min(concurrency, len(games)))):
-            nursery.start_soon(take_games)
+    async with trio.open_nursery() as nursery, receive:
+        nursery.start_soon(feed)
+        for _ in range(max(1, concurrency)):
+            nursery.start_soon(take_games, receive.clone())
 
 
 class FunctionBackend:
@@ -101,8 +101,7 @@ class FunctionBackend:
     def __init__(self, play: PlayFunction) -> None:
         self._play = play
 
-    async def play(self, games: Sequence[ScheduledGame], results: Results,
-                   concurrency: int) -> None:
+    async def play(self, games: Games, results: Results, concurrency: int) -> None:
         await _run_each(games, concurrency, self._play, results)
 
 
@@ -110,20 +109,19 @@ class LocalBackend:
     """Real bots in this process, kept warm in one pool across games (a bot gets a second
     process only while it is in two games at once)."""
 
-    def __init__(self, settings: GameSettings, roster: Sequence[BotSpec], engine: Game) -> None:
+    def __init__(self, settings: GameSettings, roster: Sequence[BotSpec]) -> None:
         self.settings = settings
         self.specs: Mapping[str, BotSpec] = {spec.name: spec for spec in roster}
-        self.engine = engine
 
-    async def play(self, games: Sequence[ScheduledGame], results: Results,
-                   concurrency: int) -> None:
+    async def play(self, games: Games, results: Results, concurrency: int) -> None:
         from arena.runner.pool import open_bot_pool
 
+        game_engine = engine(self.settings.game)
         async with open_bot_pool(self.settings.limits, self.settings.log_dir) as pool:
 
             async def play_one(game: ScheduledGame) -> GameRecord:
                 seating = [self.specs[name] for name in game.seats]
-                record = await play_seating(pool, self.engine, self.settings, seating,
+                record = await play_seating(pool, game_engine, self.settings, seating,
                                             game.seed)
                 return record.in_league(game.game_id, game.table, game.round)
 
@@ -139,8 +137,7 @@ class WorkerBackend:
         self.roster = list(roster)
         self.workers = workers
 
-    async def play(self, games: Sequence[ScheduledGame], results: Results,
-                   concurrency: int) -> None:
+    async def play(self, games: Games, results: Results, concurrency: int) -> None:
         from arena.league.workers import open_workers
 
         async with open_workers(self.settings, self.roster, self.workers,
@@ -158,8 +155,7 @@ class DaskBackend:
         self.roster = list(roster)
         self.cluster = cluster
 
-    async def play(self, games: Sequence[ScheduledGame], results: Results,
-                   concurrency: int) -> None:
+    async def play(self, games: Games, results: Results, concurrency: int) -> None:
         from arena.league.cluster import open_cluster
 
         async with open_cluster(self.settings, self.roster, self.cluster) as (play_one, slots):

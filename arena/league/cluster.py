@@ -28,14 +28,14 @@ import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import trio
 
 from arena.errors import ArenaError
-from arena.league.backends import PlayFunction
+from arena.league.config import ClusterSettings
+from arena.league.play import PlayFunction
 from arena.league.schedule import ScheduledGame
 from arena.records import GameRecord
 
@@ -49,31 +49,6 @@ MAX_CHUNK_GAMES = 256
 CHUNKS_PER_THREAD = 2
 # games handed to the dispatcher at once: enough for every worker's chunks to be full
 GAMES_IN_FLIGHT = 4096
-
-
-@dataclass(frozen=True)
-class ClusterSettings:
-    """The ``[cluster]`` table of a league file, or ``--cluster``/``--insecure``."""
-
-    address: str
-    insecure: bool = False  # allow a non-loopback address without TLS
-    tls_ca_file: Path | None = None
-    tls_cert_file: Path | None = None
-    tls_key_file: Path | None = None
-    chunk_seconds: float = 2.0  # a worker's time per task
-
-    def security(self) -> Any:
-        """Dask's own :class:`distributed.security.Security` for these settings."""
-        from distributed.security import Security
-
-        if self.tls_ca_file is None and self.tls_cert_file is None:
-            return Security()
-        return Security(
-            tls_ca_file=str(self.tls_ca_file) if self.tls_ca_file else None,
-            tls_client_cert=str(self.tls_cert_file) if self.tls_cert_file else None,
-            tls_client_key=str(self.tls_key_file) if self.tls_key_file else None,
-            require_encryption=True,
-        )
 
 
 def check_address(settings: ClusterSettings) -> None:

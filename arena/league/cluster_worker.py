@@ -139,11 +139,10 @@ class _Runtime:
 
     async def _play(self, settings: GameSettings, seating: Sequence[BotSpec],
                     seed: int) -> GameRecord:
-        from arena.league.backends import play_seating
-        from arena.plugins import load_game
+        from arena.league.play import engine, play_seating
 
         pool = await self._pool(settings)
-        return await play_seating(pool, load_game(settings.game), settings, seating, seed)
+        return await play_seating(pool, engine(settings.game), settings, seating, seed)
 
     def play(self, settings: GameSettings, seating: Sequence[BotSpec], seed: int) -> GameRecord:
         """One game, from a worker thread (Dask runs tasks in threads)."""

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.cluster import ClusterSettings
 from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
@@ -41,6 +40,31 @@ TOP_KEYS = (
     "limits", "rating", "cluster", "stop",
 )
 STOP_TESTS = ("sprt", "gauntlet")
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """The ``[cluster]`` table of a league file, or ``--cluster``/``--insecure``."""
+
+    address: str
+    insecure: bool = False  # allow a non-loopback address without TLS
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    chunk_seconds: float = 2.0  # a worker's time per task
+
+    def security(self) -> Any:
+        """Dask's own :class:`distributed.security.Security` for these settings."""
+        from distributed.security import Security
+
+        if self.tls_ca_file is None and self.tls_cert_file is None:
+            return Security()
+        return Security(
+            tls_ca_file=str(self.tls_ca_file) if self.tls_ca_file else None,
+            tls_client_cert=str(self.tls_cert_file) if self.tls_cert_file else None,
+            tls_client_key=str(self.tls_key_file) if self.tls_key_file else None,
+            require_encryption=True,
+        )
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,36 @@
-"""What every game of a league is played under (:class:`GameSettings`, from the league
-file), and :func:`play_one_game`: one game with fresh bots and no shared state, for a
-caller without a pool.  How many games are played at once, and where, is a backend's
-business (:mod:`arena.league.backends`)."""
+"""One game of a league, wherever it is played: what every game is played under
+(:class:`GameSettings`, from the league file), the engine found once per process
+(:func:`engine`), and :func:`play_seating`, the league's one call of the referee.
+
+Every backend (:mod:`arena.league.backends`: this process, the worker processes of
+:mod:`arena.league.workers`, the Dask workers of :mod:`arena.league.cluster_worker`)
+plays its games through this module and nothing else of the league, so the worker side
+never reaches back into the coordinator's code.  How many games are played at once, and
+where, is a backend's business."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from arena.games.base import Game
 from arena.league.config import LeagueConfig
+from arena.league.schedule import ScheduledGame
+from arena.league.store import PackedRecord
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.settings import Limits
+
+if TYPE_CHECKING:
+    from arena.runner.pool import BotPool
+
+Finished = GameRecord | PackedRecord  # what a backend sends: a record, or one packed
+PlayFunction = Callable[[ScheduledGame], Awaitable[Finished]]
 
 
 @dataclass(frozen=True)
@@ -36,23 +50,35 @@ def league_settings(config: LeagueConfig) -> GameSettings:
     )
 
 
-def _game(name: str) -> Game:
-    from arena.plugins import discover
+@functools.cache
+def engine(name: str) -> Game:
+    """The engine of game ``name``, found by plugin discovery once per process (a worker
+    plays thousands of games of one engine; discovery imports every plugin)."""
+    from arena.plugins import load_game
 
-    game: Game = discover().game(name)
+    game: Game = load_game(name)
     return game
+
+
+async def play_seating(pool: BotPool, game: Game, settings: GameSettings,
+                       seating: Sequence[BotSpec], seed: int) -> GameRecord:
+    """One game of real bots from ``pool`` under the league's ``settings``: the league's
+    only call of the referee (local, worker processes and cluster workers alike)."""
+    from arena.runner.referee import play_game
+
+    async with pool.players(seating) as players:
+        return await play_game(game, players, seed, options=dict(settings.options) or None,
+                               limits=settings.limits)
 
 
 async def play_one_game(
     settings: GameSettings, seating: Sequence[BotSpec], seed: int, game: Game | None = None
 ) -> GameRecord:
     """One game with fresh bot processes; returns the referee's record."""
-    from arena.league.backends import play_seating
     from arena.runner.pool import open_bot_pool
 
-    engine = game or _game(settings.game)
     async with open_bot_pool(settings.limits, settings.log_dir) as pool:
-        return await play_seating(pool, engine, settings, seating, seed)
+        return await play_seating(pool, game or engine(settings.game), settings, seating, seed)
 
 
 def play_one_game_sync(

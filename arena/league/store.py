@@ -40,10 +40,10 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, Protocol, TextIO
 
 from arena import fastjson
 from arena.errors import ArenaError
@@ -147,7 +147,57 @@ def pack_record(record: GameRecord, dictionary: tuple[int, bytes] | None = None
         finished_at=record.finished_at, worker=record.worker)
 
 
+class LeagueStore(Protocol):
+    """What leagues, ratings, export, merge and reports ask of a league's store.  The
+    SQLite :class:`Store` is the implementation; nothing outside this module speaks SQL,
+    so another store (in memory, a server's database) needs only these operations.
+
+    A store has one writer: the league engine (or ``arena merge``) that opened it with
+    :func:`create_store`; readers open it with :func:`open_store`."""
+
+    path: Path
+
+    # -- the league's setup
+    @property
+    def league_name(self) -> str: ...
+    @property
+    def config_snapshot(self) -> dict[str, Any] | None: ...
+    @property
+    def game_settings(self) -> dict[str, Any] | None: ...
+    @property
+    def stop_result(self) -> dict[str, Any] | None: ...
+    def save_stop(self, summary: Mapping[str, Any]) -> None: ...
+    def bots(self) -> dict[str, StoredBot]: ...
+    def save_setup(self, league_name: str, config: Mapping[str, Any],
+                   game_settings: Mapping[str, Any], bots: Sequence[StoredBot]) -> None: ...
+
+    # -- games
+    def played_ids(self) -> set[str]: ...
+    def bots_with_games(self) -> set[str]: ...
+    def count(self) -> int: ...
+    def add_game(self, record: GameRecord | PackedRecord) -> bool:
+        """Store one finished game whole (its own transaction); False if it was there."""
+    def results(self, game: str | None = None,
+                num_players: int | None = None) -> list[GameResult]: ...
+    def games(self, game: str | None = None,
+              num_players: int | None = None) -> Iterator[GameRecord]: ...
+    def find_game(self, game_id: str) -> GameRecord: ...
+    def export(self, out: TextIO, game: str | None = None,
+               num_players: int | None = None) -> int: ...
+    def finish_times(self) -> list[float]:
+        """When each stored game finished (time.time()), in that order."""
+    def dictionary(self, game: str) -> tuple[int, bytes] | None:
+        """The compression dictionary of ``game``'s records, for packing where games are
+        played (:func:`pack_record`); None before its first game is stored."""
+
+    # -- the file as a whole
+    def check(self) -> None: ...
+    def close(self) -> None: ...
+
+
 class Store:
+    """The SQLite implementation of :class:`LeagueStore`."""
+
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self.connection = connection
         self.path = path
@@ -233,6 +283,11 @@ class Store:
         row = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()
         return int(row[0])
 
+    def finish_times(self) -> list[float]:
+        """When each stored game finished (time.time()), in that order."""
+        return [row[0] for row in self.connection.execute(
+            "SELECT finished_at FROM games ORDER BY finished_at")]
+
     def add_game(self, record: GameRecord | PackedRecord) -> bool:
         """Store one finished game in its own transaction.  False if it was already there."""
         try:
@@ -249,6 +304,28 @@ class Store:
             # a dictionary made in the failed transaction went with it: read it again
             self._dictionary_ids.pop(record.game, None)
             raise
+
+    def add_games(self, records: Iterable[GameRecord | PackedRecord]) -> int:
+        """Many finished games in one transaction (synthetic stores for benchmarks);
+        returns how many were new."""
+        rows = [self._stored_row(record) for record in records]
+        if not rows:
+            return 0
+        columns = ", ".join(rows[0])
+        with store_faults(self.path, f"storing {len(rows)} games"), self.connection:
+            before = self.connection.total_changes
+            self.connection.executemany(
+                f"INSERT OR IGNORE INTO games ({columns}) "
+                f"VALUES ({', '.join('?' * len(rows[0]))})",
+                [tuple(row.values()) for row in rows],
+            )
+            return self.connection.total_changes - before
+
+    def make_dictionary(self, game: str, sample: GameRecord) -> tuple[int, bytes]:
+        """``game``'s compression dictionary, made from ``sample`` if the store has none
+        yet (so that records can be packed compressed before the first is stored)."""
+        with store_faults(self.path, "storing a dictionary"), self.connection:
+            return self._dictionary_for(game, pack_record(sample).data)
 
     def check(self) -> None:
         """An ArenaError naming the first problem if SQLite's quick check of the whole

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.errors import ArenaError
-from arena.league.backends import PlayFunction
+from arena.league.play import PlayFunction
 from arena.league.schedule import ScheduledGame
 from arena.league.store import PackedRecord
 
@@ -217,8 +217,7 @@ async def open_workers(
 
 
 async def _serve() -> None:
-    from arena.league.backends import play_seating
-    from arena.league.play import GameSettings, _game
+    from arena.league.play import GameSettings, engine, play_seating
     from arena.league.store import pack_record
     from arena.runner.pool import open_bot_pool
 
@@ -230,7 +229,7 @@ async def _serve() -> None:
         return
     settings, specs, at_once = setup
     assert isinstance(settings, GameSettings)
-    game = _game(settings.game)
+    game = engine(settings.game)
     limiter = trio.CapacityLimiter(at_once)
     write_lock = trio.Lock()
     known: dict[str, tuple[int, bytes]] = {}  # game -> the store's dictionary
