@@ -7,7 +7,7 @@ challenger first), each checked to play the league's game at every player count.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from arena.errors import ArenaError
 from arena.games.base import Game, GameError
@@ -43,10 +43,16 @@ def find_game(config: LeagueConfig) -> Game:
     return game
 
 
+def _print(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
 def find_bots(
-    config: LeagueConfig, available: Mapping[str, BotSpec] | None = None
+    config: LeagueConfig, available: Mapping[str, BotSpec] | None = None,
+    notice: Callable[[str], None] = _print,
 ) -> list[BotSpec]:
-    """The bots of the league; ``available`` (name -> spec) replaces discovery in tests."""
+    """The bots of the league; ``available`` (name -> spec) replaces discovery in tests.
+    ``notice`` receives a line about each bot left out or shadowed (default: stderr)."""
     registry = None if available is not None else _registry(config)
     bots: Mapping[str, BotSpec] = (
         registry.bots if registry is not None else available if available is not None else {}
@@ -64,8 +70,8 @@ def find_bots(
             hidden = [entry.source for entry in registry.entries
                       if entry.name == name and entry.shadowed_by is not None]
             if hidden:  # one line, as PATH would not say it: the user should know
-                print(f"{config.name}: bot {name!r} is {spec.source}, used instead of "
-                      f"{', '.join(hidden)}", file=sys.stderr)
+                notice(f"{config.name}: bot {name!r} is {spec.source}, used instead of "
+                       f"{', '.join(hidden)}")
         elif name in bots:
             spec = bots[name]
         else:
@@ -86,7 +92,7 @@ def find_bots(
 
     if config.roster is None:
         if registry is not None:
-            _say_who_is_left_out(config, registry)
+            _say_who_is_left_out(config, registry, notice)
         chosen = [
             spec
             for name, spec in sorted(bots.items())
@@ -105,7 +111,9 @@ def find_bots(
     return chosen
 
 
-def _say_who_is_left_out(config: LeagueConfig, registry) -> None:  # type: ignore[no-untyped-def]
+def _say_who_is_left_out(  # type: ignore[no-untyped-def]
+    config: LeagueConfig, registry, notice: Callable[[str], None]
+) -> None:
     """roster = "all" takes the bots that can play; one line for each that cannot (its
     runtime is missing, its manifest is broken), so nobody wonders where a bot went."""
     for entry in registry.entries:
@@ -113,8 +121,7 @@ def _say_who_is_left_out(config: LeagueConfig, registry) -> None:  # type: ignor
             continue
         if entry.spec is not None and config.game not in entry.spec.games:
             continue  # a bot for another game is not missing from this league
-        print(f"{config.name}: bot {entry.name!r} left out: {entry.source}: {entry.status}",
-              file=sys.stderr)
+        notice(f"{config.name}: bot {entry.name!r} left out: {entry.source}: {entry.status}")
 
 
 def _counts(counts: Sequence[int] | None) -> str:

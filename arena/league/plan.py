@@ -19,7 +19,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.schedule import Balance, ScheduledGame, build_schedule, stable_int
-from arena.league.store import Store, StoredBot
+from arena.league.store import LeagueStore, StoredBot
 from arena.runner.botspec import BotSpec
 
 
@@ -88,7 +88,7 @@ def league_schedule(
 def prepare(
     config: LeagueConfig,
     bots: Sequence[BotSpec],
-    store: Store | None,
+    store: LeagueStore | None,
     *,
     save: bool = True,
     shard: Shard | None = None,
@@ -100,10 +100,23 @@ def prepare(
     if shard is not None:
         schedule = [game for game in schedule if shard.holds(game)]
     played = store.played_ids() if store is not None else set()
+    check_setup(config, bots, store, save=save)
     if store is not None and played:
+        _check_schedule(config, schedule, played, store)
+    to_play = [game for game in schedule if game.game_id not in played]
+    return Plan(schedule, to_play, balances)
+
+
+def check_setup(
+    config: LeagueConfig, bots: Sequence[BotSpec], store: LeagueStore | None, *,
+    save: bool = True,
+) -> None:
+    """Check the file's settings and the bots against the games ``store`` holds, and
+    record the setup (unless ``save`` is false): for a fixed schedule
+    (:func:`prepare`) and for open-ended play alike."""
+    if store is not None and store.count():
         _check_settings(config, store.game_settings or {})
         _check_bots(config, bots, store.bots(), store.bots_with_games())
-        _check_schedule(config, schedule, played, store)
     if store is not None and save:
         store.save_setup(
             config.name,
@@ -111,8 +124,6 @@ def prepare(
             config.game_settings(),
             [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
         )
-    to_play = [game for game in schedule if game.game_id not in played]
-    return Plan(schedule, to_play, balances)
 
 
 def _remedy(config: LeagueConfig) -> str:
@@ -179,7 +190,7 @@ def _check_bots(
 
 
 def _check_schedule(
-    config: LeagueConfig, schedule: Sequence[ScheduledGame], played: set[str], store: Store
+    config: LeagueConfig, schedule: Sequence[ScheduledGame], played: set[str], store: LeagueStore
 ) -> None:
     scheduled = {game.game_id for game in schedule}
     dropped = sorted(played - scheduled)

@@ -1,34 +1,39 @@
-"""``arena run``: from a league file to a stored, rated league (resuming if interrupted)."""
+"""``arena run``: a thin shell over the league engine (:func:`arena.league.engine.play_league`).
+
+The engine plays and stores; this shell owns what a person at a terminal sees: the
+description of the league, the live progress line, the sequential test's verdict, the
+final table (all listeners of the engine), the exit code, and Ctrl-C or SIGTERM, which
+cancel the league (every stored game stays; running the same command resumes).
+"""
 
 from __future__ import annotations
 
-import functools
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 import trio
 
 from arena.errors import ArenaError
-from arena.games.base import Game
 from arena.league.backends import Backend
-from arena.league.bots import find_bots, find_game
-from arena.league.config import LeagueConfig
+from arena.league.config import ClusterSettings, LeagueConfig
+from arena.league.engine import (
+    League,
+    LeagueListener,
+    LeagueSummary,
+    StoredGame,
+    check_league,
+    play_league,
+)
 from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
-from arena.league.scheduler import RunSummary, play_games
 from arena.league.stop import SequentialStop, build_stop
-from arena.league.store import Store, create_store, open_store
+from arena.league.store import LeagueStore, open_store
 from arena.records import GameResult
-from arena.runner.sandbox import choose_level
-from arena.runner.trusted import WARNING as TRUSTED_WARNING
-from arena.runner.trusted import check_trusted
-from arena.settings import TRUSTED
-
-if TYPE_CHECKING:
-    from arena.league.cluster import ClusterSettings
 from arena.runner.botspec import BotSpec
+from arena.runner.trusted import WARNING as TRUSTED_WARNING
 
 EXIT_INTERRUPTED = 130
 
@@ -55,95 +60,94 @@ def run_league(
     ``cluster``: play the games on that Dask cluster (this process still stores them)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    concurrency = concurrency or config.concurrency
-    # the game first: player counts and options are checked before anything starts
-    game = find_game(config) if backend is None else None
-    roster = list(bots) if bots is not None else find_bots(config)
-    if shard is not None and config.stop is not None:
-        raise ArenaError(
-            f"{config.path}: a league with a [stop] test cannot be split into shards: the "
-            "test takes its games in schedule order as they finish; run it whole"
-        )
-    # sandbox "trusted" (no bot process): every bot needs an in-process entry point that
-    # loads, checked before anything is stored
-    trusted = backend is None and config.limits.sandbox == TRUSTED
-    if trusted:
-        check_trusted(roster)
-    # the sandbox level, before the first game: a level this machine lacks stops here
-    sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
-    _check_anchor(config, roster)
     if dry_run:
-        return _dry_run(config, roster, err, shard)
-    if trusted:  # loudly, even with --quiet: nothing contains these bots
-        print(f"{config.name}: {TRUSTED_WARNING}", file=err)
-    if sandbox is not None and not quiet:
-        where = " (on this machine; each cluster worker chooses its own)" if cluster else ""
-        print(f"{config.name}: {sandbox.announcement()}{where}", file=err)
-    if backend is None:
-        assert game is not None
-        backend = _real_bots(config, roster, concurrency, game, cluster)
-    store = create_store(config.results_dir)
-    try:
-        plan = prepare(config, roster, store, shard=shard)
-        stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
-        stored = store.results()
-        to_play = plan.to_play
-        if stop is not None:
-            stop.seed(stored)
-            to_play = [] if stop.decided else stop.order(to_play)
-        if not quiet:
-            _describe(config, roster, plan, err, shard, stop)
-        progress = Progress(
-            len(plan.schedule),
-            plan.done,
-            quiet=quiet,
-            stream=err,
-            status=stop.status if stop is not None else None,
-        )
-        progress.seed_leaderboard(stored)
-        summary = RunSummary(0, False, 0.0)
-        try:
-            if to_play:  # (no worker or bot process for a finished league)
-                summary = trio.run(
-                    functools.partial(play_games, stop=stop),
-                    to_play, backend, store, concurrency, progress,
+        return _dry_run(config, bots, backend, err, shard)
+    terminal = Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
+
+    async def main() -> LeagueSummary | None:
+        with trio.CancelScope() as interrupted:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_cancel_on_signals, interrupted)
+                summary = await play_league(
+                    config, backend=backend, bots=bots, listeners=[terminal],
+                    concurrency=concurrency, shard=shard, cluster=cluster,
                 )
-        except BaseExceptionGroup as group:
-            raise _single(group) from None
-        finally:
-            progress.finish()
-            if stop is not None:
-                store.save_stop(stop.summary())
+                nursery.cancel_scope.cancel()  # the signal watcher
+            return summary
+        return None
+
+    try:
+        summary = trio.run(main)
+    except BaseExceptionGroup as group:
+        raise _single(group) from None
+    return EXIT_INTERRUPTED if summary is None else 0
+
+
+async def _cancel_on_signals(scope: trio.CancelScope) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _signal in signals:
+            scope.cancel()
+            return
+
+
+class Terminal(LeagueListener):
+    """What ``arena run`` prints: on stderr the league's description, the progress line
+    and the end of an interrupted run; on stdout the test's verdict and the final table."""
+
+    def __init__(self, *, quiet: bool, out: TextIO, err: TextIO, cluster: bool = False
+                 ) -> None:
+        self.quiet, self.out, self.err, self.cluster = quiet, out, err, cluster
+        self.progress: Progress | None = None
+
+    def notice(self, text: str) -> None:
+        print(text, file=self.err)
+
+    def league_started(self, league: League) -> None:
+        config, checked = league.config, league.checked
+        if checked.trusted:  # loudly, even with --quiet: nothing contains these bots
+            print(f"{config.name}: {TRUSTED_WARNING}", file=self.err)
+        if checked.sandbox is not None and not self.quiet:
+            where = (" (on this machine; each cluster worker chooses its own)"
+                     if self.cluster else "")
+            print(f"{config.name}: {checked.sandbox.announcement()}{where}", file=self.err)
+        if not self.quiet and league.plan is not None:
+            _describe(config, checked.roster, league.plan, self.err, league.shard,
+                      league.stop_test)
+        test = league.stop_test
+        self.progress = Progress(
+            len(league.plan.schedule) if league.plan is not None else 0,
+            league.plan.done if league.plan is not None else len(league.stored_before),
+            quiet=self.quiet,
+            stream=self.err,
+            status=test.status if test is not None else None,
+        )
+        self.progress.seed_leaderboard(league.stored_before)
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        assert self.progress is not None
+        self.progress.game_done(game.result, game.worker)
+
+    def league_ended(self, league: League, summary: LeagueSummary) -> None:
+        if self.progress is not None:
+            self.progress.finish()
+        config = league.config
         if summary.interrupted:
+            total = f"/{summary.scheduled}" if summary.scheduled is not None else ""
             print(
                 f"{config.name}: interrupted after {summary.played} new games; "
-                f"{store.count()}/{len(plan.schedule)} stored. Run the same command to resume.",
-                file=err,
+                f"{summary.stored}{total} stored. Run the same command to resume.",
+                file=self.err,
             )
-            return EXIT_INTERRUPTED
-        store.check()  # never a clean exit over a damaged store
-        if stop is not None:
-            print(f"{config.name}: {stop.verdict()}", file=out)
-        print_leaderboard(config, store, out)
-        if not quiet:
+            return
+        if summary.failed:
+            return
+        if league.stop_test is not None:
+            print(f"{config.name}: {league.stop_test.verdict()}", file=self.out)
+        print_leaderboard(config, league.store, self.out)
+        if not self.quiet:
             where = shlex.quote(str(config.results_dir))
             print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
-                  "--matrix; arena replay GAME_ID)", file=err)
-        return 0
-    finally:
-        store.close()
-
-
-def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
-    """The rating anchor must be a bot of the league: found before any game is played,
-    not after every game when the leaderboard is computed."""
-    anchor = config.rating.anchor
-    names = [bot.name for bot in roster]
-    if anchor is not None and anchor not in names:
-        raise ArenaError(
-            f"{config.path}: key 'rating.anchor': {anchor!r} plays no game in this league; "
-            f"anchor one of its bots ({', '.join(names)}) or remove the key"
-        )
+                  "--matrix; arena replay GAME_ID)", file=self.err)
 
 
 def _describe(
@@ -179,11 +183,14 @@ def _describe(
 
 
 def _dry_run(
-    config: LeagueConfig, roster: Sequence[BotSpec], err: TextIO, shard: Shard | None
+    config: LeagueConfig, bots: Sequence[BotSpec] | None, backend: Backend | None,
+    err: TextIO, shard: Shard | None,
 ) -> int:
     """Everything a run checks (file, game, bots, changes against the store), no game."""
+    roster = check_league(config, bots=bots, backend=backend, shard=shard,
+                          notice=lambda text: print(text, file=err)).roster
     try:
-        store: Store | None = open_store(config.results_dir)
+        store: LeagueStore | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
     try:
@@ -196,22 +203,6 @@ def _dry_run(
             store.close()
     _describe(config, roster, plan, err, shard, stop)
     return 0
-
-
-def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int, game: Game,
-               cluster: ClusterSettings | None) -> Backend:
-    """Real bots: on a Dask cluster, in this process, or spread over worker processes
-    (one per core)."""
-    from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
-    from arena.league.play import league_settings
-
-    settings = league_settings(config)
-    if cluster is not None:
-        return DaskBackend(settings, roster, cluster)
-    workers = config.worker_count(concurrency)
-    if workers == 1:
-        return LocalBackend(settings, roster, game)
-    return WorkerBackend(settings, roster, workers)
 
 
 def _single(group: BaseExceptionGroup) -> BaseException:
@@ -228,7 +219,7 @@ def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
     return found
 
 
-def print_leaderboard(config: LeagueConfig, store: Store, out: TextIO) -> None:
+def print_leaderboard(config: LeagueConfig, store: LeagueStore, out: TextIO) -> None:
     results = store.results()
     if not results:
         print(f"{config.name}: no games played", file=out)

@@ -108,6 +108,18 @@ def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(table[r:]) + tuple(table[:r]) for r in range(len(table))]
 
 
+def table_games(game: str, table: Sequence[str], seed: int, round: int = 0
+                ) -> list[ScheduledGame]:
+    """The games of one table chosen by a caller (open-ended play): every seat rotation
+    of ``table`` with the one ``seed`` (duplicate format, as a schedule plays a table),
+    each id from its game, seating and seed like a scheduled game's, so a table asked
+    for twice is stored once."""
+    text = json.dumps([game, len(table), round, list(table), seed], separators=(",", ":"))
+    table_id = hashlib.sha256(text.encode()).hexdigest()[:12]
+    return [ScheduledGame(game_id(game, seats, seed), table_id, round, seats, seed)
+            for seats in rotations(table)]
+
+
 def build_schedule(
     game: str,
     bots: Sequence[str],
