@@ -134,20 +134,26 @@ def export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def export_command(args: argparse.Namespace) -> int:
     store = resolve_store(args.results)
+    unreadable: list[str] = []  # a damaged store: every readable game still goes out
     try:
         if args.output is None:
-            count = store.export(sys.stdout, args.game, args.players)
+            count = store.export(sys.stdout, args.game, args.players, unreadable)
         else:
             temporary = args.output.with_name(args.output.name + ".part")
             try:
                 with temporary.open("w", encoding="utf-8") as out:
-                    count = store.export(out, args.game, args.players)
+                    count = store.export(out, args.game, args.players, unreadable)
                 temporary.replace(args.output)  # never a half-written export
             except OSError as problem:
                 raise ArenaError(f"cannot write {args.output}: {problem}") from None
         print(f"exported {count} games from {store.path}", file=sys.stderr)
     finally:
         store.close()
+    if unreadable:
+        shown = ", ".join(unreadable[:20]) + (" ..." if len(unreadable) > 20 else "")
+        print(f"{len(unreadable)} games cannot be read (damaged records): {shown}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

@@ -89,7 +89,18 @@ CREATE TABLE IF NOT EXISTS dictionaries (
     game TEXT NOT NULL UNIQUE,
     data BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS dictionary_copies (
+    id INTEGER NOT NULL REFERENCES dictionaries (id),
+    copy INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (id, copy)
+);
 """
+# Every record of a game needs its dictionary: the store keeps spare copies of each on
+# other pages, so that one damaged page cannot make every record unreadable.  A copy is
+# only read when decompressing with the one before fails (zlib checks the dictionary's
+# Adler-32 and the text's, so a damaged dictionary never yields a wrong record).
+DICTIONARY_COPIES = 2
 
 
 @dataclass(frozen=True)
@@ -179,11 +190,11 @@ class LeagueStore(Protocol):
         """Store one finished game whole (its own transaction); False if it was there."""
     def results(self, game: str | None = None,
                 num_players: int | None = None) -> list[GameResult]: ...
-    def games(self, game: str | None = None,
-              num_players: int | None = None) -> Iterator[GameRecord]: ...
+    def games(self, game: str | None = None, num_players: int | None = None,
+              unreadable: list[str] | None = None) -> Iterator[GameRecord]: ...
     def find_game(self, game_id: str) -> GameRecord: ...
-    def export(self, out: TextIO, game: str | None = None,
-               num_players: int | None = None) -> int: ...
+    def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
+               unreadable: list[str] | None = None) -> int: ...
     def finish_times(self) -> list[float]:
         """When each stored game finished (time.time()), in that order."""
     def dictionary(self, game: str) -> tuple[int, bytes] | None:
@@ -366,14 +377,24 @@ class Store:
         return results
 
     def games(
-        self, game: str | None = None, num_players: int | None = None
+        self, game: str | None = None, num_players: int | None = None,
+        unreadable: list[str] | None = None,
     ) -> Iterator[GameRecord]:
-        """Every stored game in full, in the order they finished."""
+        """Every stored game in full, in the order they finished.  A game whose record
+        cannot be read is an ArenaError, or, given ``unreadable``, its id is added there
+        and the others are read on."""
         clauses, params = _filters(game, num_players)
         cursor = self.connection.execute(f"SELECT * FROM games{clauses} ORDER BY seq", params)
         names = [column[0] for column in cursor.description]
         for row in cursor:
-            yield self._record_from_row(dict(zip(names, row, strict=True)))
+            try:
+                record = self._record_from_row(dict(zip(names, row, strict=True)))
+            except ArenaError:
+                if unreadable is None:
+                    raise
+                unreadable.append(row[names.index("game_id")])
+                continue
+            yield record
 
     def find_game(self, game_id: str) -> GameRecord:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
@@ -393,10 +414,12 @@ class Store:
             raise ArenaError(f"{game_id!r} matches several games ({ids}); give more characters")
         return self._record_from_row(dict(zip(names, rows[0], strict=True)))
 
-    def export(self, out: TextIO, game: str | None = None, num_players: int | None = None) -> int:
-        """Every stored game as one line of JSON (docs/records.md); returns the count."""
+    def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
+               unreadable: list[str] | None = None) -> int:
+        """Every stored game as one line of JSON (docs/records.md); returns the count.
+        ``unreadable``: as for :meth:`games` (every readable game is written)."""
         count = 0
-        for record in self.games(game, num_players):
+        for record in self.games(game, num_players, unreadable):
             out.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
             count += 1
         return count
@@ -413,19 +436,47 @@ class Store:
         )
         ident = cursor.lastrowid
         assert ident is not None
+        self._copy_dictionary(ident, data)
         self._dictionaries[ident] = data
         self._dictionary_ids[game] = ident
         return ident, data
 
-    def _dictionary(self, ident: int) -> bytes:
-        if ident not in self._dictionaries:
-            row = self.connection.execute(
-                "SELECT data FROM dictionaries WHERE id = ?", (ident,)
-            ).fetchone()
-            if row is None:
-                raise ValueError(f"its compression dictionary {ident} is missing")
-            self._dictionaries[ident] = row[0]
-        return self._dictionaries[ident]
+    def _copy_dictionary(self, ident: int, data: bytes) -> None:
+        self.connection.executemany(
+            "INSERT OR IGNORE INTO dictionary_copies (id, copy, data) VALUES (?, ?, ?)",
+            [(ident, copy, data) for copy in range(1, DICTIONARY_COPIES + 1)])
+
+    def _dictionaries_of(self, ident: int) -> Iterator[bytes]:
+        """Dictionary ``ident``: the one that worked last, then the stored one, then each
+        spare copy (a damaged page makes its read fail or its bytes wrong)."""
+        if ident in self._dictionaries:
+            yield self._dictionaries[ident]
+        queries = [("SELECT data FROM dictionaries WHERE id = ?", (ident,))] + [
+            ("SELECT data FROM dictionary_copies WHERE id = ? AND copy = ?", (ident, copy))
+            for copy in range(1, DICTIONARY_COPIES + 1)]
+        found = False
+        for query, params in queries:
+            try:
+                row = self.connection.execute(query, params).fetchone()
+            except sqlite3.DatabaseError:
+                continue  # that copy's page is damaged: the next one
+            if row is not None and row[0] != self._dictionaries.get(ident):
+                found = True
+                self._dictionaries[ident] = row[0]
+                yield row[0]
+        if not found and ident not in self._dictionaries:
+            raise ValueError(f"its compression dictionary {ident} is missing or unreadable")
+
+    def _decompress(self, data: bytes, ident: int | None) -> bytes:
+        if ident is None:
+            return decompress(data)
+        problem: zlib.error | None = None
+        for dictionary in self._dictionaries_of(ident):
+            try:
+                return decompress(data, dictionary)
+            except zlib.error as error:  # this copy (or the record) is damaged
+                problem = error
+        raise problem or ValueError(f"no readable copy of compression dictionary {ident}")
 
     def dictionary(self, game: str) -> tuple[int, bytes] | None:
         """The preset dictionary of ``game``'s records (its id and bytes), once a game of
@@ -478,8 +529,7 @@ class Store:
         try:
             stored, ident = row["record"], row.get("dictionary")
             if isinstance(stored, bytes):
-                dictionary = b"" if ident is None else self._dictionary(ident)
-                stored = decompress(stored, dictionary)
+                stored = self._decompress(stored, ident)
             return GameRecord.from_json({
                 "game_id": row["game_id"],
                 "sequence": row["seq"] - 1,
@@ -504,6 +554,12 @@ class Store:
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
                     (json.dumps(SCHEMA_VERSION),),
                 )
+                # spare copies of dictionaries stored before copies were kept (a table an
+                # older arena ignores: no new version)
+                for ident, data in connection.execute(
+                        "SELECT id, data FROM dictionaries WHERE id NOT IN "
+                        "(SELECT id FROM dictionary_copies)").fetchall():
+                    self._copy_dictionary(ident, data)
             return
         columns = {row[1] for row in connection.execute("PRAGMA table_info(games)")}
         connection.execute("BEGIN IMMEDIATE")  # DDL too: sqlite3 would not open one for it

@@ -97,3 +97,55 @@ def test_a_full_disk_is_one_line_and_every_game_stored_before_is_kept(tmp_path: 
     assert reopened.count() == stored > 0
     assert reopened.connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     reopened.close()
+
+
+def _checkpointed(store_path: Path) -> bytearray:
+    with sqlite3.connect(store_path) as connection:  # everything into the main file
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return bytearray(store_path.read_bytes())
+
+
+def test_one_damaged_page_of_the_dictionary_leaves_every_game_readable(
+        league_file, tmp_path: Path) -> None:
+    path = league_file(f"roster = {NAMES}", "rounds = 3")
+    assert play(path) == 0
+    store_path = tmp_path / "out" / DB_NAME
+    store = open_store(tmp_path / "out")
+    ((ident, dictionary),) = store.connection.execute("SELECT id, data FROM dictionaries")
+    expected = [record.to_json() for record in store.games()]
+    store.close()
+    data = _checkpointed(store_path)
+    sample = dictionary[:64]
+    places = [i for i in range(len(data)) if data.startswith(sample, i)]
+    assert len(places) == 3  # the dictionary and its two spare copies, on other pages
+    block = 4096
+    start = places[0] // block * block  # a 4 KiB page holding the first copy's start
+    assert all(not start <= other < start + block for other in places[1:])
+    data[start:start + block] = b"\xa5" * block
+    store_path.write_bytes(bytes(data))
+
+    damaged = open_store(tmp_path / "out")
+    try:
+        unreadable: list[str] = []
+        assert [record.to_json() for record in damaged.games(unreadable=unreadable)] == expected
+        assert unreadable == [] and len(expected) == 36
+    finally:
+        damaged.close()
+
+
+def test_export_writes_every_readable_game_and_names_the_rest(league_file, tmp_path: Path,
+                                                               capsys) -> None:
+    path = league_file(f"roster = {NAMES}", "rounds = 3")
+    assert play(path) == 0
+    store = open_store(tmp_path / "out")
+    broken = sorted(store.played_ids())[:2]
+    with store.connection:
+        store.connection.executemany("UPDATE games SET record = X'00ff' WHERE game_id = ?",
+                                     [(game,) for game in broken])
+    store.close()
+    assert main(["export", str(tmp_path / "out")]) == 1
+    captured = capsys.readouterr()
+    exported = [line for line in captured.out.splitlines() if line]
+    assert len(exported) == 34 and not any(game in captured.out for game in broken)
+    assert "2 games cannot be read" in captured.err
+    assert all(game in captured.err for game in broken)
