@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from arena import __version__
 from arena.errors import ArenaError, excerpt
+from arena.terminal import guarded_streams
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -135,6 +136,11 @@ def build_parser(argv: Sequence[str], every_command: bool = False) -> argparse.A
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    with guarded_streams():  # what bots wrote never drives the user's terminal
+        return _run(argv)
+
+
+def _run(argv: list[str]) -> int:
     try:
         args = build_parser(argv).parse_args(argv)
         result: int = args._handler(args)
