@@ -198,3 +198,22 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):  # no affinity masks here (macOS)
         return os.cpu_count() or 1
+
+
+# Seeds: whole numbers from 0 to 2**63 - 1, alike in league files and on every command line.
+MAX_SEED = 2**63 - 1
+
+
+def seed_option(text: str) -> int:
+    """The ``type`` of every ``--seed`` option: a seed as league files take it."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text[:40]!r}"
+                                         ) from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(
+            f"a seed is a whole number from 0 to {MAX_SEED}, not {text[:40]}")
+    return value

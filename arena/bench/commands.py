@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
+from arena.settings import seed_option
 
 if TYPE_CHECKING:
     from arena.plugins import Registry
@@ -40,7 +41,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         help="player counts (default: every count the game allows)",
     )
-    parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    parser.add_argument("--seed", type=seed_option, default=1, help="master seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument(
         "--cluster", action="store_true",

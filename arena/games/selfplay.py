@@ -12,6 +12,7 @@ from tabulate import tabulate
 
 from arena.errors import ArenaError
 from arena.games.base import Game, GameError, GameState
+from arena.settings import seed_option
 
 
 def random_playout(game: Game, num_players: int, seed: int) -> tuple[GameState, int]:
@@ -39,7 +40,7 @@ def selfplay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help=f"which game ({games})")
     parser.add_argument("--players", type=int,
                         help="number of players (default 4, or the nearest the game allows)")
-    parser.add_argument("--seed", type=int, default=1, help="game seed (default 1)")
+    parser.add_argument("--seed", type=seed_option, default=1, help="game seed (default 1)")
     parser.add_argument("--quiet", action="store_true", help="only the final scores")
 
 

@@ -19,7 +19,7 @@ from arena.league.config import (
 )
 from arena.league.store import DB_NAME, Store, open_store
 from arena.records import GameRecord
-from arena.settings import SANDBOX_LEVELS
+from arena.settings import SANDBOX_LEVELS, seed_option
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument("--rounds", type=int, help="rounds to play (overrides the file's)")
-    parser.add_argument("--seed", type=int, help="master seed (overrides the file's)")
+    parser.add_argument("--seed", type=seed_option, help="master seed (overrides the file's)")
     parser.add_argument("--results-dir", metavar="DIR",
                         help="where the store goes (overrides the file's; relative to the "
                              "current folder)")
@@ -247,19 +247,28 @@ def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
     stores = sorted(Path("results").glob(f"**/{DB_NAME}"))
     if not stores:
         raise ArenaError("no leagues under ./results; say where with --results")
-    found = []
+    matches: list[tuple[Path, str]] = []  # (results folder, game id)
     for path in stores:
         store = open_store(path.parent)
         try:
-            found.append(store.find_game(game_id))
-        except ArenaError:
-            continue
+            matches += [(path.parent, found) for found in store.game_ids_matching(game_id)]
         finally:
             store.close()
-    if len(found) != 1:
+    if len(matches) != 1:
         where = ", ".join(str(p.parent) for p in stores)
-        problem = "no game" if not found else "several games"
-        raise ArenaError(f"{problem} matching {game_id!r} in {where}; use --results")
+        if not matches:
+            raise ArenaError(f"no game matching {game_id!r} in {where}; `arena export` lists "
+                             "the stored games")
+        shown = ", ".join(f"{found} ({folder})" for folder, found in matches[:6])
+        raise ArenaError(f"{game_id!r} matches several games: {shown}"
+                         f"{' ...' if len(matches) > 6 else ''}; give more characters, or "
+                         "say where with --results")
+    folder, found_id = matches[0]
+    store = open_store(folder)
+    try:
+        found = [store.find_game(found_id)]
+    finally:
+        store.close()
     return found[0]
 
 

@@ -7,6 +7,8 @@ never sees a traceback for a typo.  Nothing here starts a process or touches the
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import re
 from collections import Counter
@@ -19,6 +21,7 @@ from arena.errors import ArenaError
 from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
+    MAX_SEED,
     SANDBOX_LEVELS,
     TIME_KEYS,
     Limits,
@@ -31,7 +34,6 @@ from arena.tomlinput import TomlProblem, parse_toml
 
 FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-MAX_SEED = 2**63 - 1
 CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",
                 "chunk_seconds")
 TOP_KEYS = (
@@ -167,7 +169,7 @@ class _Section:
         try:
             return check(self.data[key])
         except _Invalid as problem:
-            raise self.error(key, f"{problem} (got {self.data[key]!r})") from None
+            raise self.error(key, f"{problem} (got {toml_value(self.data[key])})") from None
 
     def section(self, key: str) -> _Section:
         value = self.get(key, _table, {})
@@ -182,6 +184,33 @@ class _Section:
 
 class _Invalid(Exception):
     pass
+
+
+SHOWN_VALUE = 80  # characters of a value quoted back in a message
+
+
+def toml_value(value: Any, limit: int = SHOWN_VALUE) -> str:
+    """``value`` as it would be written in TOML (true, not Python's True), cut to about
+    ``limit`` characters: a message quotes the file back, and that may be huge."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    elif isinstance(value, list | tuple):
+        parts: list[str] = []
+        for item in value:
+            parts.append(toml_value(item, limit))
+            if sum(len(part) + 2 for part in parts) > limit:
+                return f"[{', '.join(parts)}, ... ({len(value)} items)]"
+        text = f"[{', '.join(parts)}]"
+    elif isinstance(value, Mapping):
+        text = "{ " + ", ".join(f"{key} = {toml_value(item, limit)}"
+                                for key, item in value.items()) + " }"
+    else:
+        text = str(value)  # integers, dates
+    return text if len(text) <= limit + 20 else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def _table(value: Any) -> Mapping[str, Any]:
@@ -228,8 +257,10 @@ def _non_negative_seconds(value: Any) -> float:
 
 
 def _prior(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1000:
-        raise _Invalid("must be a number of virtual games between 0 and 1000")
+    # more than 0: the prior is what keeps a perfect record's rating finite
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1000:
+        raise _Invalid("must be a number of virtual games more than 0 and at most 1000 "
+                       "(it keeps a bot that won or lost every game at a finite rating)")
     return float(value)
 
 

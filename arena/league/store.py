@@ -192,6 +192,7 @@ class LeagueStore(Protocol):
                 num_players: int | None = None) -> list[GameResult]: ...
     def games(self, game: str | None = None, num_players: int | None = None,
               unreadable: list[str] | None = None) -> Iterator[GameRecord]: ...
+    def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]: ...
     def find_game(self, game_id: str) -> GameRecord: ...
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
                unreadable: list[str] | None = None) -> int: ...
@@ -396,23 +397,26 @@ class Store:
                 continue
             yield record
 
+    def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]:
+        """The ids of up to ``limit`` stored games starting with ``prefix``."""
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return [row[0] for row in self.connection.execute(
+            "SELECT game_id FROM games WHERE game_id LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
+            (pattern, limit))]
+
     def find_game(self, game_id: str) -> GameRecord:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
-        pattern = game_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        cursor = self.connection.execute(
-            "SELECT * FROM games WHERE game_id LIKE ? ESCAPE '\\' ORDER BY seq LIMIT 6",
-            (pattern,),
-        )
-        names = [column[0] for column in cursor.description]
-        rows = cursor.fetchall()
-        if not rows:
+        ids = self.game_ids_matching(game_id)
+        if not ids:
             raise ArenaError(
                 f"no game {game_id!r} in {self.path}; `arena export` lists the stored games"
             )
-        if len(rows) > 1:
-            ids = ", ".join(row[names.index("game_id")] for row in rows)
-            raise ArenaError(f"{game_id!r} matches several games ({ids}); give more characters")
-        return self._record_from_row(dict(zip(names, rows[0], strict=True)))
+        if len(ids) > 1:
+            raise ArenaError(f"{game_id!r} matches several games ({', '.join(ids)}); "
+                             "give more characters")
+        cursor = self.connection.execute("SELECT * FROM games WHERE game_id = ?", (ids[0],))
+        names = [column[0] for column in cursor.description]
+        return self._record_from_row(dict(zip(names, cursor.fetchone(), strict=True)))
 
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
                unreadable: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 from arena.records import GameResult
+from arena.settings import seed_option
 
 STORE_FILE = "league.sqlite"  # arena.league.store.DB_NAME, kept here for the search below
 
@@ -85,7 +86,7 @@ def _common_arguments(parser: argparse.ArgumentParser) -> None:
         f"likelihood's curvature only (default: the league's, or {DEFAULT_BOOTSTRAP})",
     )
     parser.add_argument(
-        "--seed", type=int, help="seed of the bootstrap (default: the league's seed)"
+        "--seed", type=seed_option, help="seed of the bootstrap (default: the league's seed)"
     )
 
 

@@ -50,7 +50,7 @@ from arena.rating import rate
 from arena.records import GameResult
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.referee import play_game
-from arena.settings import Limits
+from arena.settings import Limits, seed_option
 
 JSON = Any
 
@@ -330,7 +330,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="the arena's time per decision")
     parser.add_argument("--overage", type=float, default=None,
                         help="a per-game overage bank in seconds (default none)")
-    parser.add_argument("--seed", type=int, default=1, help="master seed of the deals")
+    parser.add_argument("--seed", type=seed_option, default=1, help="master seed of the deals")
     parser.add_argument("--out", help="JSON lines file: resume from it, append to it")
     parser.add_argument("--pool", nargs="+", metavar="FILE",
                         help="play nothing: the summary over the games of these --out files "
