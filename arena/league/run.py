@@ -144,6 +144,12 @@ class Terminal(LeagueListener):
         if league.stop_test is not None:
             print(f"{config.name}: {league.stop_test.verdict()}", file=self.out)
         print_leaderboard(config, league.store, self.out)
+        failed = sum(self.progress.failures.values()) if self.progress is not None else 0
+        if failed and not self.quiet:
+            logs = shlex.quote(str(config.results_dir / "logs"))
+            print(f"{config.name}: {failed} bot failure(s) this run; each bot process's "
+                  f"stderr is in {logs}/ (arena replay GAME_ID shows a game's failures)",
+                  file=self.err)
         if not self.quiet:
             where = shlex.quote(str(config.results_dir))
             print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "

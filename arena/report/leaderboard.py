@@ -42,7 +42,9 @@ class BotRow:
     games: int
     first_places: int  # games it finished first in (a shared first place counts)
     average_place: float
-    average_score: float | None  # None when the games mix engines with different scales
+    # over the games it did not forfeit; None when the games mix engines with different
+    # scales, or it forfeited every game
+    average_score: float | None
     failures: dict[str, int]  # reason -> games
     group: int
     plackett_luce: float | None = None  # Elo from the optional Plackett–Luce fit
@@ -97,10 +99,16 @@ def build_leaderboard(
     engines = tuple(sorted({r.game for r in results}))
     games, firsts, places, scores = _seat_totals(results, ratings.bots)
     failures: dict[str, Counter[str]] = {bot: Counter() for bot in ratings.bots}
+    # a forfeited game's score is the fallback policy's, not the bot's: the average
+    # score leaves those games out (a bot that crashed at the handshake scored nothing)
+    scored_games = dict(games)
     for result in results:
         if result.failures:
             for seat, reason in result.failures.items():
-                failures[result.bots[seat]][reason] += 1
+                bot = result.bots[seat]
+                failures[bot][reason] += 1
+                scored_games[bot] -= 1
+                scores[bot] -= float(result.scores[seat])
     luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
     meta = meta_ranking(results) if with_metagame and results else None
     rows = []
@@ -120,7 +128,8 @@ def build_leaderboard(
                     games=games[bot],
                     first_places=firsts[bot],
                     average_place=places[bot] / games[bot],
-                    average_score=scores[bot] / games[bot] if len(engines) == 1 else None,
+                    average_score=scores[bot] / scored_games[bot]
+                    if len(engines) == 1 and scored_games[bot] else None,
                     failures=dict(sorted(failures[bot].items())),
                     group=group,
                     plackett_luce=luce.get(bot),

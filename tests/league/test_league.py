@@ -153,3 +153,16 @@ def test_the_sandbox_level_may_change_between_runs(league_file) -> None:
     play = FakePlay()
     code, text = run(path, ["a", "b", "c", "d"], play)
     assert code == 0 and len(play.started) == 4 * 3 - 3
+
+
+def test_the_end_of_a_run_with_failures_says_where_the_stderr_logs_are(league_file) -> None:
+    path = league_file('roster = ["a", "b", "crashy"]')
+    code, text = run(path, ["a", "b", "crashy"])
+    assert code == 0
+    logs = str(load_league(path).results_dir / "logs")
+    assert "3 bot failure(s) this run" in text and f"stderr is in {logs}/" in text
+    clean = path.with_name("clean.toml")
+    clean.write_text('name = "clean"\ngame = "ra"\nplayers = 3\nresults_dir = "clean"\n'
+                     'roster = ["a", "b", "c"]\n')
+    code, text = run(clean, ["a", "b", "c"])
+    assert "failure(s) this run" not in text

@@ -45,7 +45,8 @@ def test_counts_are_exact_on_a_handmade_league() -> None:
     a = rows["a"]
     assert a.games == 5 and a.first_places == 3
     assert a.average_place == pytest.approx((1 + 1 + 3 + 2 + 1) / 5)
-    assert a.average_score == pytest.approx((30 + 7 + 0 + 1 + 4) / 5)
+    # the scores of its two forfeited games (the fallback's) are left out (issue 31)
+    assert a.average_score == pytest.approx((30 + 7 + 4) / 3)
     assert a.failures == {"crash": 1, "timeout": 1}
     assert rows["b"].first_places == 1  # the shared first place of game 3
     assert rows["b"].failures == {}
@@ -200,3 +201,10 @@ def test_game_theoretic_columns_on_request() -> None:
         (row.nash or 0.0) < 0 for row in board.rows[1:]
     )
     assert "alpha_rank" in leaderboard_json(board)["bots"][0]
+
+
+def test_a_bot_that_forfeits_every_game_shows_no_average_score() -> None:
+    games = [game(str(i), ("dead", "ok"), (2, 1), (17.5, 2.5), {0: "crash"}) for i in range(4)]
+    rows = {row.bot: row for row in build_leaderboard(games, bootstrap=0).rows}
+    assert rows["dead"].average_score is None  # not the fallback's 17.5
+    assert rows["ok"].average_score == pytest.approx(2.5)
