@@ -30,7 +30,7 @@ from arena.settings import (
     league_file_time,
     usable_cores,
 )
-from arena.tomlinput import TomlProblem, parse_toml
+from arena.tomlinput import TomlProblem, decode_toml, parse_toml
 
 FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -333,15 +333,25 @@ def _memory(value: Any) -> int:
     return _integer(16, 1 << 20)(value)
 
 
-# The leagues shipped inside the package (package data): `arena run NAME` plays one.
+# The leagues shipped with Ra Arena: the files of configs/ at the top of a checkout, which
+# the package carries as its data folder arena/leagues (a link to configs/, followed when
+# the wheel is built).  `arena run NAME` plays one, NAME being its `name` key.
 BUNDLED_LEAGUES = package_folder("leagues")
-DEFAULT_LEAGUE = "bundled"
+DEFAULT_LEAGUE = "bundled"  # the name of configs/league.toml
 LOCAL_LEAGUE = Path("league.toml")  # `arena run` without a league: this, if it is here
 
 
 def bundled_leagues() -> dict[str, Path]:
-    """name -> file of every league shipped with Ra Arena."""
-    return {path.stem: path for path in sorted(BUNDLED_LEAGUES.glob("*.toml"))}
+    """name -> file of every league shipped with Ra Arena, by the ``name`` key of each
+    file (the file's stem if it has none: load_league will say what is wrong)."""
+    leagues: dict[str, Path] = {}
+    for path in BUNDLED_LEAGUES.glob("*.toml"):
+        try:
+            name = decode_toml(path.read_bytes()).get("name")
+        except (OSError, TomlProblem):
+            name = None
+        leagues[name if isinstance(name, str) else path.stem] = path
+    return dict(sorted(leagues.items()))
 
 
 def find_league(spec: str | Path | None) -> Path:
@@ -417,6 +427,8 @@ def results_of(target: str | Path | None) -> tuple[Path, dict[str, Any] | None]:
 
 
 def is_bundled(path: Path) -> bool:
+    """Whether ``path`` is one of the leagues shipped with Ra Arena (a file of configs/ in
+    a checkout installed with -e, or of the installed package's arena/leagues)."""
     try:
         return path.resolve().parent == BUNDLED_LEAGUES
     except OSError:

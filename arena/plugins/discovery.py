@@ -1,8 +1,10 @@
-"""Finding games and bots: the plugin manager.
+"""Finding games and bots: the registration hooks of the one plugin manager
+(:mod:`arena.plugins.manager`), then bot folders.
 
 Order (it only decides the order of listings; a name registered twice is unusable):
 
-1. the plugins bundled with Ra Arena (:data:`BUNDLED_PLUGINS`: its games), each on its own;
+1. the plugins bundled with Ra Arena (:data:`arena.plugins.manager.BUNDLED_PLUGINS`: its
+   games), each on its own;
 2. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name: their games, bots and bot folders;
 3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
@@ -18,19 +20,13 @@ reported naming both, and using the name is an error until one of them is remove
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib
-import importlib.metadata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pluggy
 
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.package_data import package_folder
-from arena.plugins import hookspecs
+from arena.plugins.manager import LoadedPlugins, describe, loaded_plugins
 from arena.plugins.manifest import (
     MANIFEST_NAME,
     NAME_PATTERN,
@@ -46,13 +42,6 @@ from arena.runner.botspec import BotSpec
 BUNDLED_BOTS = package_folder("bots")
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
-
-# The plugins that ship inside Ra Arena: a module per bundled game, whose
-# ``arena_register_games`` registers it.  They are loaded exactly as an entry point is
-# (import, register, the same hooks, the same checks); only their names come from here
-# rather than from installed package metadata, so that they are there in any checkout or
-# installation without reinstalling, and with ``entry_points=False``.
-BUNDLED_PLUGINS: tuple[str, ...] = ("arena.games.ra.plugin", "arena.games.ra_dice.plugin")
 
 
 def discover(
@@ -74,11 +63,12 @@ def discover(
                 raise ArenaError(f"bot path {str(path)!r} is not a directory")
 
     registry = Registry()
-    manager = _plugin_manager(registry, entry_points)
-    _collect_games(manager, registry)
+    plugins = loaded_plugins()
+    registry.problems.extend(plugins.problems_of(entry_points=entry_points))
+    _collect_games(plugins, registry, entry_points)
     registry.game_problems = list(registry.problems)  # any of them may be a missing game
     folder_sources: list[tuple[Path, str | None]] = []
-    _collect_plugin_bots(manager, registry, folder_sources)
+    _collect_plugin_bots(plugins, registry, folder_sources, entry_points)
     folder_sources.extend((path, None) for path in paths)
     if include_bundled and BUNDLED_BOTS.is_dir():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
@@ -98,77 +88,10 @@ def load_game(name: str) -> Game:
     return game
 
 
-def _plugin_manager(registry: Registry, entry_points: bool) -> pluggy.PluginManager:
-    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-    manager.add_hookspecs(hookspecs)
-    plugins: list[tuple[str, Callable[[], Any]]] = [
-        (f"plugin {module} (bundled with Ra Arena)",
-         functools.partial(importlib.import_module, module))
-        for module in BUNDLED_PLUGINS
-    ]
-    if entry_points:
-        plugins.extend(_entry_point_plugins())
-    for source, load in plugins:
-        try:
-            plugin = load()
-        except (Exception, SystemExit) as error:  # a plugin's import may fail in any way
-            registry.problems.append(Problem(source, f"failed to import: {_describe(error)}"))
-            continue
-        _register(manager, registry, source, plugin)
-    return manager
-
-
-def _entry_point_plugins() -> Iterator[tuple[str, Callable[[], Any]]]:
-    """(source, loader) of each entry point in the group, deduplicated and sorted."""
-    found: dict[tuple[str, str], tuple[str, Callable[[], Any]]] = {}
-    for dist in importlib.metadata.distributions():
-        dist_name = dist.metadata["Name"] or "unknown distribution"
-        for entry_point in dist.entry_points.select(group=hookspecs.ENTRY_POINT_GROUP):
-            key = (dist_name.lower(), entry_point.name)
-            source = f"entry point {entry_point.name} (distribution {dist_name} {dist.version})"
-            # the first occurrence on sys.path is the one Python would import
-            found.setdefault(key, (source, entry_point.load))
-    for key in sorted(found):
-        yield found[key]
-
-
-def _register(
-    manager: pluggy.PluginManager, registry: Registry, source: str, plugin: object
-) -> None:
-    try:
-        manager.register(plugin, name=source)
-    except (ValueError, pluggy.PluginValidationError) as error:
-        registry.problems.append(Problem(source, f"not a valid plugin: {error}"))
-        return
-    unknown = [c.name for c in manager.get_hookcallers(plugin) or [] if not c.has_spec()]
-    if unknown:
-        manager.unregister(plugin)
-        known = ", ".join(hookspecs.HOOK_NAMES)
-        registry.problems.append(
-            Problem(source, f"unknown hook {', '.join(unknown)}; the hooks are: {known}")
-        )
-
-
-def _call_each(
-    manager: pluggy.PluginManager, hook_name: str, registry: Registry
-) -> Iterator[tuple[str, list[Any]]]:
-    """(plugin name, returned list) of each implementation, isolating failures."""
-    for impl in getattr(manager.hook, hook_name).get_hookimpls():
-        try:
-            result = impl.function()
-        except (Exception, SystemExit) as error:  # a plugin must not stop the arena
-            message = f"{hook_name} failed: {_describe(error)}"
-            registry.problems.append(Problem(impl.plugin_name, message))
-            continue
-        if not isinstance(result, list | tuple):
-            message = f"{hook_name} returned {type(result).__name__}, not a list"
-            registry.problems.append(Problem(impl.plugin_name, message))
-            continue
-        yield impl.plugin_name, list(result)
-
-
-def _collect_games(manager: pluggy.PluginManager, registry: Registry) -> None:
-    for source, games in _call_each(manager, "arena_register_games", registry):
+def _collect_games(plugins: LoadedPlugins, registry: Registry, entry_points: bool) -> None:
+    hook_results = plugins.call_each("arena_register_games", registry.problems,
+                                     entry_points=entry_points)
+    for source, games in hook_results:
         for game in games:
             problem = _game_problem(game)
             if problem:
@@ -199,11 +122,13 @@ def _game_problem(game: object) -> str | None:
 
 
 def _collect_plugin_bots(
-    manager: pluggy.PluginManager,
+    plugins: LoadedPlugins,
     registry: Registry,
     folder_sources: list[tuple[Path, str | None]],
+    entry_points: bool,
 ) -> None:
-    for source, specs in _call_each(manager, "arena_register_bots", registry):
+    for source, specs in plugins.call_each("arena_register_bots", registry.problems,
+                                           entry_points=entry_points):
         for spec in specs:
             if not isinstance(spec, BotSpec):
                 message = f"registered {type(spec).__name__}, not an arena.runner.botspec.BotSpec"
@@ -213,9 +138,10 @@ def _collect_plugin_bots(
             try:
                 problems = spec_problems(spec, registry.games, registry.unusable_games)
             except (TypeError, ValueError, AttributeError) as error:  # e.g. games={"ra": 2}
-                problems = [f"not a valid BotSpec: {_describe(error)}"]
+                problems = [f"not a valid BotSpec: {describe(error)}"]
             registry.entries.append(BotEntry(spec.name, source, spec, problems, spec.folder))
-    for source, folders in _call_each(manager, "arena_bot_folders", registry):
+    for source, folders in plugins.call_each("arena_bot_folders", registry.problems,
+                                             entry_points=entry_points):
         for folder in folders:
             if not isinstance(folder, str | Path) or not Path(folder).is_dir():
                 message = f"bot folder {folder!r} is not a directory"
@@ -285,8 +211,3 @@ def _mark_clashes(registry: Registry) -> None:
         for entry in entries:
             others = ", ".join(other.source for other in entries if other is not entry)
             entry.problems.append(f"name {name!r} is also registered by {others}")
-
-
-def _describe(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__

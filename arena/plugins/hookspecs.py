@@ -23,29 +23,26 @@ uses) is reported with its name in ``Registry.problems`` and the other plugins s
 ``arena_open_bot`` is different: it is asked each time a bot must be reached, and the
 first implementation that answers (not None) wins, so a plugin can add a transport (a
 websocket, a bot in a container) without touching the arena.  The bundled transports (the
-local process, the bwrap sandbox and TCP) are implementations of it too
-(:mod:`arena.runner.transports`), asked after every plugin's.
+local process, the bwrap sandbox and TCP: :func:`arena.runner.transports.bundled_opener`)
+are an implementation of it too, asked after every plugin's.
+
+Every hook is called through one plugin manager (:mod:`arena.plugins.manager`), which loads
+each plugin once per process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pluggy
-import trio
 
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
+from arena.runner.channel import ChannelOpener  # what arena_open_bot returns
 
 if TYPE_CHECKING:
-    from arena.runner.channel import BotChannel
     from arena.settings import Limits
-
-# What a transport returns: given the nursery that owns the bot's helpers (stderr
-# drainers) and the folder for its logs, open a channel to the bot, or raise BotFailure.
-ChannelOpener = Callable[[trio.Nursery, Path], Awaitable["BotChannel"]]
 
 PROJECT_NAME = "arena"
 ENTRY_POINT_GROUP = "arena"
@@ -84,14 +81,17 @@ def arena_bot_folders() -> list[Path]:  # type: ignore[empty-body]
 
 @hookspec(firstresult=True)
 def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:  # type: ignore[empty-body]
-    """How to reach ``spec``'s bot under ``limits``: a :data:`ChannelOpener`, or None if
-    this transport does not serve it (the next one is asked).
+    """How to reach ``spec``'s bot under ``limits``: a
+    :data:`~arena.runner.channel.ChannelOpener`, or None if this transport does not serve
+    it (the next one is asked).
 
-    The opener returns a :class:`arena.runner.channel.BotChannel` (send lines, receive
-    lines, close, abort); :class:`arena.runner.channel.StreamChannel` wraps any trio byte
-    stream.  The conversation on top (handshake, time limits, failure reasons) is the
-    arena's, identical for every transport.  Raise
-    :class:`arena.runner.failures.BotFailure` ("crash") when the bot cannot be reached.
+    The opener is called with the nursery that owns the bot's helpers (e.g. stderr
+    drainers) and the folder for its logs, and returns a
+    :class:`arena.runner.channel.BotChannel` (send lines, receive lines, close, abort);
+    :class:`arena.runner.channel.StreamChannel` wraps any trio byte stream.  The
+    conversation on top (handshake, time limits, failure reasons) is the arena's,
+    identical for every transport.  Raise :class:`arena.runner.failures.BotFailure`
+    ("crash") when the bot cannot be reached.
     A task the opener starts in the nursery (a reader, a bot in memory) lives as long as
     the arena's pool and must end quietly when its channel is closed: an exception there
     stops the pool."""

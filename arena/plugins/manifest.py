@@ -18,7 +18,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.games.base import Game
-from arena.runner.botspec import BotSpec
+from arena.runner.botspec import BotSpec, parse_tcp_address
 from arena.runner.sandbox import SAFE_PATH
 from arena.runner.trusted import ENTRY_POINT_PATTERN, ENTRY_POINT_RULE
 from arena.settings import Limits
@@ -239,8 +239,6 @@ def spec_problems(
 
 def connect_problems(connect: str) -> list[str]:
     """``tcp://HOST:PORT`` is checked here; another scheme is a plugin transport's."""
-    from arena.runner.transports import parse_tcp_address
-
     scheme, separator, _rest = connect.partition("://")
     if not separator or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
         return [f"key 'connect': {connect[:80]!r} is not an address like "

@@ -10,8 +10,9 @@ Where to look:
 - :mod:`arena.runner.connection` - ``BotConnection``: the protocol as a conversation over
   a channel (handshake, requests, pings, failure reasons), whatever the transport.
 - :mod:`arena.runner.channel` - the ``BotChannel`` interface and ``StreamChannel``.
-- :mod:`arena.runner.transports` - the ``arena_open_bot`` hook's bundled transports
-  (local process, bwrap, TCP) and ``open_bot_channel``.
+- :mod:`arena.runner.transports` - the bundled transports (local process, bwrap, TCP),
+  ``open_bot_channel`` and the seam where the plugins layer puts the ``arena_open_bot``
+  hook (the runner imports nothing of arena.plugins).
 - :mod:`arena.runner.protocol` - the messages and their JSON Schemas (``schemas/``).
 - :mod:`arena.settings` - every limit and its default, in one place.
 - :mod:`arena.runner.sandbox` - how a process is launched (rlimits, environment, bwrap).

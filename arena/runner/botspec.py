@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 @dataclass(frozen=True)
@@ -36,3 +37,21 @@ class BotSpec:
 
     def plays(self, game: str, num_players: int) -> bool:
         return num_players in self.games.get(game, ())
+
+
+def parse_tcp_address(connect: str) -> tuple[str, int]:
+    """(host, port) of a ``connect = "tcp://HOST:PORT"``; ValueError saying what is wrong.
+
+    Here, beside the field it reads, so that the manifest check (arena.plugins.manifest)
+    and the TCP transport (arena.runner.transports) agree without importing each other."""
+    parts = urlsplit(connect)
+    if parts.scheme != "tcp":
+        raise ValueError(f"{connect[:80]!r} is not a tcp://HOST:PORT address")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not parts.hostname or port is None or not 0 < port < 65536 or parts.path not in ("", "/"):
+        raise ValueError(f"{connect[:80]!r} needs a host and a port 1-65535, "
+                         "e.g. tcp://127.0.0.1:9000")
+    return parts.hostname, port

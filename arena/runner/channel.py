@@ -16,6 +16,7 @@ also has stderr, a process group to kill and a CPU budget.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -121,3 +122,8 @@ class StreamChannel:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError,
                                      OSError):
                 await self.stream.aclose()
+
+
+# What a transport returns: given the nursery that owns the bot's helpers (stderr
+# drainers) and the folder for its logs, open a channel to the bot, or raise BotFailure.
+ChannelOpener = Callable[[trio.Nursery, Path], Awaitable[BotChannel]]

@@ -1,6 +1,6 @@
-"""Transports: how the arena reaches a bot, chosen through the ``arena_open_bot`` hook.
+"""Transports: how the arena reaches a bot.
 
-The bundled transports are the hook implementation below, asked after every plugin's:
+The bundled transports are :func:`bundled_opener`:
 
 * ``connect = "tcp://HOST:PORT"`` in the manifest: a TCP connection to a bot that runs as
   a server (on another machine, as lichess and Botzone bots do).  The connection is the
@@ -8,48 +8,37 @@ The bundled transports are the hook implementation below, asked after every plug
 * otherwise the local process, started plainly (``sandbox = "none"``) or inside bubblewrap
   (``"bwrap"``), see :mod:`arena.runner.process` and :mod:`arena.runner.sandbox`.
 
+Plugins add transports through the ``arena_open_bot`` hook.  The runner does not know
+plugins: it asks whatever :func:`use_transport_lookup` installed, and the plugins layer
+installs its hook caller there when it is imported (:mod:`arena.plugins.manager`: every
+plugin's transport first, these bundled ones last).  Until then, only the bundled
+transports serve.
+
 Whatever the transport, the conversation is :class:`arena.runner.connection.BotConnection`:
 the same time limits, size limits and failure reasons.
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import pluggy
 import trio
 
 from arena.errors import ArenaError
-from arena.plugins import hookspecs
-from arena.plugins.hookspecs import ChannelOpener, hookimpl
-from arena.runner.botspec import BotSpec
-from arena.runner.channel import BotChannel, StreamChannel
+from arena.runner.botspec import BotSpec, parse_tcp_address
+from arena.runner.channel import BotChannel, ChannelOpener, StreamChannel
 from arena.runner.failures import BotFailure
 from arena.runner.process import open_process_channel
 from arena.settings import Limits
 
-
-def parse_tcp_address(connect: str) -> tuple[str, int]:
-    """(host, port) of ``tcp://HOST:PORT``; ValueError saying what is wrong."""
-    parts = urlsplit(connect)
-    if parts.scheme != "tcp":
-        raise ValueError(f"{connect[:80]!r} is not a tcp://HOST:PORT address")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if not parts.hostname or port is None or not 0 < port < 65536 or parts.path not in ("", "/"):
-        raise ValueError(f"{connect[:80]!r} needs a host and a port 1-65535, "
-                         "e.g. tcp://127.0.0.1:9000")
-    return parts.hostname, port
+# How to reach a bot: a ChannelOpener, or None when no transport serves it.
+TransportLookup = Callable[[BotSpec, Limits], ChannelOpener | None]
 
 
-@hookimpl
-def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:
+def bundled_opener(spec: BotSpec, limits: Limits) -> ChannelOpener | None:
     """The bundled transports: TCP for a ``connect = "tcp://..."`` manifest, a local
-    process for a ``command`` one; another scheme is left to plugins."""
+    process for a ``command`` one; another scheme is left to plugins (None)."""
     if spec.connect is not None:
         if not spec.connect.startswith("tcp://"):
             return None
@@ -71,26 +60,22 @@ def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:
     return open_process
 
 
-@functools.cache
-def transport_manager() -> pluggy.PluginManager:
-    """The hook caller for ``arena_open_bot``: the bundled transports, then (asked first)
-    every installed plugin that implements it.  A plugin that fails to load is left out
-    here; ``arena bots`` reports it."""
-    import sys
+_lookup: TransportLookup = bundled_opener
 
-    from arena.plugins.discovery import _entry_point_plugins
 
-    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
-    manager.add_hookspecs(hookspecs)
-    manager.register(sys.modules[__name__], name="transports bundled with Ra Arena")
-    for source, load in _entry_point_plugins():
-        try:
-            plugin = load()
-            if hasattr(plugin, "arena_open_bot"):
-                manager.register(plugin, name=source)
-        except (Exception, SystemExit):  # noqa: S110 - reported by discovery instead
-            continue
-    return manager
+def use_transport_lookup(lookup: TransportLookup) -> None:
+    """Make ``lookup`` the way :func:`open_bot_channel` finds a bot's transport.
+
+    The seam between the runner and the plugins layer: arena.plugins.manager installs the
+    ``arena_open_bot`` hook here (which asks the bundled transports last)."""
+    global _lookup
+    _lookup = lookup
+
+
+def transport_lookup() -> TransportLookup:
+    """What :func:`open_bot_channel` asks now (:func:`bundled_opener` until the plugins
+    layer is imported)."""
+    return _lookup
 
 
 async def open_bot_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
@@ -99,7 +84,7 @@ async def open_bot_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
     BotFailure("crash") when it cannot be reached (a transport plugin's own failure
     included: a plugin must not stop the arena), ArenaError for a bad configuration."""
     try:
-        opener = transport_manager().hook.arena_open_bot(spec=spec, limits=limits)
+        opener = _lookup(spec, limits)
         if opener is None:
             scheme = (spec.connect or "").partition("://")[0]
             raise BotFailure("crash", f"no installed transport serves {scheme}:// "

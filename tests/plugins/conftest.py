@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from arena.games.base import Game, GameState
+from arena.plugins.manager import loaded_plugins
 
 
 class ToyGame(Game):
@@ -64,7 +65,9 @@ def fake_distribution(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[..., Path]]:
     """Install a distribution on sys.path for this test only: a dist-info folder with
-    ``entry_points`` in the group "arena" plus the given modules (name -> source)."""
+    ``entry_points`` in the group "arena" plus the given modules (name -> source).  The
+    plugin manager, built once per process, is built again after each install and after
+    the test, as if the process had started with (then without) the distribution."""
     site = tmp_path / "site-packages"
     site.mkdir()
     monkeypatch.syspath_prepend(str(site))
@@ -81,8 +84,10 @@ def fake_distribution(
         for module, source in sources.items():
             (site / f"{module}.py").write_text(textwrap.dedent(source))
             modules.append(module)
+        loaded_plugins.cache_clear()
         return site
 
     yield install
     for module in modules:
         sys.modules.pop(module, None)
+    loaded_plugins.cache_clear()

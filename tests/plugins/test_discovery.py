@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ArenaError
-from arena.plugins import discover, discovery
+from arena.plugins import discover, manager
 
 from .conftest import GOOD_MANIFEST, write_bot
 
@@ -65,7 +65,8 @@ def test_a_broken_bundled_plugin_does_not_hide_the_others(
     monkeypatch: pytest.MonkeyPatch, toy_plugin: Installer
 ) -> None:
     broken = "arena.games.no_such_engine.plugin"
-    monkeypatch.setattr(discovery, "BUNDLED_PLUGINS", (*discovery.BUNDLED_PLUGINS, broken))
+    monkeypatch.setattr(manager, "BUNDLED_PLUGINS", (*manager.BUNDLED_PLUGINS, broken))
+    manager.loaded_plugins.cache_clear()  # built again, with the broken one
     registry = discover([], include_bundled=False)
     assert registry.game("toy").name == "toy" and registry.game("ra").name == "ra"
     (problem,) = registry.problems

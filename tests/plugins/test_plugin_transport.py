@@ -4,18 +4,20 @@ its own transports' bots, with the same failure reasons."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
+from arena.plugins.manager import loaded_plugins
 from arena.runner.botspec import BotSpec
 from arena.runner.players import random_player
 from arena.runner.pool import open_bot_pool
 from arena.runner.referee import play_game
-from arena.runner.transports import transport_manager
 from tests.runner.helpers import FAST
 from tests.runner.toygame import NIM
 
@@ -67,12 +69,9 @@ def arena_open_bot(spec, limits):
 
 
 @pytest.fixture
-def loop_transport(fake_distribution: Callable[..., Path]) -> Iterator[None]:
+def loop_transport(fake_distribution: Callable[..., Path]) -> None:
     fake_distribution("loop-transport", {"loop": "loop_transport"},
                       {"loop_transport": PLUGIN})
-    transport_manager.cache_clear()  # read the entry points again
-    yield
-    transport_manager.cache_clear()
 
 
 def _play(connect: str) -> dict[str, Any]:
@@ -99,7 +98,32 @@ def test_its_bots_get_the_arenas_time_limits(loop_transport: None) -> None:
 
 
 def test_without_the_plugin_the_scheme_is_not_served() -> None:
-    transport_manager.cache_clear()
+    loaded_plugins.cache_clear()
     record = _play("loop://first")
     (failure,) = record["failures"]
     assert "no installed transport serves loop://" in failure["detail"]
+
+
+def test_one_plugin_manager_serves_discovery_and_the_transports(
+    loop_transport: None,
+) -> None:
+    from arena.plugins import discover, manager
+    from arena.runner import transports
+
+    assert transports.transport_lookup() is manager.open_bot  # installed by arena.plugins
+    discover([], include_bundled=False)
+    loaded = manager.loaded_plugins()
+    record = _play("loop://first")  # no second manager: the one discovery used
+    assert record["failures"] == [] and manager.loaded_plugins() is loaded
+    names = [impl.plugin_name for impl in loaded.manager.hook.arena_open_bot.get_hookimpls()]
+    # called from the end: the plugin first, the bundled transports last
+    assert names[0] == manager.BUNDLED_TRANSPORTS and names[-1].startswith("entry point loop")
+
+
+def test_the_runner_does_not_import_the_plugins_layer() -> None:
+    code = ("import sys, arena.runner.pool, arena.runner.transports as t\n"
+            "assert t.transport_lookup() is t.bundled_opener\n"
+            "print(sorted(m for m in sys.modules if m.startswith('arena.plugins')))\n")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout
+    assert found.strip() == "[]"
