@@ -85,12 +85,12 @@ def test_by_default_the_bot_takes_every_seat_once(capsys: pytest.CaptureFixture[
 def test_the_default_time_control_is_short_and_still_catches_a_late_bot(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """late_answer takes 1 s a decision: 0.1 s and a 1 s bank are spent by its second
+    """late_answer takes 1 s a decision: 0.1 s and a 2 s bank are spent by its third
     decision; without the bank its first is already late."""
     folder = zoo_bot(tmp_path, "late_answer")
     assert main(["validate", str(folder), "--games", "1"]) == 1
     captured = capsys.readouterr()
-    assert "limits: 0.1 s per decision (+ 1 s overage per game)" in captured.out
+    assert "limits: 0.1 s per decision (+ 2 s overage per game)" in captured.out
     assert ": timeout: " in captured.out
     assert captured.out.splitlines()[-1].startswith("FAILED: late-answer 1: 1 violation(s)")
     decision = {}  # (a bank of 3 s: its first decision is in time whatever the load)
