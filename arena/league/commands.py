@@ -127,25 +127,21 @@ def resolve_store(target: Path | str | None) -> Store:
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
     _results_argument(parser)
-    parser.add_argument("-o", "--output", type=Path, help="write to this file (default stdout)")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE",
+                        help="write to this file (default, or -: standard output)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
 
 
 def export_command(args: argparse.Namespace) -> int:
+    from arena.outputs import STDOUT, open_output, output_target
+
+    target = output_target(STDOUT if args.output is None else args.output)  # said at once
     store = resolve_store(args.results)
     unreadable: list[str] = []  # a damaged store: every readable game still goes out
     try:
-        if args.output is None:
-            count = store.export(sys.stdout, args.game, args.players, unreadable)
-        else:
-            temporary = args.output.with_name(args.output.name + ".part")
-            try:
-                with temporary.open("w", encoding="utf-8") as out:
-                    count = store.export(out, args.game, args.players, unreadable)
-                temporary.replace(args.output)  # never a half-written export
-            except OSError as problem:
-                raise ArenaError(f"cannot write {args.output}: {problem}") from None
+        with open_output(target) as out:  # a file: never a half-written export
+            count = store.export(out, args.game, args.players, unreadable)
         print(f"exported {count} games from {store.path}", file=sys.stderr)
     finally:
         store.close()
@@ -171,6 +167,7 @@ def merge_arguments(parser: argparse.ArgumentParser) -> None:
 def merge_command(args: argparse.Namespace) -> int:
     from arena.league.merge import merge_stores
 
+    _check_merge_output(args.output)
     output = args.output.resolve()
     sources = []
     try:
@@ -199,6 +196,28 @@ def merge_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_merge_output(output: Path) -> None:
+    """``merge -o`` names a results folder (a SQLite store with its journal beside it):
+    not standard output, not a device or a FIFO, not a file."""
+    import os
+    import stat
+
+    if str(output) == "-":
+        raise ArenaError("merge writes a results folder (a SQLite store), not a stream: "
+                         "-o must name a folder, not - (standard output)")
+    try:
+        mode = os.stat(output).st_mode
+    except FileNotFoundError:
+        return  # created by the merge
+    except OSError as problem:
+        raise ArenaError(f"cannot merge into {output}: {problem.strerror or problem}") \
+            from None
+    if not stat.S_ISDIR(mode):
+        kind = "a file" if stat.S_ISREG(mode) else "a special file (device, FIFO, socket)"
+        raise ArenaError(f"cannot merge into {output}: it is {kind}; -o names a results "
+                         "folder (created if needed)")
+
+
 def replay_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (a unique prefix works)")
     parser.add_argument(
@@ -213,7 +232,8 @@ def replay_arguments(parser: argparse.ArgumentParser) -> None:
                        help="write a page that draws the game move by move (open it in a "
                             "browser; it needs no network)")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE",
-                        help="where --html writes (default: GAME_ID.html here)")
+                        help="where --html writes (default: GAME_ID.html here; -: standard "
+                             "output)")
 
 
 def replay_command(args: argparse.Namespace) -> int:
@@ -221,13 +241,14 @@ def replay_command(args: argparse.Namespace) -> int:
         raise ArenaError("-o/--output is for --html (the story and --json go to stdout)")
     record = _find_anywhere(args.game_id, args.results)
     if args.html:
-        from arena.report.commands import write_atomically
+        from arena.outputs import output_target, write_output
         from arena.viewer.page import render_replay
 
-        output = args.output or Path(f"{record.game_id or 'game'}.html")
+        output = output_target(args.output or Path(f"{record.game_id or 'game'}.html"))
         page = render_replay(record)
-        write_atomically(output, page)
-        print(f"wrote {output} ({len(page.encode()) // 1024} KB; open it in a browser)")
+        write_output(output, page)
+        print(f"wrote {output} ({len(page.encode()) // 1024} KB; open it in a browser)",
+              file=output.notes)
         return 0
     if args.json:
         print(json.dumps(record.to_json(), indent=2))

@@ -13,7 +13,7 @@ from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
 from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
-from arena.settings import PROCESS_SANDBOX_LEVELS
+from arena.settings import PROCESS_SANDBOX_LEVELS, seed_option
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -211,13 +211,32 @@ def _refuse_name_used_elsewhere(registry: Registry, name: str, target: Path) -> 
 
 
 def validate_arguments(parser: argparse.ArgumentParser) -> None:
+    from arena.plugins.conformance import DEFAULT_MOVE_SECONDS, DEFAULT_OVERAGE_SECONDS
+
     parser.add_argument("bot", metavar="PATH_OR_NAME", help="a bot folder, or a bot's name")
     parser.add_argument(
-        "--games", type=int, default=20, metavar="N",
-        help="games per game and player count the bot claims (default 20)",
+        "--games", type=int, default=None, metavar="N",
+        help="games per game and player count the bot claims (default: one per seat, so "
+        "that the bot takes every seat once)",
     )
     parser.add_argument("--game", help="check only this game")
-    parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    parser.add_argument("--seed", type=seed_option, default=1, help="master seed (default 1)")
+    parser.add_argument(
+        "--move-seconds", type=float, default=DEFAULT_MOVE_SECONDS, metavar="S",
+        help=f"the time per decision (default {DEFAULT_MOVE_SECONDS:g}: the check is of the "
+        "protocol, not of strength; a bot reads its time from the arena, so a search bot "
+        "thinks briefly, and a bot that ignores it times out)",
+    )
+    parser.add_argument(
+        "--overage", type=float, default=DEFAULT_OVERAGE_SECONDS, metavar="S",
+        help=f"an overage bank per game, for the decisions that take longer than "
+        f"--move-seconds (default {DEFAULT_OVERAGE_SECONDS:g}: room for the odd late reply "
+        "of a loaded machine; 0: none, every decision must fit)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=None, metavar="N",
+        help="games played at once (default: the number of usable CPUs)",
+    )
     parser.add_argument(
         "--max-violations", type=int, default=3, metavar="N",
         help="stop after this many violations (default 3)",
@@ -232,16 +251,31 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 def validate_command(args: argparse.Namespace) -> int:
     import dataclasses
+    import sys
 
-    from arena.plugins.conformance import OPPONENT_NAMES, run_check
+    import trio
+
+    from arena.plugins.conformance import (
+        OPPONENT_NAMES,
+        ProgressLine,
+        check_bot,
+        games_for,
+        setting_line,
+    )
     from arena.plugins.manifest import load_manifest
     from arena.runner.sandbox import choose_level
-    from arena.settings import Limits
+    from arena.settings import Limits, usable_cores
 
-    if args.games < 1:
+    if args.games is not None and args.games < 1:
         raise ArenaError(f"--games must be at least 1, not {args.games}")
     if args.max_violations < 1:
         raise ArenaError(f"--max-violations must be at least 1, not {args.max_violations}")
+    if not args.move_seconds > 0:
+        raise ArenaError(f"--move-seconds must be more than 0, not {args.move_seconds:g}")
+    if not args.overage >= 0:
+        raise ArenaError(f"--overage must be 0 or more, not {args.overage:g}")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ArenaError(f"--concurrency must be at least 1, not {args.concurrency}")
     registry = discover(args.path)
     if Path(args.bot).is_dir():
         spec = load_manifest(Path(args.bot), registry.games, None, registry.unusable_games)
@@ -253,38 +287,61 @@ def validate_command(args: argparse.Namespace) -> int:
             raise ArenaError(f"{spec.name} does not play {args.game} (it plays "
                              f"{format_games(spec.games)})")
         spec = dataclasses.replace(spec, games={args.game: spec.games[args.game]})
-    limits = Limits() if args.sandbox is None else Limits(sandbox=args.sandbox)
+    limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.overage or None)
+    if args.sandbox is not None:
+        limits = dataclasses.replace(limits, sandbox=args.sandbox)
     opponents = [registry.bots[name] for name in OPPONENT_NAMES if name in registry.bots]
+    concurrency = args.concurrency or usable_cores()
+    shown = ProgressLine()
 
     def progress(line: str) -> None:
         if not args.json:
-            print(line, flush=True)
+            shown.say(line, sys.stdout)
 
+    per_setting = (f"{args.games} games per game and player count" if args.games is not None
+                   else "one game per seat at each player count")
+    total = sum(games_for(n, args.games) for counts in spec.games.values() for n in counts)
     progress(
         f"validating {spec.name} {spec.version} ({spec.source}) against "
         f"{', '.join(o.name for o in opponents) or 'in-process random, first'}: "
-        f"{args.games} games per game and player count"
+        f"{per_setting} ({total} games, {concurrency} at once)"
     )
     bot_limits = limits.for_bot(spec.resources)
+    bank = bot_limits.bank_seconds
     progress(
-        f"limits: {bot_limits.move_seconds:g} s per decision, "
+        f"limits: {bot_limits.move_seconds:g} s per decision"
+        f"{f' (+ {bank:g} s overage per game)' if bank else ''}, "
         f"{bot_limits.handshake_seconds:g} s "
         f"handshake, {bot_limits.ping_seconds:g} s ping, {bot_limits.memory_mb} MiB, "
         f"sandbox {choose_level(bot_limits.sandbox).level}"
     )
-    report = run_check(
-        spec, registry.games, opponents, games_per_setting=args.games, seed=args.seed,
-        limits=limits, max_violations=args.max_violations, progress=progress,
-    )
+
+    async def check() -> Any:
+        return await check_bot(
+            spec, registry.games, opponents, games_per_setting=args.games, seed=args.seed,
+            limits=limits, max_violations=args.max_violations, progress=progress,
+            concurrency=concurrency, game_done=shown.game_done, handle_signals=True,
+        )
+
+    try:
+        report = trio.run(check)
+    finally:
+        shown.finish()
+    exit_code = 130 if report.interrupted else 0 if report.passed else 1
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
-        return 0 if report.passed else 1
+        return exit_code
     games = sum(s.games_played for s in report.settings)
+    if report.interrupted:  # the settings cut short, as far as they went
+        for setting in report.settings:
+            if setting.games_played < games_for(setting.num_players, args.games):
+                print(setting_line(setting) + " (cut short)")
     if report.passed:
         print(f"PASSED: {spec.name} {spec.version} follows the protocol "
               f"({games} games, no violation)")
         return 0
-    print("violations:")
+    if report.violations:
+        print("violations:")
     for violation in report.violations:
         where = violation.check
         if violation.seed is not None:
@@ -295,6 +352,14 @@ def validate_command(args: argparse.Namespace) -> int:
         last_lines = violation.stderr_tail.strip().splitlines()[-3:]
         for line in last_lines:
             print(f"      stderr: {line[:200]}")
+    if report.interrupted:
+        checked = ("the handshake, the ping and " if report.ping_seconds is not None
+                   else "the handshake and " if report.handshake_seconds is not None else "")
+        found = (f"{len(report.violations)} violation(s)" if report.violations
+                 else "no violation so far")
+        print(f"INTERRUPTED: {spec.name} {spec.version}: checked {checked}{games} of "
+              f"{report.total_games} games: {found}", file=sys.stdout)
+        return exit_code
     more = (f", stopped after {len(report.violations)}: use --max-violations to see more"
             if report.stopped_early else "")
     print(f"FAILED: {spec.name} {spec.version}: {len(report.violations)} violation(s) in "

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.outputs import output_target, write_output
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 from arena.records import GameResult
 from arena.settings import seed_option
@@ -143,7 +142,8 @@ def report_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         type=Path,
         metavar="FILE",
-        help="where to write the HTML file (default: report.html in the results folder)",
+        help="where to write the HTML file (default: report.html in the results folder; "
+        "-: standard output, without replay pages)",
     )
     replays = parser.add_mutually_exclusive_group()
     replays.add_argument(
@@ -226,19 +226,22 @@ def report_command(args: argparse.Namespace) -> int:
     from arena.report.html import render_report
 
     league = load_data(args)
-    output: Path = args.output or league.results_dir / "report.html"
+    # before the work: a folder, or a file in a missing folder, is said at once
+    target = output_target(args.output or league.results_dir / "report.html")
+    output = target.path  # a link followed: the replay pages go beside the real file
     games, replays = "", ""
     many = len(league.results) > AUTO_REPLAY_GAMES and not args.replays
     if many and not args.no_replays:  # minutes and gigabytes for a big league: on request
         print(f"note: {len(league.results)} games: no replay pages (more than "
               f"{AUTO_REPLAY_GAMES}); --replays writes them all, `arena replay GAME_ID "
               "--html` one", file=sys.stderr)
-    if not args.no_replays and not many:
+    if not target.is_file and args.replays:
+        print(f"note: no replay pages: they go in a folder beside the report, and "
+              f"{target} is not a file", file=sys.stderr)
+    if not args.no_replays and not many and target.is_file:
         from arena.league.store import open_store
         from arena.viewer.index import games_section, replay_folder, write_replays
 
-        if not output.parent.is_dir():  # before the work: say so at once
-            raise ArenaError(f"cannot write {output}: the folder {output.parent} does not exist")
         wanted = {result.game_id for result in league.results}
         store = open_store(league.results_dir)
         try:
@@ -262,10 +265,10 @@ def report_command(args: argparse.Namespace) -> int:
         stop=league.stop,
         games=games,
     )
-    write_atomically(output, page)
-    print(f"wrote {output} ({_describe(league.results)})")
+    write_output(target, page)
+    print(f"wrote {target} ({_describe(league.results)})", file=target.notes)
     if replays:
-        print(replays)
+        print(replays, file=target.notes)
     return 0
 
 
@@ -361,27 +364,3 @@ def _pick(flag: int | None, configured: Any, default: int) -> int:
     if flag is not None:
         return flag
     return configured if isinstance(configured, int) else default
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write the whole file or nothing: a crash never leaves half a report behind."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise ArenaError(f"cannot write {path}: the folder {folder} does not exist")
-    temporary: str | None = None
-    try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-        os.fchmod(handle, 0o666 & ~_umask())  # as open() would: mkstemp makes it 0600
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except OSError as problem:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
-        raise ArenaError(f"cannot write {path}: {problem}") from None

@@ -8,6 +8,7 @@ from html import escape
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.outputs import write_output
 from arena.records import GameRecord, GameResult
 
 
@@ -20,7 +21,6 @@ def write_replays(records: Iterable[GameRecord], folder: Path) -> tuple[set[str]
     """One page per game, each written whole or not at all (the folder is made for the
     first); returns the ids of the games written and the problems of those that could not
     be drawn (the others still are)."""
-    from arena.report.commands import write_atomically
     from arena.viewer.page import render_replay
 
     written: set[str] = set()
@@ -33,7 +33,7 @@ def write_replays(records: Iterable[GameRecord], folder: Path) -> tuple[set[str]
             continue
         if not written:
             folder.mkdir(exist_ok=True)
-        write_atomically(folder / f"{record.game_id}.html", page)
+        write_output(folder / f"{record.game_id}.html", page)
         written.add(record.game_id)
     return written, problems
 
