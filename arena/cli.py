@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
-    "selfplay": ("arena.games.selfplay", "play one game between random players and show it"),
+    "selfplay": ("arena.play.selfplay", "play one game between random players and show it"),
     "completion": ("arena.completion",
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
     "bench": ("arena.bench.commands",
