@@ -314,16 +314,20 @@ def tell(record: GameRecord) -> list[str]:
     except (GameError, KeyError, TypeError, ValueError) as problem:  # a foreign record
         story = [f"(no narration: the {record.game} engine cannot read this record: "
                  f"{type(problem).__name__}: {problem})"]
-    lines += [_with_names(line, seats) for line in story]
-    lines.append("")
+    lines += [_with_names(line, seats) for line in _tables_with_names(story, seats)]
     forfeits = record.forfeits
-    for seat in sorted(range(len(seats)), key=lambda s: (record.placements[s], s)):
-        note = f"  (forfeit: {forfeits[seat]})" if seat in forfeits else ""
-        score = float(record.scores[seat])
-        lines.append(
-            f"{record.placements[seat]}. {seats[seat]} (seat {seat}): "
-            f"{score:g} point{'' if score == 1 else 's'}{note}"
-        )
+    # the engine's own final ranking knows nothing of forfeits: the league's result is
+    # told when the engine tells none or a bot forfeited
+    if forfeits or not any(line.startswith("Final ranking") for line in story):
+        lines += ["", "Result in the league (a forfeit places last):" if forfeits
+                  else "Result:"]
+        for seat in sorted(range(len(seats)), key=lambda s: (record.placements[s], s)):
+            note = f"  (forfeit: {forfeits[seat]})" if seat in forfeits else ""
+            score = float(record.scores[seat])
+            lines.append(
+                f"{record.placements[seat]}. {seats[seat]} (seat {seat}): "
+                f"{score:g} point{'' if score == 1 else 's'}{note}"
+            )
     for failure in record.failures:  # who failed, when, why, and what it said last
         when = (f"at decision {failure['decision']}" if failure.get("decision")
                 else f"during {failure['phase']}")
@@ -339,10 +343,44 @@ def tell(record: GameRecord) -> list[str]:
     return lines
 
 
+_TABLE_ROW = re.compile(r"^(\s+)seat (\d+)(\s{2,})", re.IGNORECASE)
+_RULE = re.compile(r"^(\s*)(-+)(\s.*)$")
+
+
+def _tables_with_names(story: Sequence[str], seats: Sequence[str]) -> list[str]:
+    """The engine's score tables label their rows "Seat N": there the bot's name goes,
+    and the label column is widened (its header and rule too) so the columns stay
+    aligned."""
+    lines = list(story)
+    for at, line in enumerate(lines):
+        rule = _RULE.match(line)
+        if rule is None or at == 0:
+            continue
+        rows = range(at + 1, len(lines))
+        table = [row for row in rows if _TABLE_ROW.match(lines[row])]
+        table = [row for n, row in enumerate(table) if row == at + 1 + n]  # contiguous
+        if not table:
+            continue
+        width = len(rule[2])
+        names = {row: seats[int(m[2])] if int(m[2]) < len(seats) else f"Seat {m[2]}"
+                 for row in table if (m := _TABLE_ROW.match(lines[row]))}
+        grow = max(0, max(len(name) for name in names.values()) - width)
+        lines[at - 1] = lines[at - 1][:len(rule[1]) + width] + " " * grow \
+            + lines[at - 1][len(rule[1]) + width:]
+        lines[at] = f"{rule[1]}{rule[2]}{'-' * grow}{rule[3]}"
+        for row, name in names.items():
+            m = _TABLE_ROW.match(lines[row])
+            assert m is not None
+            rest = lines[row][len(m[1]) + width:]
+            lines[row] = f"{m[1]}{name.ljust(width + grow)}{rest}"
+    return lines
+
+
 def _with_names(line: str, seats: Sequence[str]) -> str:
-    """The engine says "seat 2"; a reader wants the bot's name.  Rows of the engine's
-    score tables keep "seat N" so their columns stay aligned (the header maps them)."""
-    if re.match(r"^\s+seat \d+\s{2,}", line, re.IGNORECASE):
+    """The engine says "seat 2"; a reader wants the bot's name.  A table row still
+    labelled "Seat N" (one :func:`_tables_with_names` did not recognise) keeps its label,
+    so that its columns stay aligned."""
+    if _TABLE_ROW.match(line):
         return line
     return re.sub(
         r"\bseat (\d+)\b",
