@@ -34,7 +34,7 @@ class LeagueData:
     prior_draws: float
     seed: int
     stop: dict[str, Any] | None = None  # the league's sequential test, if it has one
-    rules: str = ""  # the game's options the games were played with, e.g. "edition = 2023"
+    rules: str = ""  # the game's options the games were played with, e.g. "2023 edition"
 
 
 # --------------------------------------------------------------------------- arguments
@@ -257,7 +257,7 @@ def report_command(args: argparse.Namespace) -> int:
             games = games_section(league.results, replay_folder(output).name, written)
     page = render_report(
         league.results,
-        title=f"{league.name} ({league.rules})" if league.rules else league.name,
+        title=f"{league.name}: {league.rules}" if league.rules else league.name,
         anchor=league.anchor,
         bootstrap=league.bootstrap,
         prior_draws=league.prior_draws,
@@ -356,7 +356,8 @@ def _rules(config: dict[str, Any]) -> str:
         full = load_game(name).full_options(options) if isinstance(name, str) else {}
     except (ArenaError, GameError):
         return ""
-    return ", ".join(f"{key} = {value}" for key, value in full.items()
+    # in words ("classic edition"), for a title, not as the league file writes it
+    return ", ".join(f"{value} {key}" for key, value in full.items()
                      if isinstance(value, str | int | float))
 
 

@@ -64,7 +64,7 @@ def test_a_league_shows_its_edition_on_the_leaderboard_and_the_report(
     assert main(["run", str(league)]) == 0
     capsys.readouterr()
     assert main(["leaderboard", str(league)]) == 0
-    assert capsys.readouterr().out.startswith("new-rules: 2 games of ra (edition = 2023)")
+    assert capsys.readouterr().out.startswith("new-rules: 2 games of ra (2023 edition)")
     page = tmp_path / "report.html"
     assert main(["report", str(league), "-o", str(page)]) == 0
-    assert "new-rules (edition = 2023)" in page.read_text(encoding="utf-8")
+    assert "new-rules: 2023 edition" in page.read_text(encoding="utf-8")
