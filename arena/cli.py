@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("arena.report.commands", "show the ratings of a league"),
     "report": ("arena.report.commands", "write a self-contained HTML report of a league"),
     "replay": ("arena.league.commands", "tell the story of one stored game"),
+    "games": ("arena.league.commands", "list a league's stored games (ids, seats, failures)"),
     "export": ("arena.league.commands", "write a league's games as JSON Lines"),
     "merge": ("arena.league.commands", "join the stores of a league's shards into one"),
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
@@ -58,6 +59,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena leaderboard ladder --payoffs csv > payoffs.csv",
     ),
     "report": ("arena report my.toml -o report.html",),
+    "games": (
+        "arena games                        # the last 50 games of the default league",
+        "arena games results/my --bot mcts --failed   # mcts's games where a bot failed",
+        "arena games my.toml --players 4 --limit 0",
+    ),
     "replay": (
         "arena replay 6658485b             # a unique prefix of a game id is enough",
         "arena replay 6658485b --json --results my.toml",

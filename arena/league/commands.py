@@ -125,6 +125,49 @@ def resolve_store(target: Path | str | None) -> Store:
     return open_store(results_of(target)[0])
 
 
+def games_arguments(parser: argparse.ArgumentParser) -> None:
+    _results_argument(parser)
+    parser.add_argument("--bot", action="append", metavar="NAME",
+                        help="only games this bot sat in (repeat: games with all of them)")
+    parser.add_argument("--game", help="only games of this game")
+    parser.add_argument("--players", type=int, help="only games with this many players")
+    parser.add_argument("--failed", action="store_true", help="only games where a bot failed")
+    parser.add_argument("--limit", type=int, default=50,
+                        help="show the last N games that match (default 50; 0: all)")
+
+
+def games_command(args: argparse.Namespace) -> int:
+    """The stored games of a league, one line each: where to find a game id."""
+    from tabulate import tabulate
+
+    if args.limit < 0:
+        raise ArenaError(f"--limit must be 0 (all) or more, not {args.limit}")
+    store = resolve_store(args.results)
+    try:
+        results = store.results(args.game, args.players)
+        where = store.path.parent
+    finally:
+        store.close()
+    wanted = set(args.bot or ())
+    chosen = [r for r in results
+              if wanted <= set(r.bots) and (r.failures or not args.failed)]
+    shown = chosen[-args.limit:] if args.limit else chosen
+    rows = [{
+        "game id": r.game_id,
+        "game": r.game,
+        "seats (place)": ", ".join(f"{bot} ({place})"
+                                   for bot, place in zip(r.bots, r.placements, strict=True)),
+        "failures": ", ".join(f"{r.bots[seat]}: {why}" for seat, why in sorted(r.failures.items())),
+    } for r in shown]
+    if rows:
+        print(tabulate(rows, headers="keys"))
+    hidden = len(chosen) - len(shown)
+    more = f" (the last {len(shown)} shown; --limit 0 shows all)" if hidden else ""
+    print(f"{len(chosen)} of {len(results)} games in {where} match{more}; "
+          "`arena replay GAME_ID` tells one", file=sys.stderr)
+    return 0
+
+
 def export_arguments(parser: argparse.ArgumentParser) -> None:
     _results_argument(parser)
     parser.add_argument("-o", "--output", type=Path, metavar="FILE",
