@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 
@@ -76,6 +77,9 @@ class Checked:
     roster: list[BotSpec]
     sandbox: SandboxChoice | None  # the level bot processes get; None: not this machine's
     trusted: bool  # sandbox "trusted": the bots play inside the arena, uncontained
+    # the game's full options (engine defaults filled in) new games get; None: the
+    # engine is not this process's business (a caller's backend)
+    rules: dict[str, Any] | None = None
 
 
 @dataclass
@@ -161,8 +165,9 @@ def check_league(
     """Everything that can be checked before a game is played or a store opened: the
     game with its player counts and options, the bots, the sandbox level this machine
     can give, the rating anchor.  ArenaError names the first problem."""
-    if backend is None:
-        find_game(config)  # player counts and options, before anything starts
+    rules = None
+    if backend is None:  # player counts and options, before anything starts
+        rules = dict(find_game(config).full_options(dict(config.options) or None))
     roster = list(bots) if bots is not None else find_bots(config, notice=notice)
     if shard is not None and config.stop is not None:
         raise ArenaError(
@@ -182,7 +187,7 @@ def check_league(
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
-    return Checked(config, roster, sandbox, trusted)
+    return Checked(config, roster, sandbox, trusted, rules)
 
 
 async def play_league(
@@ -230,12 +235,13 @@ async def _play(
     names = [bot.name for bot in checked.roster]
     to_play: Games
     if feed is None:
-        plan: Plan | None = prepare(config, checked.roster, store, shard=shard)
+        plan: Plan | None = prepare(config, checked.roster, store, shard=shard,
+                                    rules=checked.rules)
         assert plan is not None
         test = build_stop(config, names, plan.schedule)
         to_play = plan.to_play
     else:
-        check_setup(config, checked.roster, store)
+        check_setup(config, checked.roster, store, rules=checked.rules)
         plan, test, to_play = None, None, feed
     stored_before = store.results()
     if test is not None:

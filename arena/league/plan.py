@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.config import LeagueConfig
+from arena.league.config import LeagueConfig, toml_value
 from arena.league.schedule import Balance, ScheduledGame, build_schedule, stable_int
 from arena.league.store import LeagueStore, StoredBot
 from arena.runner.botspec import BotSpec
@@ -92,6 +92,7 @@ def prepare(
     *,
     save: bool = True,
     shard: Shard | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> Plan:
     """Check the file against the store (None: no games yet), record the setup (unless
     ``save`` is false: a dry run), and list the missing games (of ``shard`` only, if
@@ -100,7 +101,7 @@ def prepare(
     if shard is not None:
         schedule = [game for game in schedule if shard.holds(game)]
     played = store.played_ids() if store is not None else set()
-    check_setup(config, bots, store, save=save)
+    check_setup(config, bots, store, save=save, rules=rules)
     if store is not None and played:
         _check_schedule(config, schedule, played, store)
     to_play = [game for game in schedule if game.game_id not in played]
@@ -109,13 +110,16 @@ def prepare(
 
 def check_setup(
     config: LeagueConfig, bots: Sequence[BotSpec], store: LeagueStore | None, *,
-    save: bool = True,
+    save: bool = True, rules: Mapping[str, Any] | None = None,
 ) -> None:
     """Check the file's settings and the bots against the games ``store`` holds, and
     record the setup (unless ``save`` is false): for a fixed schedule
-    (:func:`prepare`) and for open-ended play alike."""
+    (:func:`prepare`) and for open-ended play alike.  ``rules``: the game's full options
+    this file plays under (its engine's defaults filled in), when the engine is known."""
     if store is not None and store.count():
         _check_settings(config, store.game_settings or {})
+        if rules is not None:
+            _check_rules(config, store, rules)
         _check_bots(config, bots, store.bots(), store.bots_with_games())
     if store is not None and save:
         store.save_setup(
@@ -162,6 +166,23 @@ def _check_settings(config: LeagueConfig, stored: Mapping[str, Any]) -> None:
             f"{config.path}: this change would alter the games already played in "
             f"{config.results_dir}: " + "; ".join(changed) + f". {_remedy(config).capitalize()}."
         )
+
+
+def _check_rules(config: LeagueConfig, store: LeagueStore, rules: Mapping[str, Any]) -> None:
+    """The rules the stored games were played under (a record keeps its game's full
+    options, defaults filled in) must be the rules new games would get: a league stored
+    before an option existed (Ra's editions) would otherwise mix two rule sets in one
+    table, although its file did not change."""
+    first = next(iter(store.games()), None)
+    if first is None or dict(first.options) == dict(rules):
+        return
+    raise ArenaError(
+        f"{config.path}: the {store.count()} games in {config.results_dir} were played "
+        f"under other rules (options {toml_value(dict(first.options))}) than new games "
+        f"would be ({toml_value(dict(rules))}), e.g. before the game had this option; "
+        f"mixing both in one rating would be wrong: start a new league with another "
+        f"results_dir (now {config.results_dir})"
+    )
 
 
 def _check_bots(

@@ -193,14 +193,15 @@ def _dry_run(
     err: TextIO, shard: Shard | None,
 ) -> int:
     """Everything a run checks (file, game, bots, changes against the store), no game."""
-    roster = check_league(config, bots=bots, backend=backend, shard=shard,
-                          notice=lambda text: print(text, file=err)).roster
+    checked = check_league(config, bots=bots, backend=backend, shard=shard,
+                           notice=lambda text: print(text, file=err))
+    roster = checked.roster
     try:
         store: LeagueStore | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
     try:
-        plan = prepare(config, roster, store, save=False, shard=shard)
+        plan = prepare(config, roster, store, save=False, shard=shard, rules=checked.rules)
         stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
         if stop is not None and store is not None:
             stop.seed(store.results())

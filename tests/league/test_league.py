@@ -166,3 +166,17 @@ def test_the_end_of_a_run_with_failures_says_where_the_stderr_logs_are(league_fi
                      'roster = ["a", "b", "c"]\n')
     code, text = run(clean, ["a", "b", "c"])
     assert "failure(s) this run" not in text
+
+
+def test_a_league_stored_under_other_rules_is_refused_before_a_game(league_file) -> None:
+    # The fake records hold no options, as Ra's records did before it had editions:
+    # new games would get the classic edition, and a resumed league would mix both.
+    path = league_file('roster = ["a", "b", "c", "d"]')
+    code, _ = run(path, ["a", "b", "c"])
+    assert code == 0
+    with pytest.raises(ArenaError, match='under other rules .*edition = "classic"'):
+        run_league(load_league(path), bots=bots(["a", "b", "c", "d"]), quiet=True,
+                   out=io.StringIO(), err=io.StringIO())
+    store = open_store(load_league(path).results_dir)
+    assert store.count() == 3  # nothing played, nothing changed
+    store.close()
