@@ -39,16 +39,13 @@ EXPECTED: dict[tuple[str, str], dict[int, str]] = {
 
 
 def board(game: str, observation: Mapping[str, Any], names: list[str]) -> list[str]:
-    from arena.play.board import draw
-
-    return draw(observation, names)
+    return load_game(game).board_text(observation, names)
 
 
 def encoder(game: str, options: Mapping[str, Any] | None, players: int) -> Any:
-    from arena.envs.encoding import action_count, encoder_for
-
-    first = load_game(game).new_game(players, 0, options).observation(0)
-    return action_count(game), encoder_for(first)
+    engine = load_game(game)  # as the environment does it
+    first = engine.new_game(players, 0, options).observation(0)
+    return engine.num_distinct_actions(), engine.observation_encoder(first)
 
 
 def digest(game: str, options: Mapping[str, Any] | None, players: int) -> str:
