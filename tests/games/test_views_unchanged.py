@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from arena.games.base import Game
 from arena.plugins import load_game
 
 # (game, options) -> {players: sha256 of every board and vector of two random games}
@@ -38,20 +39,19 @@ EXPECTED: dict[tuple[str, str], dict[int, str]] = {
 }
 
 
-def board(game: str, observation: Mapping[str, Any], names: list[str]) -> list[str]:
-    return load_game(game).board_text(observation, names)
+def board(engine: Game, observation: Mapping[str, Any], names: list[str]) -> list[str]:
+    return engine.board_text(observation, names)
 
 
-def encoder(game: str, options: Mapping[str, Any] | None, players: int) -> Any:
-    engine = load_game(game)  # as the environment does it
-    first = engine.new_game(players, 0, options).observation(0)
+def encoder(engine: Game, options: Mapping[str, Any] | None, players: int) -> Any:
+    first = engine.new_game(players, 0, options).observation(0)  # as the environment does
     return engine.num_distinct_actions(), engine.observation_encoder(first)
 
 
 def digest(game: str, options: Mapping[str, Any] | None, players: int) -> str:
     engine = load_game(game)
     names = [f"bot-{seat}" for seat in range(players)]
-    count, encode = encoder(game, options, players)
+    count, encode = encoder(engine, options, players)
     out = hashlib.sha256(str(count).encode())
     for seed in (1, 2):
         state = engine.new_game(players, seed, options)
@@ -59,7 +59,7 @@ def digest(game: str, options: Mapping[str, Any] | None, players: int) -> str:
         while True:
             for seat in range(players):
                 view = state.observation(seat)
-                out.update("\n".join(board(game, view, names)).encode())
+                out.update("\n".join(board(engine, view, names)).encode())
                 out.update(np.asarray(encode(view), dtype=np.float32).tobytes())
             if state.is_terminal():
                 break
