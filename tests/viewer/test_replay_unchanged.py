@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,15 +39,6 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "forfeited_game": ("bc4b4adb47d6b5cde7bd6fb09bf682ea7e16c136c3f6b86ae4fee6546031fb43",
                        "c6a791746a572e8fc8e1522592480d798ff0cbe5700880df2eede495f5a119f8"),
 }
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    opened = Browser(tmp_path / "profile")
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 @pytest.mark.parametrize("fixture", ["ra_game", "dice_game", "forfeited_game"])
