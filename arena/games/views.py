@@ -57,6 +57,14 @@ class Layout:
             raise ValueError(f"unknown {what} {value!r} (known: {', '.join(map(str, choices))})")
         self.values.extend(1.0 if value == choice else 0.0 for choice in choices)
 
+    def seat_phase_and_turn(self, v: Mapping[str, JSON], seats: int,
+                            phases: Sequence[str]) -> None:
+        """What most views start with, one-hot: the viewing seat, the phase, and the seat to
+        move (none once the game is over)."""
+        self.one_hot(v["seat"], range(seats), "seat")
+        self.one_hot(v["phase"], phases, "phase")
+        self.one_hot(playing(v["current_player"]), range(seats), "seat")
+
     def counts(self, counts: Mapping[str, int], names: Sequence[str], what: str) -> None:
         unknown = set(counts) - set(names)
         if unknown:

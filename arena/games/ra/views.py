@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.views import Encoder, Layout, playing, words
+from arena.games.views import Encoder, Layout, words
 
 JSON = Any
 
@@ -61,9 +61,7 @@ def observation_encoder(first: Mapping[str, JSON]) -> Encoder:
 
     def encode(v: Mapping[str, JSON]) -> list[float]:
         out = Layout()
-        out.one_hot(v["seat"], range(n), "seat")
-        out.one_hot(v["phase"], RA_PHASES, "phase")
-        out.one_hot(playing(v["current_player"]), range(n), "seat")
+        out.seat_phase_and_turn(v, n, RA_PHASES)
         out.one_hot(v["ra_player"], range(n), "seat")
         for value in (v["epoch"], v["ra_track"], v["ra_track_length"], v["center_sun"],
                       v["bag_size"]):

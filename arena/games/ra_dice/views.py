@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.views import Encoder, Layout, playing, words
+from arena.games.views import Encoder, Layout, words
 
 JSON = Any
 
@@ -49,9 +49,7 @@ def observation_encoder(first: Mapping[str, JSON]) -> Encoder:
 
     def encode(v: Mapping[str, JSON]) -> list[float]:
         out = Layout()
-        out.one_hot(v["seat"], range(n), "seat")
-        out.one_hot(v["phase"], DICE_PHASES, "phase")
-        out.one_hot(playing(v["current_player"]), range(n), "seat")
+        out.seat_phase_and_turn(v, n, DICE_PHASES)
         out.one_hot(v["turn_player"], range(n), "seat")
         victim = v["disaster_victim"]  # None, or who must give up what, and how much
         out.one_hot(victim["seat"] if victim else None, range(n), "seat")
