@@ -39,8 +39,8 @@ def render_replay(record: GameRecord) -> str:
     """The self-contained replay page of ``record``."""
     from arena.plugins import load_game
 
-    data = page_data(record)
-    game: Game = load_game(record.game)
+    game: Game = load_game(record.game)  # once: discovery is not free, and a report
+    data = page_data(record, game)  # writes a page per game
     name = f"the {record.game} game's"
     script = _inline(game.board_script(), "script", f"{name} board_script")
     style = _inline(game.board_style(), "style", f"{name} board_style")
