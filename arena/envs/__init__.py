@@ -1,4 +1,5 @@
-"""PettingZoo AEC environments for Ra and Ra: The Dice Game (``pip install 'ra-arena[rl]'``).
+"""PettingZoo AEC environments for Ra, Ra: The Dice Game and any plugin game that says how
+many actions it has (``pip install 'ra-arena[rl]'``).
 
     from arena.envs import ra_env
     env = ra_env(num_players=3)
@@ -11,7 +12,8 @@
 
 Agents are ``player_0`` ... (seat order).  An action is the engine's own action number,
 so it means the same thing in every position; ``action_mask`` marks the legal ones.  The
-observation vector encodes what the seat's bot would be sent (arena/envs/encoding.py).
+observation vector encodes what the seat's bot would be sent, as the game encodes it
+(``Game.observation_encoder``; Ra's is in arena/games/ra/views.py).
 The reward comes at the end: each seat's final score (the game's points).  See
 docs/envs.md; ``python -m arena.envs`` plays random agents through both games.
 """
@@ -31,9 +33,8 @@ except ImportError as missing:  # pragma: no cover - depends on the install
     raise ImportError(
         "arena.envs needs PettingZoo: pip install 'ra-arena[rl]'") from missing
 
-from arena.envs.encoding import action_count, encoder_for
+from arena.errors import ArenaError
 from arena.games.base import GameState
-from arena.play.board import draw
 
 JSON = Any
 LIMIT = 1e6  # bound of every observed number (scores, counts: far below it)
@@ -61,9 +62,12 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{seat}" for seat in range(num_players)]
         self.agents = list(self.possible_agents)
         sample = self.game.new_game(num_players, 0, self.options)  # bad options fail here
-        self._encode = encoder_for(sample.observation(0))
+        self._encode = self.game.observation_encoder(sample.observation(0))
         size = len(self._encode(sample.observation(0)))
-        actions = action_count(self.game.name)
+        actions = self.game.num_distinct_actions()
+        if actions is None:
+            raise ArenaError(f"{self.game.title} does not say how many actions it has "
+                             "(Game.num_distinct_actions), so it has no environment")
         self.action_spaces = {a: spaces.Discrete(actions) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict({
@@ -102,8 +106,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
                 raise ValueError(f"the engine's action {max(legal)} is beyond the "
                                  f"{len(mask)} actions this environment knows")
             mask[legal] = 1
-        return {"observation": self._encode(self.state.observation(seat)),
-                "action_mask": mask}
+        vector = np.asarray(self._encode(self.state.observation(seat)), dtype=np.float32)
+        return {"observation": vector, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -130,7 +134,8 @@ class ArenaEnv(AECEnv):  # type: ignore[misc]
         if self.render_mode is None:
             return None
         seat = max(self.state.current_player(), 0)
-        text = "\n".join(draw(self.state.observation(seat), self.possible_agents))
+        text = "\n".join(self.game.board_text(self.state.observation(seat),
+                                               self.possible_agents))
         if self.render_mode == "human":
             print(text)
             return None

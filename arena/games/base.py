@@ -16,6 +16,12 @@ record (checking each actor and that the engine rebuilds what the record says). 
 supplies its rules: :meth:`GameState._compute_legal_actions` and
 :meth:`GameState._apply_legal_action`, and the record parts its replay must reproduce
 (:attr:`Game.replayed_parts`).
+
+A game is also shown and encoded through its own methods, so that ``arena play``, the
+replay page and the PettingZoo environments know no game: :meth:`Game.board_text`,
+:meth:`Game.board_script` and :meth:`Game.board_style`, :meth:`Game.observation_encoder`
+and :meth:`Game.num_distinct_actions`.  The defaults (arena/games/views.py) work for any
+game from the JSON it gives a seat; an engine overrides them with its own board.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from __future__ import annotations
 import abc
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from arena.games.views import Encoder, asset, flat_encoder, json_board
 
 JSON = Any  # a value that json.dumps accepts without a custom encoder
 
@@ -131,6 +139,9 @@ class Game(abc.ABC):
     # The parts of a record (besides each action's own keys) that replaying its actions
     # must reproduce exactly; see :meth:`replay`.
     replayed_parts: tuple[str, ...] = ()
+    # The package whose replay.js and replay.css draw the game on the replay page (see
+    # :meth:`board_script`); this one holds the generic drawing.
+    board_package: str = "arena.games"
 
     @abc.abstractmethod
     def new_game(
@@ -202,6 +213,52 @@ class Game(abc.ABC):
 
         Engines override this with their own story; the default lists the actions."""
         return [f"seat {step['seat']}: {step['action']}" for step in record.get("actions", [])]
+
+    # -- views: how people see the game and learning agents read it --------------------
+    # Only the JSON a seat is given is drawn or encoded, so nothing shown is hidden.
+
+    def board_text(self, observation: Mapping[str, JSON], names: Sequence[str]) -> list[str]:
+        """A seat's ``observation`` drawn as lines of text for a person at a terminal
+        (``arena play``, an environment's ``render``); ``names[seat]`` names each seat.
+
+        The default: the observation's JSON."""
+        return json_board(observation)
+
+    def board_script(self) -> str:
+        """The JavaScript that draws a position on the replay page (``arena replay
+        --html``).  It sets ``window.arenaBoard`` to a function that the page calls once
+        with its kit (``data``, ``views``, ``names``, ``el``, ``words``, ``who``,
+        ``seatClass``) and that returns ``draw(view, frame)`` -> a DOM node; it may not
+        load anything (docs/viewer.md).
+
+        The default reads replay.js of :attr:`board_package`: a game ships its drawing as
+        a file in its package and names the package; the generic one (arena/games/)
+        draws the observation's JSON as a table."""
+        return asset(self.board_package, "replay.js")
+
+    def board_style(self) -> str:
+        """The CSS of the classes :meth:`board_script` draws with, added after the page's
+        own (which any board may use: ``track``, ``slot``, ``seats``, ``seat``, ...).
+
+        The default reads replay.css of :attr:`board_package`."""
+        return asset(self.board_package, "replay.css")
+
+    def observation_encoder(self, first: Mapping[str, JSON]) -> Encoder:
+        """A function from a seat's observation to a fixed-length list of numbers, for
+        games like ``first`` (seat 0's view of a new game with the same players and
+        options), used by the PettingZoo environments (docs/envs.md).  It raises
+        ``ValueError`` for anything it does not know rather than encode it as nothing.
+
+        The default: every number, flag and null of the observation, in ``first``'s order
+        (text left out); observations must keep ``first``'s shape."""
+        return flat_encoder(first, self.name)
+
+    def num_distinct_actions(self) -> int | None:
+        """How many action numbers the engine uses: every action is in
+        ``range(num_distinct_actions())`` (an environment's action space).
+
+        None (the default): the game does not say, and gets no environment."""
+        return None
 
     def describe(self) -> dict[str, JSON]:
         return {

@@ -122,7 +122,7 @@ async def _play(engine: Game, specs: list[BotSpec], name: str, args: argparse.Na
     try:
         async with open_bot_pool(Limits()) as pool, pool.seated(specs) as bots:
             seats: list[Player] = [BotAtItsOwnPace(bot, args.bot_seconds) for bot in bots]
-            seats.insert(args.seat, HumanPlayer(name, reader))
+            seats.insert(args.seat, HumanPlayer(name, reader, engine))
             try:
                 return await play_game(engine, seats, seed, limits=limits)
             except HumanQuit as why:  # here, before the pool's nursery wraps it in a group

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import trio
 
-from arena.play.board import draw
+from arena.games.base import Game
 from arena.runner.failures import BotFailure
 from arena.runner.players import Player, WrappedPlayer
 from arena.runner.protocol import (
@@ -74,9 +74,11 @@ class HumanPlayer:
     kind = "human"
     version = "-"
 
-    def __init__(self, name: str, reader: LineReader, out: TextIO = sys.stdout) -> None:
+    def __init__(self, name: str, reader: LineReader, game: Game,
+                 out: TextIO = sys.stdout) -> None:
         self.name = f"human:{name}"
         self.reader = reader
+        self.game = game  # it draws the position (Game.board_text)
         self.out = out
         self.names: Sequence[str] = ()
         self.seat = 0
@@ -96,7 +98,7 @@ class HumanPlayer:
     async def choose(self, request: DecisionRequest) -> Reply:
         started = time.monotonic()
         legal = [describe_action(move) for move in request.legal]
-        position = draw(request.observation or {}, self.names)
+        position = self.game.board_text(request.observation or {}, self.names)
         menu = [f"  {number:>3}. {move}" for number, move in enumerate(legal, start=1)]
         self.say("", *position, "Your moves:", *menu)
         while True:

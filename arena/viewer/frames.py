@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.games.base import TERMINAL, GameError, GameState
+from arena.games.base import TERMINAL, Game, GameError, GameState
 from arena.records import GameRecord
 
 JSON = Any
@@ -37,11 +37,13 @@ def describe_action(move: Mapping[str, JSON]) -> str:
     return " ".join(words)
 
 
-def start_state(record: GameRecord) -> GameState:
-    """The record's game at its first decision, from the engine's own record."""
-    from arena.plugins import load_game
+def start_state(record: GameRecord, game: Game | None = None) -> GameState:
+    """The record's game at its first decision, from the engine's own record (``game``:
+    the record's engine, when the caller has it already; discovery finds it otherwise)."""
+    if game is None:
+        from arena.plugins import load_game
 
-    game = load_game(record.game)
+        game = load_game(record.game)
     engine = record.engine
     try:
         return game.new_game(
@@ -53,11 +55,11 @@ def start_state(record: GameRecord) -> GameState:
         raise ArenaError(f"the {record.game} engine cannot set up this game: {problem}") from None
 
 
-def positions(record: GameRecord) -> list[dict[str, JSON]]:
+def positions(record: GameRecord, game: Game | None = None) -> list[dict[str, JSON]]:
     """One entry per decision, then one for the end: ``decision`` (1-based, as in the
     record's failures and comments), ``seat``, ``move`` (words), ``view`` (the acting
     seat's observation before it moved; at the end, seat 0's view of the final board)."""
-    state = start_state(record)
+    state = start_state(record, game)
     steps = record.engine.get("actions")
     if not isinstance(steps, list):
         raise ArenaError(f"game {record.game_id or '?'} has no list of actions to replay")
@@ -123,9 +125,9 @@ def apply_patch(value: JSON, patch: Patch) -> JSON:
     return value
 
 
-def page_data(record: GameRecord) -> dict[str, JSON]:
+def page_data(record: GameRecord, game: Game | None = None) -> dict[str, JSON]:
     """Everything the replay page shows, as compact JSON (docs/viewer.md)."""
-    entries = positions(record)
+    entries = positions(record, game)
     frames = []
     previous: JSON = None
     for entry in entries:

@@ -1,5 +1,9 @@
-"""The replay page: one HTML file with the game's positions, the script that draws them
-and the style inline, so it opens anywhere with no network (no fonts, no external files)."""
+"""The replay page: one HTML file with the game's positions, the scripts that draw them
+and the style inline, so it opens anywhere with no network (no fonts, no external files).
+
+The page is the same for every game; the board in it is the game's own: its
+``Game.board_script`` and ``Game.board_style`` are inlined beside the page's
+(docs/viewer.md)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from html import escape
 from importlib import resources
 
 from arena import __version__
+from arena.errors import ArenaError
+from arena.games.base import Game
 from arena.records import GameRecord
 from arena.viewer.frames import page_data
 
@@ -22,9 +28,22 @@ def _script_json(data: object) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
+def _inline(text: str, element: str, what: str) -> str:
+    """A game's script or style, which must not end its own element early."""
+    if f"</{element}" in text.lower():
+        raise ArenaError(f"{what} contains '</{element}': it cannot be inlined in the page")
+    return text
+
+
 def render_replay(record: GameRecord) -> str:
     """The self-contained replay page of ``record``."""
-    data = page_data(record)
+    from arena.plugins import load_game
+
+    game: Game = load_game(record.game)  # once: discovery is not free, and a report
+    data = page_data(record, game)  # writes a page per game
+    name = f"the {record.game} game's"
+    script = _inline(game.board_script(), "script", f"{name} board_script")
+    style = _inline(game.board_style(), "style", f"{name} board_style")
     seats = ", ".join(f"{player['name']} (seat {player['seat']})" for player in record.players)
     title = f"{record.game} game {record.game_id or '(unnamed)'}"
     status = "" if not record.failures else (
@@ -36,7 +55,7 @@ def render_replay(record: GameRecord) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'\">\n"
         f"<title>{escape(title)} · Ra Arena replay</title>\n"
-        f"<style>\n{_asset('viewer.css')}</style>\n</head>\n<body>\n<main>\n"
+        f"<style>\n{_asset('viewer.css')}{style}</style>\n</head>\n<body>\n<main>\n"
         f"<h1>{escape(title)}</h1>\n"
         f'<p class="muted">{escape(seats)} · seed {record.seed} · round {record.round + 1}'
         f"{status}</p>\n"
@@ -57,5 +76,6 @@ def render_replay(record: GameRecord) -> str:
         f"<footer>Ra Arena {escape(__version__)} · arena replay --html</footer>\n"
         "</main>\n"
         f'<script type="application/json" id="game-data">{_script_json(data)}</script>\n'
-        f"<script>\n{_asset('viewer.js')}</script>\n</body>\n</html>\n"
+        # the game's board script first: it sets window.arenaBoard, which the page calls
+        f"<script>\n{script}{_asset('viewer.js')}</script>\n</body>\n</html>\n"
     )

@@ -1,5 +1,8 @@
 // The replay page: rebuilds every position from the embedded record (arena/viewer/frames.py)
-// and draws one at a time.  Everything a bot wrote is set as text, never as HTML.
+// and draws one at a time.  Everything a bot wrote is set as text, never as HTML.  The
+// board itself is drawn by the game's own script (Game.board_script), which runs before
+// this one and sets window.arenaBoard: called once with the kit below, it returns
+// draw(view, frame) -> a DOM node (docs/viewer.md).
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("game-data").textContent);
@@ -39,141 +42,6 @@
   const words = (name) => String(name).replace(/_/g, " ");
   const who = (seat) => `${names[seat] ?? "seat " + seat} (seat ${seat})`;
 
-  const TILE_GROUPS = {
-    god: "god", gold: "gold", pharaoh: "pharaoh", nile: "river", flood: "river",
-    astronomy: "civ", agriculture: "civ", writing: "civ", religion: "civ", art: "civ",
-    fortress: "monument", obelisk: "monument", palace: "monument", pyramid: "monument",
-    sphinx: "monument", statue: "monument", step_pyramid: "monument", temple: "monument",
-    funeral: "disaster", drought: "disaster", unrest: "disaster", earthquake: "disaster",
-    ra: "ra",
-  };
-  // the engine's own order of tile kinds (its bag lists every kind): a patched dict
-  // gains keys at its end, so tiles are sorted back into this order before drawing
-  const tileOrder = Object.keys((views[0] && views[0].bag) || {});
-  const inTileOrder = (tiles) => Object.entries(tiles).sort((a, b) =>
-    (tileOrder.indexOf(a[0]) + 1 || 1e9) - (tileOrder.indexOf(b[0]) + 1 || 1e9));
-  function tile(name, count) {
-    const label = count && count > 1 ? `${words(name)} ×${count}` : words(name);
-    return el("span", { class: `tile ${TILE_GROUPS[name] || "other"}`, "data-tile": name }, label);
-  }
-  function sun(value, used) {
-    return el("span", { class: used ? "sun used" : "sun", title: used ? "used this epoch" : "" },
-      String(value));
-  }
-
-  // ---------------------------------------------------------------- Ra
-  function drawRa(v, frame) {
-    const board = el("div", { class: "ra" });
-    const track = el("div", { class: "track", id: "ra-track" },
-      el("span", { class: "label" }, "Ra track"));
-    for (let i = 0; i < v.ra_track_length; i++) {
-      track.append(el("span", { class: i < v.ra_track ? "slot filled" : "slot" },
-        i < v.ra_track ? "Ra" : String(i + 1)));
-    }
-    track.append(el("span", { class: "count" }, `${v.ra_track} of ${v.ra_track_length}`));
-    board.append(track);
-    const auction = el("div", { class: "track", id: "auction-track" },
-      el("span", { class: "label" }, "Auction track"), el("span", { class: "sun centre",
-        title: "the sun in the middle" }, String(v.center_sun)));
-    for (const name of v.auction_track) auction.append(tile(name));
-    if (!v.auction_track.length) auction.append(el("span", { class: "muted" }, "empty"));
-    board.append(auction);
-    if (v.auction) {
-      const bids = el("div", { class: "auction", id: "auction" },
-        el("strong", {}, `Auction (${words(v.auction.kind)})`));
-      for (const bid of v.auction.bids) {
-        bids.append(el("span", { class: "bid" }, `${names[bid.seat]}: `,
-          bid.sun === null ? (bid.could_bid === false ? "could not bid" : "passed")
-            : el("span", { class: "sun" }, String(bid.sun))));
-      }
-      if (v.auction.to_bid && v.auction.to_bid.length) {
-        bids.append(el("span", { class: "muted" },
-          `still to bid: ${v.auction.to_bid.map((s) => names[s]).join(", ")}`));
-      }
-      board.append(bids);
-    }
-    if (v.disaster) {
-      board.append(el("div", { class: "disaster", id: "disaster" },
-        `Disaster: ${words(v.disaster.disaster)} - ${who(v.disaster.seat)} must discard ` +
-        `${v.disaster.to_lose} more tile(s)`));
-    }
-    const seats = el("div", { class: "seats" });
-    v.players.forEach((p) => {
-      const tiles = el("div", { class: "tiles" });
-      for (const [name, count] of inTileOrder(p.tiles)) tiles.append(tile(name, count));
-      if (!Object.keys(p.tiles).length) tiles.append(el("span", { class: "muted" }, "no tiles"));
-      seats.append(el("div", { class: seatClass(p.seat, v, frame), "data-seat": p.seat },
-        el("h3", {}, names[p.seat] ?? `seat ${p.seat}`, el("span", { class: "muted" },
-          ` seat ${p.seat}`), p.seat === v.ra_player ? el("span", { class: "badge" }, "Ra player") : ""),
-        el("div", { class: "score" }, "Score ", el("b", {}, String(p.score))),
-        el("div", { class: "suns" }, "Suns ", p.suns.map((s) => sun(s, false)),
-          p.used_suns.map((s) => sun(s, true))),
-        tiles));
-    });
-    board.append(seats);
-    if (v.bag) {
-      const bag = el("details", { class: "bag" }, el("summary", {}, `Bag: ${v.bag_size} tiles`));
-      for (const [name, count] of Object.entries(v.bag)) if (count) bag.append(tile(name, count));
-      board.append(bag);
-    }
-    return board;
-  }
-
-  // ---------------------------------------------------------------- Ra: The Dice Game
-  function drawDice(v, frame) {
-    const board = el("div", { class: "dice-game" });
-    const track = el("div", { class: "track", id: "ra-track" },
-      el("span", { class: "label" }, "Ra track"));
-    // the marker can move past the last space (that ends the epoch): draw it there too
-    for (let i = v.ra.start; i <= Math.max(v.ra.last_space, v.ra.position); i++) {
-      track.append(el("span", { class: i === v.ra.position ? "slot filled" : "slot" }, String(i)));
-    }
-    board.append(track);
-    const dice = el("div", { class: "track", id: "dice" },
-      el("span", { class: "label" }, `Dice (rerolls left ${v.rerolls_left})`));
-    for (const die of v.dice) {
-      dice.append(el("span", { class: `die ${die.colour}${die.used ? " used" : ""}`,
-        "data-face": die.face }, words(die.face)));
-    }
-    board.append(dice);
-    const victim = v.disaster_victim;  // who must give up markers, of what, how many
-    if (victim) {
-      board.append(el("div", { class: "disaster", id: "disaster" },
-        `Disaster (${words(victim.what)}): ${who(victim.seat)} must give up ` +
-        `${victim.markers_to_lose} marker(s)`));
-    }
-    const seats = el("div", { class: "seats" });
-    for (let s = 0; s < v.num_players; s++) {
-      const civs = Object.entries(v.civilization).filter(([, holders]) => holders.includes(s))
-        .map(([colour]) => el("span", { class: `die ${colour}` }, colour));
-      const monuments = [];
-      v.monuments.forEach((column, c) => column.forEach((owner, r) => {
-        if (owner === s) monuments.push(el("span", { class: `die ${v.board.monument_columns[c][r]}` },
-          `${c}.${r}`));
-      }));
-      seats.append(el("div", { class: seatClass(s, v, frame), "data-seat": s },
-        el("h3", {}, names[s] ?? `seat ${s}`, el("span", { class: "muted" }, ` seat ${s}`),
-          s === v.turn_player ? el("span", { class: "badge" }, "turn") : ""),
-        el("div", { class: "score" }, "Score ", el("b", {}, String(v.scores[s]))),
-        el("div", {}, `Pharaoh ${v.pharaoh[s]} · Nile ${v.nile[s]} · Floods ${v.floods[s]}`),
-        el("div", { class: "tiles" }, "Civilizations ", civs.length ? civs : "none"),
-        el("div", { class: "tiles" }, "Monuments ", monuments.length ? monuments : "none")));
-    }
-    board.append(seats);
-    const grid = el("table", { class: "monuments" });
-    v.board.monument_columns[0].forEach((_, r) => {
-      grid.append(el("tr", {}, v.monuments.map((column, c) => el("td",
-        { class: v.board.monument_columns[c][r] },
-        column[r] === null ? "" : (names[column[r]] ?? String(column[r])).slice(0, 6)))));
-    });
-    board.append(el("div", {}, el("span", { class: "label" }, "Monument board"), grid));
-    return board;
-  }
-
-  function drawOther(v) {
-    return el("pre", { class: "raw" }, JSON.stringify(v, null, 1));
-  }
-
   // ---------------------------------------------------------------- the frame
   const failureAt = (decision) => data.failures.filter((f) =>
     (f.decision ?? 0) === decision || (decision === 1 && f.decision === null));
@@ -198,6 +66,12 @@
     return table;
   }
 
+  // ---------------------------------------------------------------- the game's board
+  if (typeof window.arenaBoard !== "function") {
+    throw new Error("the game's board script did not set window.arenaBoard");
+  }
+  const draw = window.arenaBoard({ data, views, names, el, words, who, seatClass });
+
   let current = 0;
   let timer = null;
   const $ = (id) => document.getElementById(id);
@@ -206,14 +80,13 @@
     current = Math.max(0, Math.min(last, index));
     const frame = data.frames[current];
     const v = views[current];
-    const draw = data.game === "ra" ? drawRa : data.game === "ra_dice" ? drawDice : drawOther;
     $("board").replaceChildren(draw(v, frame));
     $("board").dataset.decision = String(frame.decision);
     $("position").textContent = current === last
       ? `End of the game (${last} decisions)`
-      : `Decision ${frame.decision} of ${last} · epoch ${v.epoch}`;
+      : `Decision ${frame.decision} of ${last}` + (hasEpochs ? ` · epoch ${v.epoch}` : "");
     $("slider").value = String(current);
-    $("epoch").value = String(v.epoch);
+    if (hasEpochs) $("epoch").value = String(v.epoch);
     const move = $("move");
     move.replaceChildren();
     if (frame.seat !== null) {
@@ -235,8 +108,10 @@
         el("b", {}, `${who(f.seat)} failed (${f.reason}, ${f.phase}): `), f.detail,
         f.stderr_tail ? el("pre", {}, f.stderr_tail) : ""));
     }
-    const epochDone = current === last ? Infinity : v.epoch - 1;
-    $("epochs").replaceChildren(epochTable(epochDone));
+    if (hasEpochs) {
+      const epochDone = current === last ? Infinity : v.epoch - 1;
+      $("epochs").replaceChildren(epochTable(epochDone));
+    }
     $("play").textContent = timer ? "⏸ pause" : "▶ play";
   }
 
@@ -249,6 +124,7 @@
     show(current);
   }
   function jumpToEpoch(epoch) {
+    if (!hasEpochs) return;
     const index = views.findIndex((v) => v.epoch >= epoch);
     show(index < 0 ? last : index);
   }
@@ -256,7 +132,14 @@
 
   // ---------------------------------------------------------------- controls
   $("slider").max = String(last);
-  const epochs = [...new Set(views.map((v) => v.epoch))];
+  // a game whose positions have no "epoch" number gets no epoch menu and no epoch table
+  const hasEpochs = views.every((v) => typeof v.epoch === "number");
+  if (!hasEpochs) {
+    for (const node of [$("epoch"), $("epochs"), $("epochs").previousElementSibling]) {
+      node.hidden = true;
+    }
+  }
+  const epochs = hasEpochs ? [...new Set(views.map((v) => v.epoch))] : [];
   $("epoch").replaceChildren(...epochs.map((e) => el("option", { value: e }, `epoch ${e}`)));
   $("first").addEventListener("click", () => step(-Infinity));
   $("prev").addEventListener("click", () => step(-1));

@@ -1,6 +1,7 @@
 """The PettingZoo environments: PettingZoo's own API test, and whole games checked
-against the engine.  PettingZoo is in the test extra; without it these tests skip,
-except under CI=true, where they fail (CI installs it)."""
+against the engine; a game only a plugin knows (nim, tests/runner/toygame.py) gets one by
+the same door, with the generic encoding and board.  PettingZoo is in the test extra;
+without it these tests skip, except under CI=true, where they fail (CI installs it)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ except ImportError:  # pragma: no cover - depends on the install
     pytest.skip("pettingzoo is not installed (pip install 'ra-arena[rl]')",
                 allow_module_level=True)
 
-from arena.envs import ra_dice_env, ra_env, raw_env
+from arena.envs import env, ra_dice_env, ra_env, raw_env
+from arena.errors import ArenaError
 from arena.plugins import load_game
+from tests.plugins.conftest import fake_distribution  # noqa: F401 - fixtures
+from tests.plugins.test_plugin_game import nim_plugin  # noqa: F401 - fixtures
+from tests.runner.toygame import NIM
 
 
 # api_test suggests a plain Box observation; the dict with "action_mask" is PettingZoo's
@@ -107,3 +112,34 @@ def test_render_and_the_random_agents_example() -> None:
     lines = done.stdout.splitlines()
     assert [line.split(":")[0] for line in lines] == ["ra", "ra_dice"]
     assert all("player_2" in line for line in lines)
+
+
+# ---------------------------------------------------------------- a plugin game
+@pytest.mark.usefixtures("nim_plugin")
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_plugin_game_passes_pettingzoos_own_api_test(players: int) -> None:
+    api_test(env("nim", players), num_cycles=200)
+
+
+@pytest.mark.usefixtures("nim_plugin")
+def test_a_plugin_game_gets_the_generic_encoding_and_board() -> None:
+    game = raw_env("nim", 3, render_mode="ansi")
+    game.reset(seed=4)
+    agent = game.agent_selection
+    view = game.state.observation(int(agent.split("_")[1]))
+    # every number of the seat's observation, in its order
+    assert game.observe(agent)["observation"].tolist() == [
+        view["seat"], view["visible_pile"], view["turn"]]
+    assert game.observe(agent)["action_mask"].tolist() == [0, 1, 1, 1]
+    assert f'"visible_pile": {view["visible_pile"]}' in game.render()  # the JSON board
+
+
+@pytest.mark.usefixtures("nim_plugin")
+def test_a_game_that_does_not_count_its_actions_has_no_environment(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(NIM, "num_distinct_actions", lambda: None)
+    with pytest.raises(ArenaError, match="Nim does not say how many actions it has"):
+        raw_env("nim", 2)

@@ -8,11 +8,15 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from arena.cli import main
 from arena.league.store import open_store
+from tests.plugins.conftest import fake_distribution  # noqa: F401 - fixtures
+from tests.plugins.test_plugin_game import nim_plugin  # noqa: F401 - fixtures
 
 PROMPT = re.compile(rb"Your move \(1-(\d+); clock (\d+):(\d\d)\): ")
 
@@ -65,6 +69,19 @@ class Terminal:
         return code, self.process.stderr.read()
 
 
+def answer_until_stored(term: Terminal, answer: Callable[[re.Match[bytes]], str]
+                        ) -> tuple[int, str]:
+    """Answers every prompt with ``answer(prompt)`` until the game is stored; returns how
+    many answers that took and the stored game's id."""
+    moves = 0
+    while True:
+        found = term.read_until(re.compile(PROMPT.pattern + rb"|Stored as game ([0-9a-f]{16})"))
+        if found[4] is not None:
+            return moves, found[4].decode()
+        moves += 1
+        term.type(answer(found))
+
+
 def test_a_person_plays_a_whole_game_and_it_is_stored(tmp_path: Path) -> None:
     term = Terminal("play", "ra", "--bots", "random", "--name", "ada", "--seed", "5",
                     "--results", "games", cwd=tmp_path)
@@ -81,15 +98,9 @@ def test_a_person_plays_a_whole_game_and_it_is_stored(tmp_path: Path) -> None:
     term.type("board")
     term.read_until(re.compile(rb"Ra track"))
     term.read_until(PROMPT)
-    moves = 0
     term.type("1")
-    while True:
-        found = term.read_until(re.compile(PROMPT.pattern + rb"|Stored as game ([0-9a-f]{16})"))
-        if found[4] is not None:
-            game_id = found[4].decode()
-            break
-        moves += 1
-        term.type(found[1].decode())  # the last legal move, whatever it is
+    # then always the last legal move, whatever it is
+    moves, game_id = answer_until_stored(term, lambda prompt: prompt[1].decode())
     code, err = term.finish()
     assert code == 0, err
     assert moves > 10
@@ -137,3 +148,23 @@ def test_bad_arguments_are_one_line_errors(args: list[str], message: str, tmp_pa
     err = capsys.readouterr().err
     assert code == 2
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.usefixtures("nim_plugin")
+def test_a_person_plays_a_plugin_game_on_its_generic_board(tmp_path: Path) -> None:
+    """Nim (tests/runner/toygame.py) supplies no board: the person is shown the seat's
+    observation as JSON, and the stored game replays as a page like any other."""
+    term = Terminal("play", "nim", "--bots", "one-stone", "--name", "ada", "--seed", "3",
+                    "--results", "games", cwd=tmp_path)
+    term.read_until(re.compile(rb'"visible_pile": \d+'))  # the board: the seat's JSON
+    term.read_until(re.compile(rb"take stones 1"))  # the moves, in words
+    term.type("1")
+    moves, game_id = answer_until_stored(term, lambda prompt: "1")
+    code, err = term.finish()
+    assert code == 0, err
+    assert moves >= 1
+    page = tmp_path / "nim.html"
+    assert main(["replay", game_id[:8], "--results", str(tmp_path / "games"), "--html",
+                 "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "window.arenaBoard" in text and '"game":"nim"' in text

@@ -84,6 +84,11 @@ class NimGame(Game):
     def default_options(self) -> dict[str, Any]:
         return {"pile": 10}
 
+    def num_distinct_actions(self) -> int:
+        """Actions are the stones taken, 1-3 (0 is never legal): what a PettingZoo
+        environment needs besides the views every game gets (arena/games/views.py)."""
+        return 4
+
     def new_game(self, num_players: int, seed: int,
                  options: Mapping[str, Any] | None = None) -> NimState:
         pile = dict(options or self.default_options()).get("pile", 10)

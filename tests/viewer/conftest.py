@@ -1,7 +1,10 @@
-"""Real games for the viewer's tests: played by the referee with in-process players."""
+"""Real games for the viewer's tests: played by the referee with in-process players; and
+the Chromium that draws their pages (tests/viewer/browser.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +14,7 @@ from arena.plugins import load_game
 from arena.records import GameRecord
 from arena.runner.players import PythonPlayer, random_player
 from arena.runner.referee import play_game
+from tests.viewer.browser import Browser
 
 
 def crashes_at(decision: int, name: str = "crashy") -> PythonPlayer:
@@ -49,3 +53,12 @@ def forfeited_game() -> GameRecord:
     record = play("ra", players, 7, "eeee5555ffff6666")
     assert record.failures and record.failures[0]["reason"] == "crash"
     return record
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Browser]:
+    opened = Browser(tmp_path / "profile")
+    try:
+        yield opened
+    finally:
+        opened.close()

@@ -8,7 +8,6 @@ Without Chromium the tests skip, but under CI=true they fail (tests/viewer/brows
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,15 +20,6 @@ from tests.viewer.browser import Browser
 ARTIFACTS = Path(__file__).resolve().parents[2] / "results" / "test-artifacts"
 RIGHT, LEFT, HOME, END, PAGE_DOWN = ("ArrowRight", 39), ("ArrowLeft", 37), ("Home", 36), \
     ("End", 35), ("PageDown", 34)
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Browser]:
-    opened = Browser(tmp_path / "profile")
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def page_of(record: GameRecord, folder: Path) -> Path:

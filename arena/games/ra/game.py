@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Game, GameOptionError
@@ -12,6 +12,7 @@ from arena.games.ra.editions import DEFAULT_EDITION
 from arena.games.ra.state import RaState
 from arena.games.ra.tiles import (
     CENTER_SUN,
+    NUM_ACTIONS,
     NUM_TILE_TYPES,
     RA_TRACK_LENGTH,
     START_SCORE,
@@ -19,6 +20,7 @@ from arena.games.ra.tiles import (
     TILE_COUNTS,
     TURN,
 )
+from arena.games.views import Encoder
 
 # The full bag, one entry per tile; copied for every new game.
 FULL_BAG: tuple[int, ...] = tuple(t for t, count in enumerate(TILE_COUNTS) for _ in range(count))
@@ -30,6 +32,7 @@ class RaGame(Game):
     min_players = 2
     max_players = 5
     replayed_parts = ("setup", "events", "final")
+    board_package = "arena.games.ra"  # its replay.js and replay.css: the replay page
 
     def default_options(self) -> dict[str, Any]:
         return {"edition": DEFAULT_EDITION}
@@ -70,6 +73,21 @@ class RaGame(Game):
         from arena.games.ra.narrate import narrate
 
         return narrate(record)
+
+    # -- views (arena/games/ra/views.py; the replay page's drawing: board_package) -------
+    def board_text(self, observation: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+        from arena.games.ra.views import board_text
+
+        return board_text(observation, names)
+
+    def observation_encoder(self, first: Mapping[str, Any]) -> Encoder:
+        from arena.games.ra.views import observation_encoder
+
+        return observation_encoder(first)
+
+    def num_distinct_actions(self) -> int:
+        """The action numbers of docs/ra-json.md run from 0 to NUM_ACTIONS - 1."""
+        return NUM_ACTIONS
 
 
 def blank_state(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Game, GameOptionError
 from arena.games.ra_dice.board import MAX_PLAYERS, MIN_PLAYERS, Board, resolve_board
 from arena.games.ra_dice.record import GAME_NAME, state_from_json
 from arena.games.ra_dice.state import RaDiceState
+from arena.games.views import Encoder
 
 
 class RaDiceGame(Game):
@@ -17,6 +18,7 @@ class RaDiceGame(Game):
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     replayed_parts = ("events", "epochs", "final_scores", "placements")
+    board_package = "arena.games.ra_dice"  # its replay.js and replay.css: the replay page
 
     def __init__(self) -> None:
         self._default_boards: dict[int, Board] = {}
@@ -63,3 +65,21 @@ class RaDiceGame(Game):
         from arena.games.ra_dice.narrate import narrate
 
         return narrate(record)
+
+    # -- views (arena/games/ra_dice/views.py; the replay page's drawing: board_package) --
+    def board_text(self, observation: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+        from arena.games.ra_dice.views import board_text
+
+        return board_text(observation, names)
+
+    def observation_encoder(self, first: Mapping[str, Any]) -> Encoder:
+        from arena.games.ra_dice.views import observation_encoder
+
+        return observation_encoder(first)
+
+    def num_distinct_actions(self) -> int:
+        """The last range of arena/games/ra_dice/actions.py: giving up a Monument marker,
+        one action per space."""
+        from arena.games.ra_dice.actions import LOSE_MONUMENT_BASE, MONUMENT_BASE, MONUMENT_LAST
+
+        return int(LOSE_MONUMENT_BASE + (MONUMENT_LAST - MONUMENT_BASE + 1) // 8)
