@@ -20,7 +20,7 @@ from arena.games.base import Game
 from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.runner.players import Player
-from arena.settings import Limits
+from arena.settings import Limits, seed_option
 
 DEFAULT_RESULTS = Path("results") / "play"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
@@ -45,8 +45,9 @@ def play_arguments(parser: argparse.ArgumentParser) -> None:
                                        "(default: your login name)")
     parser.add_argument("--seat", type=int, default=0,
                         help="your seat, 0 = first to play (default 0)")
-    parser.add_argument("--seed", type=int, help="the game's seed (default: a random one, "
-                                                 "printed so you can play it again)")
+    parser.add_argument("--seed", type=seed_option,
+                        help="the game's seed (default: a random one, printed so you can "
+                             "play it again)")
     parser.add_argument("--seconds", type=_positive_seconds, default=300.0,
                         help="your time per move (default 300)")
     parser.add_argument("--clock", type=_positive_seconds, metavar="SECONDS",
