@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
     "selfplay": ("arena.play.selfplay", "play one game between random players and show it"),
+    "docs": ("arena.userdocs", "read the user documentation (leagues, writing a bot, ...)"),
     "completion": ("arena.completion",
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
     "bench": ("arena.bench.commands",
@@ -59,6 +60,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena leaderboard ladder --payoffs csv > payoffs.csv",
     ),
     "report": ("arena report my.toml -o report.html",),
+    "docs": (
+        "arena docs                         # the pages",
+        "arena docs writing-a-bot           # one page",
+        "arena docs leagues --path          # where it is, to open it in an editor",
+    ),
     "games": (
         "arena games                        # the last 50 games of the default league",
         "arena games results/my --bot mcts --failed   # mcts's games where a bot failed",

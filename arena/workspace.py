@@ -23,7 +23,7 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 PYTHON_BOT = '''"""{name}: a Ra Arena bot.  It plays a random legal action, seeded by each
 game's seed (so its games can be replayed); put your strategy in choose().  `arena validate {path}`
-checks it against the protocol; docs/writing-a-bot.md says what the arena sends."""
+checks it against the protocol; `arena docs writing-a-bot` says what the arena sends."""
 
 import random
 
@@ -100,7 +100,7 @@ ra_dice = [2, 3, 4]
 '''
 
 LEAGUE = '''# Your league: your bot against the bundled ones, playing Ra.  `arena run` plays it (it
-# is ./league.toml), `arena leaderboard` ranks; every key is in docs/leagues.md.
+# is ./league.toml), `arena leaderboard` ranks; every key is in `arena docs leagues`.
 name = "{name}"
 game = "ra"
 players = [2, 3]
