@@ -40,8 +40,8 @@ def docs_command(args: argparse.Namespace) -> int:
     pages = topics()
     if args.topic is None:
         width = max(map(len, pages), default=0)
-        for name, page in pages.items():
-            print(f"{name.ljust(width)}  {_title(page)}")
+        for name, path in pages.items():
+            print(f"{name.ljust(width)}  {_title(path)}")
         print("\n`arena docs TOPIC` prints one, e.g. `arena docs leagues`")
         return 0
     topic = args.topic.removesuffix(".md")

@@ -112,6 +112,12 @@ class GameState(abc.ABC):
         """A self-explaining JSON description of ``action`` in this state,
         e.g. ``{"type": "bid", "sun": 9}``."""
 
+    def outcome_json(self, action: int) -> dict[str, JSON] | None:
+        """Called just after ``action`` was applied: what it revealed to every player
+        (a tile drawn from the bag, dice rolled), sent beside the action in the
+        protocol's ``action`` notices; None (the default) when it revealed nothing."""
+        return None
+
     @abc.abstractmethod
     def to_json(self) -> dict[str, JSON]:
         """The complete state (hidden parts included) so that

@@ -126,7 +126,9 @@ class HumanPlayer:
 
     async def notify(self, notice: ActionNotice) -> None:
         who = self.names[notice.seat] if notice.seat < len(self.names) else notice.seat
-        self.say(f"  {who}: {describe_action(notice.action)}")
+        revealed = "" if not notice.outcome else " -> " + ", ".join(
+            f"{key} {value}" for key, value in notice.outcome.items())
+        self.say(f"  {who}: {describe_action(notice.action)}{revealed}")
 
     async def game_over(self, result: GameOverInfo) -> None:
         order = sorted(range(len(result.scores)), key=lambda s: (result.placements[s], s))

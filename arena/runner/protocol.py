@@ -124,10 +124,15 @@ class ActionNotice:
     decision: int  # the request id of that decision
     seat: int
     action: dict[str, JSON]
+    # what the action revealed to everyone (a drawn tile), if anything: GameState.outcome_json
+    outcome: dict[str, JSON] | None = None
 
     def to_json(self) -> dict[str, JSON]:
-        return {"type": "action", "decision": self.decision, "seat": self.seat,
-                "action": self.action}
+        message: dict[str, JSON] = {"type": "action", "decision": self.decision,
+                                    "seat": self.seat, "action": self.action}
+        if self.outcome is not None:
+            message["outcome"] = self.outcome
+        return message
 
     @cached_property
     def line(self) -> bytes:

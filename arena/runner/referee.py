@@ -183,10 +183,10 @@ class Referee:
         legal = state.legal_actions()
         index = await self._decide(seat, state, legal, decision)
         # the notice is built only if someone wants it (lean bots: nobody)
-        notice = ActionNotice(decision, seat.seat, state.action_to_json(legal[index])) \
-            if self.listeners else None
+        action = state.action_to_json(legal[index]) if self.listeners else None
         state.apply_action(legal[index])
-        if notice is not None:
+        if action is not None:
+            notice = ActionNotice(decision, seat.seat, action, state.outcome_json(legal[index]))
             await self._notify_all(notice, decision)
 
     async def _start_all(self) -> None:

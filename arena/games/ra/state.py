@@ -466,6 +466,15 @@ class RaState(GameState):
     def observation(self, seat: int) -> dict[str, Any]:
         return jsonio.observation(self, seat)
 
+    def outcome_json(self, action: int) -> dict[str, Any] | None:
+        """A draw reveals its tile (the last one drawn: an epoch's end may log more)."""
+        if action != DRAW:
+            return None
+        for event in reversed(self.events):
+            if event[0] == "draw":
+                return {"tile": TILE_NAMES[event[2]]}
+        return None
+
     def action_to_json(self, action: int) -> dict[str, Any]:
         if action not in self.legal_actions():
             raise IllegalActionError(self._illegal_message(action, self.legal_actions()))
