@@ -132,6 +132,10 @@ def test_bwrap_plan_binds_the_folder_read_only_and_drops_root() -> None:
             assert command[1:5] == ["--reuid", str(launch.identity.uid),
                                     "--regid", str(launch.identity.gid)]
             command = command[command.index("--no-new-privs") + 1:]
+        elif launch.group is None:  # RLIMIT_NPROC inside its user namespace (issue 30)
+            nproc = Limits().max_processes + 1  # bubblewrap's init counts there too
+            assert command[:3] == [sandbox.prlimit_path(), f"--nproc={nproc}:{nproc}", "--"]
+            command = command[3:]
         assert command == [sandbox.sys.executable, "snoop.py"]
     finally:
         launch.release()
