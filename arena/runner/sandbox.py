@@ -894,3 +894,4 @@ def sweep_now(first_uid: int) -> None:
         for entry in _scratch_root().iterdir():
             if is_dead(entry.name.split("-")[0]):
                 shutil.rmtree(entry, ignore_errors=True)
+    identity.sweep_free_arena_leases()

@@ -17,7 +17,9 @@ async def main(folder: Path, level: str) -> None:
     spec = BotSpec(name="lingering", version="1",
                    command=("{python}", str(folder / "lingering.py")),
                    folder=folder, games={"nim": (2,)}, source="test")
-    async with open_bot_pool(dataclasses.replace(FAST, sandbox=level)) as pool:
+    # a generous handshake: on a loaded machine a slow start is not what is tested
+    limits = dataclasses.replace(FAST, sandbox=level, handshake_seconds=30.0)
+    async with open_bot_pool(limits) as pool:
         player = pool.checkout(spec)
         await player.handshake()
         print(f"ready {os.getpid()}", flush=True)  # its pid as it names its things
