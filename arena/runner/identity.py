@@ -68,24 +68,24 @@ def running_as_root() -> bool:
 def lease_directory() -> Path:
     """A root-only directory of lock files, one per uid in use."""
     base = Path("/run") if os.access("/run", os.W_OK) else Path("/tmp")
-    directory = base / LEASE_DIR_NAME
-    directory.mkdir(mode=0o700, exist_ok=True)
-    info = directory.lstat()
-    if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not directory.is_dir():
-        raise ArenaError(f"{directory} must be a directory owned by uid {os.geteuid()} "
-                         "with mode 0700 (it holds the bot uid leases); remove it")
-    return directory
+    return _private_directory(base / LEASE_DIR_NAME, "the bot uid leases")
 
 
 def _arena_lease_directory() -> Path:
     """This user's directory of arena leases (in the shared temporary folder, so that
     arenas in other PID namespaces of the machine find each other's)."""
-    directory = Path(tempfile.gettempdir()) / f"{ARENA_LEASE_DIR_NAME}-{os.geteuid()}"
+    return _private_directory(
+        Path(tempfile.gettempdir()) / f"{ARENA_LEASE_DIR_NAME}-{os.geteuid()}",
+        "the arena leases")
+
+
+def _private_directory(directory: Path, holds: str) -> Path:
+    """``directory``, made if need be, owned by this process's uid, mode 0700."""
     directory.mkdir(mode=0o700, exist_ok=True)
     info = directory.lstat()
     if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not directory.is_dir():
         raise ArenaError(f"{directory} must be a directory owned by uid {os.geteuid()} "
-                         "with mode 0700 (it holds the arena leases); remove it")
+                         f"with mode 0700 (it holds {holds}); remove it")
     return directory
 
 

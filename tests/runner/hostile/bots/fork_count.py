@@ -1,5 +1,6 @@
-"""Forks sleeping children until the system refuses, then says how many it got in its
-reply's comment and plays on (the children sleep until the arena ends the bot)."""
+"""A fork bomb that counts: forks sleeping children until the system refuses, then says
+how many it got in its reply's comment and plays on (the children sleep until the arena
+ends the bot)."""
 import os
 import time
 
