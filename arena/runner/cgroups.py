@@ -152,6 +152,21 @@ def quota_micros(cores: float) -> int:
     return max(1000, round(cores * CPU_PERIOD_US))
 
 
+def _write_v1_quota(group: Path, cores: float) -> None:
+    """``cores`` as the v1 group's CFS quota.  v1 refuses (EINVAL) a quota above its
+    parent's, as when a league allows more cores than the container the arena runs in
+    has: the parent's own then, which is what the bot could have at most anyway."""
+    try:
+        (group / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+        (group / "cpu.cfs_quota_us").write_text(str(quota_micros(cores)))
+    except OSError:
+        parent = group.parent
+        period = (parent / "cpu.cfs_period_us").read_text().strip()
+        quota = (parent / "cpu.cfs_quota_us").read_text().strip()
+        (group / "cpu.cfs_period_us").write_text(period)
+        (group / "cpu.cfs_quota_us").write_text(quota)
+
+
 class BotGroup:
     """The control group(s) of one bot process; see the module docstring."""
 
@@ -191,8 +206,7 @@ class BotGroup:
                     quota = self.quota_path or next(
                         path for path in self.paths
                         if path.parent.resolve() == accounting.quota_parent.resolve())
-                    (quota / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
-                    (quota / "cpu.cfs_quota_us").write_text(str(quota_micros(cores)))
+                    _write_v1_quota(quota, cores)
         except OSError:
             self.remove()
             raise
