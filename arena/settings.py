@@ -20,6 +20,11 @@ Notes on what the operating system really enforces:
   PID namespace dies with it).
 * ``cpu_seconds`` is RLIMIT_CPU over the life of a process, which is reused across games:
   it is a backstop against a runaway, the per-decision limit is what keeps games moving.
+* ``cores`` is how many cores a bot may keep busy at once: a cgroup CPU quota of
+  ``cores`` CPU-seconds per second over its whole process tree where the machine has
+  cgroup CPU accounting, else a CPU affinity mask of ``ceil(cores)`` CPUs (the bot may not
+  change it).  Without it a bot with four busy threads starves the bots at the next
+  tables of their decision time.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ PROCESS_SANDBOX_LEVELS = ("auto", "bwrap", "none")
 TRUSTED = "trusted"
 # every level a league file, the command line and Limits accept
 SANDBOX_LEVELS = (*PROCESS_SANDBOX_LEVELS, TRUSTED)
+# cores a bot may keep busy at once unless the league says otherwise (Limits.cores)
+DEFAULT_CORES = 1.0
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,8 @@ class Limits:
     max_processes: int = 64  # RLIMIT_NPROC (per user; ignored for root)
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
     max_open_files: int = 64  # RLIMIT_NOFILE
+    # cores a bot may keep busy at once: a cgroup CPU quota, else CPU affinity (see above)
+    cores: float = DEFAULT_CORES
 
     # "auto" (the strongest level this machine has), "bwrap", "none" (trusted bots only)
     # or "trusted" (no process: in-process entry points only); see SANDBOX_LEVELS above
@@ -99,6 +108,7 @@ class Limits:
             "max_processes": self.max_processes,
             "max_file_mb": self.max_file_mb,
             "max_open_files": self.max_open_files,
+            "cores": self.cores,
             "bot_uid": self.bot_uid,
         }
         for name, value in positive.items():
@@ -118,16 +128,23 @@ class Limits:
 
     def for_bot(self, resources: Mapping[str, float], cap_memory_mb: int | None = None
                 ) -> Limits:
-        """These limits with a bot's own requests applied (only ``memory_mb`` for now),
-        never above ``cap_memory_mb`` (default: these limits' own memory)."""
+        """These limits with a bot's own requests applied (``memory_mb`` and ``cores``),
+        never above ``cap_memory_mb`` (default: these limits' own memory) nor these
+        limits' own cores."""
+        limits = self
+        cores = resources.get("cores")
+        if cores is not None:
+            if isinstance(cores, bool) or not isinstance(cores, int | float) or cores <= 0:
+                raise ArenaError(f"resources.cores must be a positive number, not {cores!r}")
+            limits = replace(limits, cores=min(float(cores), self.cores))
         requested = resources.get("memory_mb")
         if requested is None:
-            return self
+            return limits
         cap = self.memory_mb if cap_memory_mb is None else cap_memory_mb
         if isinstance(requested, bool) or not isinstance(requested, int | float) \
                 or requested <= 0:
             raise ArenaError(f"resources.memory_mb must be a positive number, not {requested!r}")
-        return replace(self, memory_mb=min(int(requested), cap))
+        return replace(limits, memory_mb=min(int(requested), cap))
 
     def protocol_json(self) -> dict[str, float | int | None]:
         """The limits a bot is told about in the hello message."""
@@ -160,6 +177,7 @@ LIMIT_KEYS: dict[str, str] = {
     "max_processes": "max_processes",
     "max_file_mb": "max_file_mb",
     "max_open_files": "max_open_files",
+    "cores": "cores",  # left out of a stored league's settings while it is the default
     "max_message_kb": "max_line_bytes",  # kilobytes in the file, bytes here
     "sandbox": "sandbox",
 }
@@ -187,6 +205,8 @@ def league_file_limits(limits: Limits) -> dict[str, object]:
     """``limits`` as a league file's ``[limits]`` table (every key)."""
     table: dict[str, object] = {key: getattr(limits, name) for key, name in LIMIT_KEYS.items()}
     table["max_message_kb"] = limits.max_line_bytes // 1024
+    if limits.cores == DEFAULT_CORES:  # leagues stored before it existed resume unchanged
+        del table["cores"]
     return table
 
 

@@ -554,6 +554,13 @@ def _game_name(value: Any) -> str:
 
 def _limits(time: _Section, limits: _Section) -> Limits:
     """``[time]`` and ``[limits]``: each key checked here, then one :class:`Limits`."""
+
+    def cores(value: Any) -> float:  # a share of a core is a cgroup CPU quota
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not 0.01 <= value <= 1024:
+            raise _Invalid("must be a number of cores between 0.01 and 1024")
+        return float(value)
+
     time_checks: dict[str, Callable[[Any], Any]] = {
         "per_decision": _seconds, "per_game": _seconds, "overage": _non_negative_seconds,
         "handshake": _seconds,
@@ -564,6 +571,7 @@ def _limits(time: _Section, limits: _Section) -> Limits:
         "max_processes": _integer(1, 4096),
         "max_file_mb": _integer(1, 1 << 20),
         "max_open_files": _integer(8, 65536),
+        "cores": cores,
         "max_message_kb": _integer(1, 1 << 20),
         "sandbox": _choice(SANDBOX_LEVELS),
     }

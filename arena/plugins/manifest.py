@@ -38,6 +38,7 @@ VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".",
 # limit (arena/settings.py); a league clamps a request to its own caps when it runs.
 RESOURCE_MEANINGS: dict[str, str] = {
     "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
+    "cores": "cores the bot may keep busy at once (a cgroup CPU quota, else CPU affinity)",
 }
 
 

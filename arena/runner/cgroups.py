@@ -16,10 +16,15 @@ of files the bot writes to a tmpfs included.  What this machine offers, best fir
 ``rlimits``
     neither: the per-process rlimits only (a warning says so).
 
+Where the machine allows it (cgroup v2's ``cpu`` controller, or a writable v1 ``cpu``
+hierarchy) each bot also gets a CPU quota: ``Limits.cores`` CPU-seconds per second over
+its whole process tree (``cpu.max``, v1 ``cpu.cfs_quota_us``), so a bot with many busy
+threads cannot take the cores of the bots at the next tables.
+
 A group is created by the arena before the bot starts, joined by the bot's first process
 between fork and exec (so everything it starts is in it), and removed when the bot is
-done.  Groups are named after the arena's pid; :func:`sweep_stale` removes those of dead
-arenas.
+done.  Groups are named after the arena's pid; :func:`sweep_stale` removes those of
+arenas that are provably dead (their lease is free, :func:`arena.runner.identity.arena_is_dead`).
 """
 
 from __future__ import annotations
@@ -27,14 +32,17 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import secrets
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 GROUP_PREFIX = "ra-arena-"
+CPU_PERIOD_US = 100_000  # the CPU quota's period: a bot gets cores * this per period
 _numbers = itertools.count(1)
 
 
@@ -44,6 +52,10 @@ class Accounting:
     why: str  # one line: what is used, or why nothing better is
     # the parent directories bot groups are created in (one per v1 hierarchy)
     parents: tuple[Path, ...] = ()
+    # how a bot's cores are bounded ("cgroup v2 cpu.max", ...), None: not by a cgroup
+    cpu_quota: str | None = None
+    # v1: the cpu hierarchy's parent directory (v2: the one group of ``parents``)
+    quota_parent: Path | None = None
 
     @property
     def enforced(self) -> bool:
@@ -80,7 +92,9 @@ def detect() -> Accounting:
             continue
         if {"memory", "pids"} <= set(available) and _writable_dir(parent):
             if _v2_delegate(parent):
-                return Accounting("cgroup2", f"cgroup v2 at {parent}", (parent,))
+                quota = "cgroup v2 cpu.max" if "cpu" in available and _v2_enable_cpu(parent) \
+                    else None
+                return Accounting("cgroup2", f"cgroup v2 at {parent}", (parent,), quota)
             reasons.append(f"cgroup v2 at {parent} has processes in it, no subtree for bots")
         else:
             reasons.append(f"cgroup v2 at {mount} has no memory+pids controllers for us")
@@ -93,13 +107,20 @@ def detect() -> Accounting:
             break
         parents.append(parent)
     else:
+        own = _own_path("cpu")
+        quota_parent = CGROUP_ROOT / "cpu" / (own or "/").lstrip("/")
+        quota = None
+        if own is not None and _writable_dir(quota_parent) \
+                and (quota_parent / "cpu.cfs_quota_us").exists():
+            quota = "cgroup v1 cpu.cfs_quota_us"
         own = _own_path("cpuacct")
         parent = CGROUP_ROOT / "cpuacct" / (own or "/").lstrip("/")
         if own is not None and _writable_dir(parent):
             parents.append(parent)
-            return Accounting("cgroup1", "cgroup v1 memory, pids and cpuacct", tuple(parents))
+            return Accounting("cgroup1", "cgroup v1 memory, pids and cpuacct", tuple(parents),
+                              quota, quota_parent if quota else None)
         return Accounting("cgroup1", "cgroup v1 memory and pids (CPU time per process only)",
-                          tuple(parents))
+                          tuple(parents), quota, quota_parent if quota else None)
     return Accounting("rlimits", "; ".join(reasons) or "no cgroups")
 
 
@@ -115,35 +136,84 @@ def _v2_delegate(parent: Path) -> bool:
         return False
 
 
+def _v2_enable_cpu(parent: Path) -> bool:
+    """Can child groups of ``parent`` have a CPU quota (cpu.max)?"""
+    try:
+        if "cpu" in (parent / "cgroup.subtree_control").read_text().split():
+            return True
+        (parent / "cgroup.subtree_control").write_text("+cpu")
+        return True
+    except OSError:
+        return False
+
+
+def quota_micros(cores: float) -> int:
+    """The CPU quota per period of a bot that may keep ``cores`` cores busy."""
+    return max(1000, round(cores * CPU_PERIOD_US))
+
+
+def _write_v1_quota(group: Path, cores: float) -> None:
+    """``cores`` as the v1 group's CFS quota.  v1 refuses (EINVAL) a quota above its
+    parent's, as when a league allows more cores than the container the arena runs in
+    has: the parent's own then, which is what the bot could have at most anyway."""
+    try:
+        (group / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+        (group / "cpu.cfs_quota_us").write_text(str(quota_micros(cores)))
+    except OSError:
+        parent = group.parent
+        period = (parent / "cpu.cfs_period_us").read_text().strip()
+        quota = (parent / "cpu.cfs_quota_us").read_text().strip()
+        (group / "cpu.cfs_period_us").write_text(period)
+        (group / "cpu.cfs_quota_us").write_text(quota)
+
+
 class BotGroup:
     """The control group(s) of one bot process; see the module docstring."""
 
     def __init__(self, accounting: Accounting, memory_bytes: int, max_processes: int,
-                 cpu_seconds: float | None = None) -> None:
+                 cpu_seconds: float | None = None, cores: float | None = None) -> None:
         self.kind = accounting.kind
         self.cpu_limit = cpu_seconds
-        name = f"{GROUP_PREFIX}{os.getpid()}-{next(_numbers)}"
+        # the pid names the arena that owns it (swept once that arena is dead); the
+        # random part keeps apart arenas of one pid in two PID namespaces
+        name = f"{GROUP_PREFIX}{os.getpid()}-{next(_numbers)}-{secrets.token_hex(3)}"
         self.paths = tuple(parent / name for parent in accounting.parents)
+        # v1: the group in the cpu hierarchy, unless it is one of the above (a
+        # hierarchy mounted as cpu,cpuacct)
+        self.quota_path: Path | None = None
+        if cores is not None and accounting.quota_parent is not None:
+            quota_path = accounting.quota_parent / name
+            if all(quota_path.parent.resolve() != path.parent.resolve()
+                   for path in self.paths):
+                self.quota_path = quota_path
         try:
-            for path in self.paths:
+            for path in (*self.paths, *([self.quota_path] if self.quota_path else [])):
                 path.mkdir()
             if self.kind == "cgroup2":
                 (path,) = self.paths
                 (path / "memory.max").write_text(str(memory_bytes))
                 (path / "memory.swap.max").write_text("0")
                 (path / "pids.max").write_text(str(max_processes))
+                if cores is not None and accounting.cpu_quota is not None:
+                    (path / "cpu.max").write_text(f"{quota_micros(cores)} {CPU_PERIOD_US}")
             elif self.kind == "cgroup1":
                 memory, pids = self.paths[:2]
                 (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
                 with contextlib.suppress(OSError):  # only with swap accounting
                     (memory / "memory.memsw.limit_in_bytes").write_text(str(memory_bytes))
                 (pids / "pids.max").write_text(str(max_processes))
+                if cores is not None and accounting.quota_parent is not None:
+                    quota = self.quota_path or next(
+                        path for path in self.paths
+                        if path.parent.resolve() == accounting.quota_parent.resolve())
+                    _write_v1_quota(quota, cores)
         except OSError:
             self.remove()
             raise
         # opened now, written between fork and exec (no allocation, no lookup there)
         self._procs = [os.open(path / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
-                       for path in self.paths]
+                       for path in (*self.paths,
+                                    *([self.quota_path] if self.quota_path else []))]
         # the counters of going over, kept open: a look costs two preads (~2 µs)
         v2 = self.kind == "cgroup2"
         memory_events = "memory.events" if v2 else "memory.oom_control"
@@ -214,9 +284,9 @@ class BotGroup:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._procs, self._counters, self._cpu_fd = [], [], -1
-        for path in self.paths:
+        for path in (*self.paths, *([self.quota_path] if self.quota_path else [])):
             _remove_group(path)
-        self.paths = ()
+        self.paths, self.quota_path = (), None
 
 
 def _remove_group(path: Path, patience: float = 5.0) -> None:
@@ -237,16 +307,19 @@ def _remove_group(path: Path, patience: float = 5.0) -> None:
             time.sleep(0.002)
 
 
-def sweep_stale() -> int:
-    """Remove the bot groups of arenas that are no longer running; the number removed."""
+def sweep_stale(is_dead: Callable[[str], bool]) -> int:
+    """Remove the bot groups of arenas that are provably dead (``is_dead`` of the pid in
+    a group's name); the number removed."""
     removed = 0
-    for parent in detect().parents:
+    accounting = detect()
+    quota = [accounting.quota_parent] if accounting.quota_parent is not None else []
+    for parent in {*accounting.parents, *quota}:
         with contextlib.suppress(OSError):
             for entry in parent.iterdir():
                 if not entry.name.startswith(GROUP_PREFIX) or not entry.is_dir():
                     continue
                 owner = entry.name[len(GROUP_PREFIX):].split("-")[0]
-                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                if is_dead(owner):
                     _remove_group(entry)
                     removed += 1
     return removed

@@ -8,6 +8,13 @@ file in a root-only directory, so the worker processes of a league (and two leag
 one machine) never hand out the same uid; the kernel drops the lock when its holder dies,
 even by ``kill -9``.
 
+What an arena process names after itself (scratch folders, control groups) is swept only
+once that arena is provably dead: each arena process holds a shared ``flock`` on a lease
+file named after its pid (:func:`hold_arena_lease`) for its whole life, and
+:func:`arena_is_dead` says dead only when it can take that lock exclusively.  A running
+arena whose pid this process cannot see (another PID namespace, ``hidepid``) is thus never
+taken for a dead one.
+
 Before a uid is handed out, and again when its bot is done, everything left behind under
 it is swept: every process of that uid is killed (a ``setsid`` double fork at sandbox level
 ``none`` escapes the process group, never its uid), and its files in the shared temporary
@@ -23,6 +30,7 @@ import fcntl
 import os
 import shutil
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +41,8 @@ BOT_UID_COUNT = 1000
 # where a bot at level "none" may have written outside its scratch folder
 SHARED_TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 LEASE_DIR_NAME = "ra-arena-uids"
+ARENA_LEASE_DIR_NAME = "ra-arena-leases"
+_held_arena_leases: dict[int, int] = {}  # pid -> the descriptor holding its lease
 
 
 @dataclass
@@ -58,13 +68,79 @@ def running_as_root() -> bool:
 def lease_directory() -> Path:
     """A root-only directory of lock files, one per uid in use."""
     base = Path("/run") if os.access("/run", os.W_OK) else Path("/tmp")
-    directory = base / LEASE_DIR_NAME
+    return _private_directory(base / LEASE_DIR_NAME, "the bot uid leases")
+
+
+def _arena_lease_directory() -> Path:
+    """This user's directory of arena leases (in the shared temporary folder, so that
+    arenas in other PID namespaces of the machine find each other's)."""
+    return _private_directory(
+        Path(tempfile.gettempdir()) / f"{ARENA_LEASE_DIR_NAME}-{os.geteuid()}",
+        "the arena leases")
+
+
+def _private_directory(directory: Path, holds: str) -> Path:
+    """``directory``, made if need be, owned by this process's uid, mode 0700."""
     directory.mkdir(mode=0o700, exist_ok=True)
     info = directory.lstat()
     if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not directory.is_dir():
         raise ArenaError(f"{directory} must be a directory owned by uid {os.geteuid()} "
-                         "with mode 0700 (it holds the bot uid leases); remove it")
+                         f"with mode 0700 (it holds {holds}); remove it")
     return directory
+
+
+def hold_arena_lease() -> None:
+    """Hold this process's arena lease (once per process, until it exits): what it names
+    after its pid is not swept while it lives."""
+    pid = os.getpid()
+    if pid in _held_arena_leases:
+        return
+    path = _arena_lease_directory() / str(pid)
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_SH)  # shared: arenas of one pid in two PID namespaces
+        try:  # a sweeper may have removed the file of a dead namesake meanwhile
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                _held_arena_leases[pid] = fd
+                return
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
+def arena_is_dead(owner: str) -> bool:
+    """Is the arena process ``owner`` (a pid, as it appears in the names of what it made)
+    provably dead?  Its lease is free (then the lease is removed), or, for what an arena
+    of before the leases left, no process of that pid exists."""
+    if not owner.isdigit():
+        return False
+    path = _arena_lease_directory() / owner
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return not Path(f"/proc/{owner}").exists()
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # held: that arena is running (maybe where we cannot see it)
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # under the lock: a new holder of the name checks the inode
+        return True
+    finally:
+        os.close(fd)
+
+
+def sweep_free_arena_leases() -> int:
+    """Remove the leases of arenas that are gone (after what they left was swept): an
+    arena that ended normally leaves its lease file; the number removed."""
+    removed = 0
+    with contextlib.suppress(OSError):
+        for entry in _arena_lease_directory().iterdir():
+            if entry.name != str(os.getpid()) and entry.name.isdigit() \
+                    and entry.exists() and arena_is_dead(entry.name):
+                removed += 1
+    return removed
 
 
 def lease_identity(first_uid: int) -> BotIdentity:

@@ -169,6 +169,7 @@ class BotProcess:
                     os.close(fd)
         self.pid = self._popen.pid  # also the process group id (start_new_session)
         self.stdout_inode = os.fstat(pipes[1][0]).st_ino  # to find who holds its output
+        self.stdin_inode = os.fstat(pipes[0][1]).st_ino  # ... and who holds its input
         self._pidfd = os.pidfd_open(self.pid)
         self._stdin = PipeEnd(pipes[0][1])
         self._stdout = PipeEnd(pipes[1][0])
@@ -420,7 +421,8 @@ class ProcessChannel:
                                         failure.detail)
         elif failure.reason in ("timeout", "stall"):
             # silent because it is gone, though something still holds its output?
-            gone = launch.why_silent(process.pid, process.returncode, process.stdout_inode)
+            gone = launch.why_silent(process.pid, process.returncode, process.stdout_inode,
+                                     process.stdin_inode)
             if gone is not None:
                 failure.reason, failure.detail = "crash", gone
         await process.kill()

@@ -17,19 +17,26 @@ one promises and what it does not):
     (:mod:`arena.runner.identity`) with no capabilities, an empty bounding set and
     ``no_new_privs``: the bot cannot remount anything (EPERM).  Run by another user,
     bubblewrap makes a user namespace in which the bot has no capabilities and may not
-    make another.  Either way a syscall filter (bubblewrap's ``--seccomp``, built with
-    libseccomp) refuses mount, ptrace, bpf, keyctl, unshare, setns, namespace-creating
-    clone flags and kernel-module calls.
+    make another; ``prlimit`` sets RLIMIT_NPROC inside it, where it counts only the bot's
+    own processes (a user namespace has its own process counts).  Either way a syscall
+    filter (bubblewrap's ``--seccomp``, built with libseccomp) refuses mount, ptrace, bpf,
+    keyctl, unshare, setns, namespace-creating clone flags and kernel-module calls.
 ``"none"``
     For trusted bots.  The bot runs as a child of the arena in its own session with the
     rlimits and a scrubbed environment and a fresh scratch folder as HOME and TMPDIR.
     When the arena runs as root the bot still runs under its own unprivileged uid (it
     cannot signal, trace or read the arena, the store or other bots), in a mount
-    namespace where root's home is hidden and only the interpreter is put back; the same
-    syscall filter applies.  Otherwise it runs as the arena's user.
+    namespace where root's home is hidden and only the interpreter is put back, and an
+    IPC namespace of its own.  Otherwise it runs as the arena's user, in a user namespace
+    of its own (its uid mapped to itself, no capabilities once it runs) with an IPC
+    namespace, where RLIMIT_NPROC counts only its processes.  The same syscall filter
+    applies, and refuses it Unix sockets (``socket(AF_UNIX)``; ``socketpair`` works): the
+    machine's (D-Bus, ssh-agent, X11) are in its reach at this level.
 
 At every level the bot's whole process tree is accounted in a control group when the
-machine allows it (:mod:`arena.runner.cgroups`).
+machine allows it (:mod:`arena.runner.cgroups`), with a CPU quota of ``Limits.cores``
+where the machine has cgroup CPU control, else a CPU affinity mask of that many CPUs
+(the filter refuses ``sched_setaffinity``, so the bot cannot widen it).
 
 Processes are started from the arena's main thread (see :mod:`arena.runner.process`):
 PR_SET_PDEATHSIG and bubblewrap's ``--die-with-parent`` fire when the *thread* that
@@ -43,15 +50,19 @@ import contextlib
 import ctypes
 import errno
 import itertools
+import math
 import os
 import resource
+import secrets
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
 import tempfile
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -94,12 +105,16 @@ FORBIDDEN_SYSCALLS = (
 )
 # syscalls that runtimes probe for (libuv tries io_uring): refused with EPERM, not killed
 REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
-                    "userfaultfd", "perf_event_open", "fanotify_init", "name_to_handle_at")
+                    "userfaultfd", "perf_event_open", "fanotify_init", "name_to_handle_at",
+                    # the CPUs a bot may run on are the arena's to choose (Limits.cores)
+                    "sched_setaffinity")
 # clone flags that make a namespace (CLONE_NEWNS ... CLONE_NEWNET, CLONE_NEWTIME)
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                          0x20000000, 0x40000000, 0x00000080)
 LEVELS = PROCESS_SANDBOX_LEVELS  # the levels a bot process can run at
 _scratch_numbers = itertools.count(1)
+# CPU -> bots of this process pinned to it now (affinity, where no cgroup CPU quota)
+_cpu_users: Counter[int] = Counter()
 
 
 # ------------------------------------------------------------------ choosing a level
@@ -111,6 +126,15 @@ class SandboxChoice:
     why: str  # why this level (and not a stronger one)
     accounting: cgroups.Accounting
     syscall_filter: str | None  # why there is none, or None when there is one
+    # how a bot's processes are bounded without a control group: "rlimit-uid" (its own
+    # uid), "rlimit-userns" (RLIMIT_NPROC in its own user namespace), or why there is no
+    # bound per bot; unused where the control group bounds them
+    process_bound: str = "rlimit-uid"
+
+    @property
+    def processes_bounded(self) -> bool:
+        return self.accounting.enforced or self.process_bound in ("rlimit-uid",
+                                                                   "rlimit-userns")
 
     def announcement(self) -> str:
         """One line for the start of a run."""
@@ -123,8 +147,17 @@ class SandboxChoice:
         if self.accounting.enforced:
             line += f"; per-bot memory and process limits by {self.accounting.why}"
         else:
-            line += ("; WARNING: memory and process limits are per process only, not per "
-                     f"bot (no usable cgroups: {self.accounting.why})")
+            line += ("; WARNING: memory limits are per process only, not per bot (no "
+                     f"usable cgroups: {self.accounting.why})")
+            if self.process_bound == "rlimit-uid":
+                line += "; processes per bot by RLIMIT_NPROC of its own uid"
+            elif self.process_bound == "rlimit-userns":
+                line += "; processes per bot by RLIMIT_NPROC in its own user namespace"
+            else:
+                line += ("; WARNING: processes are not bounded per bot "
+                         f"({self.process_bound})")
+        line += "; cores per bot by " + (self.accounting.cpu_quota or
+                                         "CPU affinity (the bot may not change it)")
         if self.syscall_filter is not None:
             line += f"; no syscall filter ({self.syscall_filter})"
         return line
@@ -171,9 +204,40 @@ def _bwrap_problem() -> str | None:
 
 
 @cache
+def _userns_problem() -> str | None:
+    """Why a bot at level none cannot get a user namespace of its own here (run by a
+    user other than root), or None when it can (probed once)."""
+    try:
+        subprocess.run(["/bin/true"], check=True, timeout=10, env={},
+                       preexec_fn=_own_user_namespace(os.geteuid(), os.getegid()))
+    except (OSError, subprocess.SubprocessError):
+        return ("no user namespace for a bot here (unprivileged user namespaces are "
+                "disabled), and RLIMIT_NPROC would count every process of the arena's user")
+    return None
+
+
+def _process_bound(level: str) -> str:
+    """How a bot's processes are bounded when no control group does it (see
+    SandboxChoice.process_bound)."""
+    if identity.running_as_root():
+        return "rlimit-uid"
+    if level == "bwrap":
+        if prlimit_path() is None:
+            return ("prlimit (util-linux) is missing, and RLIMIT_NPROC would count every "
+                    "process of the arena's user")
+        return "rlimit-userns"
+    problem = _userns_problem()
+    return "rlimit-userns" if problem is None else problem
+
+
+def prlimit_path() -> str | None:
+    return shutil.which("prlimit", path=SAFE_PATH)
+
+
+@cache
 def _syscall_filter_problem() -> str | None:
     try:
-        _seccomp_program()
+        _seccomp_program("bwrap")
     except (ImportError, OSError, RuntimeError, ValueError) as error:
         return f"libseccomp unusable: {error}"
     return None
@@ -199,22 +263,26 @@ def choose_level(requested: str) -> SandboxChoice:
     accounting = cgroups.detect()
     seccomp = _syscall_filter_problem()
     if requested == "none":
-        return SandboxChoice(requested, "none", "asked for", accounting, seccomp)
+        return SandboxChoice(requested, "none", "asked for", accounting, seccomp,
+                             _process_bound("none"))
     problem = _bwrap_problem()
     if requested == "bwrap":
         if problem is not None:
             raise ArenaError(problem if "not installed" in problem
                              else f"{problem}; {BWRAP_INSTALL_HINT.split(': ', 1)[1]}")
-        return SandboxChoice(requested, "bwrap", "asked for", accounting, seccomp)
+        return SandboxChoice(requested, "bwrap", "asked for", accounting, seccomp,
+                             _process_bound("bwrap"))
     if problem is None:
         return SandboxChoice(requested, "bwrap", "auto: the strongest level here",
-                             accounting, seccomp)
-    return SandboxChoice(requested, "none", f"auto: {problem}", accounting, seccomp)
+                             accounting, seccomp, _process_bound("bwrap"))
+    return SandboxChoice(requested, "none", f"auto: {problem}", accounting, seccomp,
+                         _process_bound("none"))
 
 
 def forget_probes() -> None:
     """Probe the machine again on the next :func:`choose_level` (for tests)."""
-    for probe in (choose_level, _bwrap_problem, _syscall_filter_problem, cgroups.detect):
+    for probe in (choose_level, _bwrap_problem, _syscall_filter_problem, _userns_problem,
+                  cgroups.detect):
         probe.cache_clear()
 
 
@@ -249,6 +317,7 @@ class BotLaunch:
     identity: identity.BotIdentity | None = None
     group: cgroups.BotGroup | None = None
     scratch: Path | None = None
+    cpus: tuple[int, ...] = ()  # the CPUs it is pinned to (no cgroup CPU quota here)
     _released: bool = field(default=False, repr=False)
 
     def exceeded(self) -> tuple[str, str] | None:
@@ -279,12 +348,13 @@ class BotLaunch:
                 return None
         return None
 
-    def why_silent(self, leader: int, returncode: int | None, output_inode: int
-                   ) -> str | None:
+    def why_silent(self, leader: int, returncode: int | None, output_inode: int,
+                   input_inode: int | None = None) -> str | None:
         """For a bot that did not answer: why, if it is not thinking but gone.  Its
         first process ended while a descendant keeps the output open, or no process of
-        the bot holds its output any more (bubblewrap's own processes keep a copy of
-        the pipe, so the arena never sees it close)."""
+        the bot holds its output, or its input, any more (bubblewrap's own processes
+        keep a copy of the pipes, so the arena never sees them close: without this look
+        a bot that closed its input would time out under bwrap and crash at none)."""
         if returncode is not None and self.level == "none":
             how = (f"exited with code {returncode}" if returncode >= 0
                    else f"killed by signal {-returncode}")
@@ -292,15 +362,23 @@ class BotLaunch:
         bot = set(_descendants(leader))
         if self.identity is not None:
             bot |= set(identity.processes_of(self.identity.uid))
-        link = f"pipe:[{output_inode}]"
+        output, reads = f"pipe:[{output_inode}]", f"pipe:[{input_inode}]"
+        holds_output = holds_input = False
         for pid in bot:
             with contextlib.suppress(OSError):
                 if Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":
                     continue
                 for fd in os.listdir(f"/proc/{pid}/fd"):
-                    if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
-                        return None  # still there: really too slow
-        return "closed its output; still running" if bot else "exited"
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    holds_output |= link == output
+                    holds_input |= link == reads
+        if not bot:
+            return "exited"
+        if not holds_output:
+            return "closed its output; still running"
+        if input_inode is not None and not holds_input:
+            return "closed its input; still running"
+        return None  # still there: really too slow
 
     def release(self) -> None:
         """After the process is killed: nothing of the bot may be left."""
@@ -308,6 +386,7 @@ class BotLaunch:
             return
         self._released = True
         self.plan.close_fds()
+        _cpu_users.subtract(self.cpus)
         if self.group is not None:
             self.group.remove()
         if self.identity is not None:
@@ -321,6 +400,7 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
     if not spec.command:
         raise ArenaError(f"bot {spec.name!r} has an empty command")
     choice = choose_level(limits.sandbox)
+    identity.hold_arena_lease()  # before anything named after this process
     sweep_leftovers(limits.bot_uid)
     if identity.running_as_root() and spec.folder is not None:
         _check_readable_by_others(spec.folder.resolve())
@@ -330,15 +410,35 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
             launch.identity = identity.lease_identity(limits.bot_uid)
         if choice.accounting.enforced:
             launch.group = cgroups.BotGroup(choice.accounting, limits.memory_mb << 20,
-                                            limits.max_processes, limits.cpu_seconds)
+                                            limits.max_processes, limits.cpu_seconds,
+                                            limits.cores)
+        if choice.accounting.cpu_quota is None:
+            launch.cpus = _pick_cpus(limits.cores)
+            _cpu_users.update(launch.cpus)
         if choice.level == "none":
             launch.scratch = _make_scratch(launch.identity)
         launch.plan = plan_launch(spec, limits, launch.scratch, launch.identity,
-                                  launch.group, choice)
+                                  launch.group, choice, launch.cpus)
     except BaseException:
         launch.release()
         raise
     return launch
+
+
+def _pick_cpus(cores: float) -> tuple[int, ...]:
+    """The ``ceil(cores)`` usable CPUs with the fewest of this process's bots on them (the
+    arena's pid spreads the ties of worker processes); () when that is all of them."""
+    try:
+        usable = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return ()
+    wanted = math.ceil(cores)
+    if wanted >= len(usable):
+        return ()
+    offset = os.getpid() % len(usable)
+    order = sorted(range(len(usable)),
+                   key=lambda i: (_cpu_users[usable[i]], (i - offset) % len(usable)))
+    return tuple(sorted(usable[i] for i in order[:wanted]))
 
 
 def _check_readable_by_others(folder: Path) -> None:
@@ -357,7 +457,8 @@ def _check_readable_by_others(folder: Path) -> None:
 def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                 bot: identity.BotIdentity | None = None,
                 group: cgroups.BotGroup | None = None,
-                choice: SandboxChoice | None = None) -> LaunchPlan:
+                choice: SandboxChoice | None = None, cpus: tuple[int, ...] = ()
+                ) -> LaunchPlan:
     """The argv, environment and child set-up that start ``spec`` at ``choice``'s level;
     ``scratch`` (level none) must exist."""
     choice = choice or choose_level(limits.sandbox)
@@ -374,7 +475,8 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
         "PYTHONDONTWRITEBYTECODE": "1",  # the bot's folder may be read-only
         "PYTHONHASHSEED": "0",  # same seed, same game, also for bots that iterate sets
     }
-    program = None if choice.syscall_filter is not None else _seccomp_program()
+    program = None if choice.syscall_filter is not None else _seccomp_program(choice.level)
+    own_userns = bot is None and choice.process_bound == "rlimit-userns"
     if choice.level == "bwrap":
         pass_fds: tuple[int, ...] = ()
         prefix = bwrap_argv(folder, limits)
@@ -386,8 +488,13 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
             prefix += [setpriv_path(), "--reuid", str(bot.uid), "--regid", str(bot.gid),
                        "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
                        "--no-new-privs"]
+        elif own_userns and group is None:
+            # in bubblewrap's user namespace RLIMIT_NPROC counts the processes of that
+            # namespace only: the bot's, and bubblewrap's own init (hence the + 1)
+            nproc = limits.max_processes + 1
+            prefix += [str(prlimit_path()), f"--nproc={nproc}:{nproc}", "--"]
         return LaunchPlan(prefix + argv, folder, env,
-                          child_setup(limits, group, None, None), pass_fds)
+                          child_setup(limits, group, None, None, cpus=cpus), pass_fds)
     ruleset = landlock_ruleset(readable=[*_interpreter_prefixes(), ARENA_PACKAGE, folder,
                                          *_system_paths(), "/dev/urandom", "/dev/random"],
                                listable=[ARENA_ROOT],
@@ -396,7 +503,7 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                       child_setup(limits, group, bot, program,
                                   reachable=[*_interpreter_prefixes(), ARENA_ROOT,
                                              *([folder] if folder != home else [])],
-                                  ruleset=ruleset),
+                                  ruleset=ruleset, cpus=cpus, own_userns=own_userns),
                       owned_fds=() if ruleset is None else (ruleset,))
 
 
@@ -549,21 +656,27 @@ def bwrap_argv(folder: str, limits: Limits) -> list[str]:
 # ------------------------------------------------------------------ the syscall filter
 
 @cache
-def _seccomp_program() -> bytes:
-    """The compiled BPF program (libseccomp through pyseccomp: it knows each
-    architecture's syscall numbers and guards against the x32 ABI)."""
+def _seccomp_program(level: str) -> bytes:
+    """The compiled BPF program for a bot at ``level`` (libseccomp through pyseccomp: it
+    knows each architecture's syscall numbers and guards against the x32 ABI)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import pyseccomp as seccomp  # type: ignore[import-untyped]
-    rules = _seccomp_filter(seccomp)
+    rules = _seccomp_filter(seccomp, level)
     with tempfile.TemporaryFile() as handle:
         rules.export_bpf(handle)
         handle.seek(0)
         return handle.read()
 
 
-def _seccomp_filter(seccomp: Any) -> Any:
+def _seccomp_filter(seccomp: Any, level: str = "bwrap") -> Any:
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    if level == "none":
+        # the machine's Unix sockets (D-Bus, ssh-agent, X11, /run/...) are in reach at
+        # this level, Landlock does not cover connecting to them: no Unix socket at all
+        # (socketpair, a separate call, still works); under bwrap the bot sees none
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), "socket",
+                       seccomp.Arg(0, seccomp.EQ, socket.AF_UNIX))
     for names, action in ((FORBIDDEN_SYSCALLS, seccomp.KILL_PROCESS),
                           (REFUSED_SYSCALLS, seccomp.ERRNO(errno.EPERM))):
         for name in names:
@@ -590,7 +703,7 @@ def _memfd_with(data: bytes) -> int:
 
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-CLONE_NEWNS = 0x00020000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC, MS_PRIVATE = (
     1, 2, 4, 4096, 32, 16384, 1 << 18)
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
@@ -612,13 +725,37 @@ def _hidden_ancestor(path: str) -> str | None:
     return None
 
 
+def _own_user_namespace(uid: int, gid: int) -> Callable[[], None]:
+    """A preexec step: enter a new user namespace (with a new IPC namespace) in which the
+    caller's uid and gid map to themselves.  Its processes are counted apart from the
+    user's others (RLIMIT_NPROC), its System V IPC objects die with it, and after the
+    exec its processes have no capabilities (their uid is not 0 in it)."""
+    maps = ((b"/proc/self/uid_map", f"{uid} {uid} 1".encode()),
+            (b"/proc/self/setgroups", b"deny"),
+            (b"/proc/self/gid_map", f"{gid} {gid} 1".encode()))
+
+    def enter() -> None:
+        _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC), "unshare user namespace")
+        for path, text in maps:
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, text)
+            finally:
+                os.close(fd)
+
+    return enter
+
+
 def child_setup(limits: Limits, group: cgroups.BotGroup | None,
                 bot: identity.BotIdentity | None, program: bytes | None,
-                reachable: list[str] | None = None, ruleset: int | None = None
+                reachable: list[str] | None = None, ruleset: int | None = None,
+                cpus: tuple[int, ...] = (), own_userns: bool = False
                 ) -> Callable[[], None]:
     """A preexec function (runs in the child between fork and exec): join the control
-    group, set rlimits; at level none also hide unreachable folders and put back what
-    the bot needs, drop to the bot's uid and load the syscall filter."""
+    group, pin to ``cpus`` (when there is no CPU quota), set rlimits; at level none also
+    enter namespaces of its own (IPC; run by root: mounts, with unreachable folders
+    hidden and what the bot needs put back; else a user namespace), drop to the bot's
+    uid and load the syscall filter."""
     mib = 1 << 20
     settings = [
         (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
@@ -628,9 +765,11 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
         (resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files),
         (resource.RLIMIT_CORE, 0, 0),
     ]
-    if bot is not None and group is None:  # per user: once the bot has a uid of its own
-        # (with a control group its pids.max counts first, so the reason is "processes")
+    if (bot is not None or own_userns) and group is None:
+        # per user: once the bot has a uid, or a user namespace, of its own (with a
+        # control group its pids.max counts first, so the reason is "processes")
         settings.append((resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes))
+    enter_userns = _own_user_namespace(os.geteuid(), os.getegid()) if own_userns else None
     # worked out before the fork: between fork and exec only system calls
     binds: list[tuple[str, list[str]]] = []
     if bot is not None:
@@ -648,11 +787,16 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
     def preexec() -> None:
         if group is not None:
             group.join()
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        if enter_userns is not None:  # before the rlimits: RLIMIT_NPROC counts in it
+            enter_userns()
         # mounts first: the rlimit on open files would refuse the descriptors they need
         # when the arena has many open (fds are numbered above those it holds)
         if bot is not None:
+            # System V IPC objects of its own, gone with it
+            _check(_libc.unshare(CLONE_NEWIPC | (CLONE_NEWNS if binds else 0)), "unshare")
             if binds:
-                _check(_libc.unshare(CLONE_NEWNS), "unshare")
                 _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount")
             for top, paths in binds:
                 # keep the needed folders, then hide their unreachable ancestor behind an
@@ -715,8 +859,10 @@ def _scratch_root() -> Path:
 
 
 def _make_scratch(bot: identity.BotIdentity | None) -> Path:
-    """A fresh scratch folder, named after the arena's pid so a later run can sweep it."""
-    path = _scratch_root() / f"{os.getpid()}-{next(_scratch_numbers)}"
+    """A fresh scratch folder, named after the arena's pid so a later run can sweep it
+    once that arena is dead (the random part keeps apart arenas of one pid in two PID
+    namespaces)."""
+    path = _scratch_root() / f"{os.getpid()}-{next(_scratch_numbers)}-{secrets.token_hex(3)}"
     path.mkdir(mode=0o700)
     if bot is not None:
         os.chown(path, bot.uid, bot.gid)
@@ -731,11 +877,21 @@ def sweep_leftovers(first_uid: int) -> None:
 
 def sweep_now(first_uid: int) -> None:
     """Remove what arenas killed with -9 left behind: their bots' processes (every bot
-    uid no live arena holds), control groups and scratch folders."""
+    uid no live arena holds), control groups and scratch folders.  Only what is provably
+    dead: a uid whose lease is free, what an arena whose lease is free named after itself
+    (a running arena in another PID namespace, whose pid this one cannot see, keeps its
+    own; :func:`arena.runner.identity.arena_is_dead`)."""
     identity.sweep_abandoned(first_uid)
-    cgroups.sweep_stale()
+    verdicts: dict[str, bool] = {}  # one look per arena: a dead one's lease is removed
+
+    def is_dead(owner: str) -> bool:
+        if owner not in verdicts:
+            verdicts[owner] = owner != str(os.getpid()) and identity.arena_is_dead(owner)
+        return verdicts[owner]
+
+    cgroups.sweep_stale(is_dead)
     with contextlib.suppress(OSError):
         for entry in _scratch_root().iterdir():
-            owner = entry.name.split("-")[0]
-            if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            if is_dead(entry.name.split("-")[0]):
                 shutil.rmtree(entry, ignore_errors=True)
+    identity.sweep_free_arena_leases()

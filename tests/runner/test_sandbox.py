@@ -132,6 +132,10 @@ def test_bwrap_plan_binds_the_folder_read_only_and_drops_root() -> None:
             assert command[1:5] == ["--reuid", str(launch.identity.uid),
                                     "--regid", str(launch.identity.gid)]
             command = command[command.index("--no-new-privs") + 1:]
+        elif launch.group is None:  # RLIMIT_NPROC inside its user namespace (issue 30)
+            nproc = Limits().max_processes + 1  # bubblewrap's init counts there too
+            assert command[:3] == [sandbox.prlimit_path(), f"--nproc={nproc}:{nproc}", "--"]
+            command = command[3:]
         assert command == [sandbox.sys.executable, "snoop.py"]
     finally:
         launch.release()
@@ -200,3 +204,25 @@ def test_a_bot_that_cannot_be_started_crashes_with_the_reason(tmp_path: Path, le
     else:  # bubblewrap starts, then cannot run the program
         assert "exited with code 1" in failure["detail"]
         assert "./no-such-program" in failure["stderr_tail"]
+
+
+def test_the_cores_limit_is_a_league_key_and_a_manifest_request() -> None:
+    from arena.settings import from_league_file, league_file_limits
+
+    limits = from_league_file({}, {"cores": 2.0})
+    assert limits.cores == 2.0 and league_file_limits(limits)["cores"] == 2.0
+    assert limits.for_bot({"cores": 0.5}).cores == 0.5  # a bot may ask for less ...
+    assert limits.for_bot({"cores": 8}).cores == 2.0  # ... never for more
+    # a league stored before the key existed has the default: its settings are unchanged
+    assert "cores" not in league_file_limits(Limits())
+    with pytest.raises(ArenaError, match="cores"):
+        Limits(cores=0)
+
+
+def test_without_a_cgroup_cpu_quota_bots_are_pinned_to_the_least_used_cpus(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sandbox.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(sandbox, "_cpu_users", sandbox.Counter({0: 2, 1: 1, 2: 0, 3: 1}))
+    assert sandbox._pick_cpus(1) == (2,)
+    assert sandbox._pick_cpus(1.5) in ((1, 2), (2, 3))
+    assert sandbox._pick_cpus(4) == ()  # all of them: no mask
