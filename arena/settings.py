@@ -14,10 +14,11 @@ Notes on what the operating system really enforces:
 * ``memory_mb`` is RLIMIT_AS, the *address space*, not resident memory.  Runtimes reserve
   far more than they use: Node.js needs about 1 GiB of address space just to start, so the
   default is generous (2 GiB) and still stops a bot that tries to allocate 8 GB.
-* ``max_processes`` is RLIMIT_NPROC, which counts every process of the *user* and is
-  ignored for root.  The real defence against forking is that the arena kills the bot's
-  whole process group when it is done with it (and, under bubblewrap, the bot's private
-  PID namespace dies with it).
+* ``max_processes`` bounds the processes (threads included) of one bot: a cgroup's
+  ``pids.max`` where the arena has cgroups, else RLIMIT_NPROC inside the bot's own user
+  namespace, where the kernel counts only that bot's processes (docs/security.md; the
+  start of a run says which).  Besides, the arena kills the bot's whole process group
+  when it is done with it (and, under bubblewrap, its private PID namespace dies with it).
 * ``cpu_seconds`` is RLIMIT_CPU over the life of a process, which is reused across games:
   it is a backstop against a runaway, the per-decision limit is what keeps games moving.
 * ``cores`` is how many cores a bot may keep busy at once: a cgroup CPU quota of
@@ -79,7 +80,7 @@ class Limits:
     # --- operating-system limits (see the module docstring) ---
     memory_mb: int = 2048  # RLIMIT_AS
     cpu_seconds: int = 3600  # RLIMIT_CPU, per process lifetime
-    max_processes: int = 64  # RLIMIT_NPROC (per user; ignored for root)
+    max_processes: int = 64  # per bot: cgroup pids.max, else RLIMIT_NPROC in its user namespace
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write
     max_open_files: int = 64  # RLIMIT_NOFILE
     # cores a bot may keep busy at once: a cgroup CPU quota, else CPU affinity (see above)
