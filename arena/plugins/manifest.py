@@ -15,8 +15,9 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 from arena.errors import ArenaError
 from arena.games.base import Game
@@ -310,8 +311,12 @@ def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]
     if not command or not command[0].strip():
         return ['key \'command\': empty; give the argv, e.g. ["{python}", "bot.py"]']
     program = command[0]
-    if resolve_executable(program, folder) is not None:
-        return []
+    path = resolve_executable(program, folder)
+    if path is not None:
+        if program == PYTHON_PLACEHOLDER:  # the arena's own interpreter runs
+            return []
+        problem = program_problem(path, folder)
+        return [f"key 'command': {program!r} cannot run here: {problem}"] if problem else []
     if "/" in program:
         return [f"key 'command': executable {program!r} not found (or not executable)"]
     message = f"key 'command': executable {program!r} not found on the bots' PATH ({SAFE_PATH})"
@@ -339,6 +344,156 @@ def resolve_executable(program: str, folder: Path | None) -> Path | None:
             return None
         path = Path(found)
     return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+# --- can this file be executed here? --------------------------------------------------------
+# Read from the file's first bytes, never by running it: an ELF program for this machine
+# (class, byte order and machine of the arena's own interpreter) whose loader exists, or
+# a script whose "#!" interpreter exists; anything else fails in execve (ENOEXEC).
+
+_ELF_MAGIC = b"\x7fELF"
+_MACHINES = {3: "x86 (i386)", 8: "MIPS", 20: "PowerPC", 21: "PowerPC 64", 22: "S/390",
+             40: "ARM", 62: "x86-64", 183: "AArch64", 243: "RISC-V", 258: "LoongArch"}
+# 32-bit programs a 64-bit kernel also runs (if their loader is installed)
+_ALSO_RUNS = {(2, 62): {(1, 3)}, (2, 183): {(1, 40)}}
+_MAX_SCRIPT_DEPTH = 4  # Linux follows at most 4 levels of interpreters
+_SHEBANG_BYTES = 256  # what Linux reads of a "#!" line (BINPRM_BUF_SIZE)
+
+
+@dataclass(frozen=True)
+class _Elf:
+    elf_class: int  # 1: 32-bit, 2: 64-bit
+    data: int  # 1: little-endian, 2: big-endian
+    kind: int  # e_type: 2 an executable, 3 a shared object (a PIE program)
+    machine: int  # e_machine
+
+    def describe(self) -> str:
+        bits = {1: "32-bit", 2: "64-bit"}.get(self.elf_class, "?-bit")
+        return f"{_MACHINES.get(self.machine, f'machine {self.machine}')} ({bits})"
+
+
+def _elf_header(head: bytes) -> _Elf | None:
+    if len(head) < 20 or not head.startswith(_ELF_MAGIC) or head[5] not in (1, 2):
+        return None
+    order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
+    return _Elf(head[4], head[5], int.from_bytes(head[16:18], order),
+                int.from_bytes(head[18:20], order))
+
+
+@lru_cache(maxsize=1)
+def _this_machine() -> _Elf | None:
+    """The ELF header of the interpreter running the arena (None: not an ELF system)."""
+    try:
+        with open(_open_regular(Path(os.path.realpath(sys.executable)),
+                                follow_symlinks=True), "rb") as file:
+            return _elf_header(file.read(64))
+    except (OSError, FolderRefused):
+        return None
+
+
+def program_problem(path: Path, folder: Path | None, depth: int = 0) -> str | None:
+    """Why the executable file ``path`` cannot run on this machine, judged from its first
+    bytes (it is never run), or None if it can (or this is not an ELF system, where only
+    a "#!" line is checked).  A relative "#!" interpreter is taken from ``folder``, the
+    bot's working directory."""
+    try:
+        with open(_open_regular(path, follow_symlinks=True), "rb") as file:
+            head = file.read(_SHEBANG_BYTES)
+            if head.startswith(b"#!"):
+                return _script_problem(head, folder, depth)
+            host = _this_machine()
+            if host is None:
+                return None
+            elf = _elf_header(head)
+            if elf is None:
+                return ("it is neither a program for this machine (no ELF header) nor a "
+                        "script (no '#!' line)")
+            if elf.kind not in (2, 3):
+                return "it is an ELF file but not a program (an object file or a core dump?)"
+            same = (elf.elf_class, elf.data, elf.machine) == (host.elf_class, host.data,
+                                                               host.machine)
+            also = (elf.elf_class, elf.machine) in _ALSO_RUNS.get(
+                (host.elf_class, host.machine), set()) and elf.data == host.data
+            if not (same or also):
+                return f"it is a program for {elf.describe()}, this machine is {host.describe()}"
+            loader = _elf_loader(file, elf)
+    except FolderRefused as refused:
+        return str(refused)
+    except OSError as error:
+        return f"{path} cannot be read: {error.strerror}"
+    if loader is not None and not os.path.exists(loader):
+        return f"it needs the loader {loader}, which this machine does not have"
+    return None
+
+
+def _elf_loader(file: BinaryIO, elf: _Elf) -> str | None:
+    """The program interpreter (PT_INTERP) an ELF program names, if any."""
+    order: Literal["little", "big"] = "little" if elf.data == 1 else "big"
+    wide = elf.elf_class == 2
+    file.seek(0)
+    header = file.read(64)
+
+    def number(data: bytes, at: int, size: int) -> int:
+        return int.from_bytes(data[at:at + size], order)
+
+    offset = number(header, 32, 8) if wide else number(header, 28, 4)
+    entry_size = number(header, 54 if wide else 42, 2)
+    count = min(number(header, 56 if wide else 44, 2), 256)
+    for index in range(count):
+        file.seek(offset + index * entry_size)
+        entry = file.read(entry_size)
+        if len(entry) < (56 if wide else 32) or number(entry, 0, 4) != 3:  # PT_INTERP
+            continue
+        at, size = ((number(entry, 8, 8), number(entry, 32, 8)) if wide
+                    else (number(entry, 4, 4), number(entry, 16, 4)))
+        file.seek(at)
+        name = file.read(min(size, 4096)).split(b"\0", 1)[0]
+        return os.fsdecode(name) if name else None
+    return None
+
+
+def _script_problem(head: bytes, folder: Path | None, depth: int) -> str | None:
+    line = head[2:].split(b"\n", 1)[0]
+    words = line.split(None, 1)
+    if not words:
+        return "its '#!' line names no interpreter"
+    interpreter = os.fsdecode(words[0])
+    path = Path(interpreter)
+    if not path.is_absolute():
+        if folder is None:
+            return None
+        path = folder / path
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return (f"it is a script for {interpreter!r} (its '#!' line), which this machine "
+                "does not have (or is not executable)")
+    if depth + 1 >= _MAX_SCRIPT_DEPTH:
+        return "its '#!' interpreters are scripts nested too deep"
+    problem = program_problem(path, folder, depth + 1)
+    if problem is not None:
+        return f"its interpreter {interpreter} cannot run: {problem}"
+    if path.name == "env" and len(words) > 1 and sys.platform.startswith("linux"):
+        return _env_problem(os.fsdecode(words[1]).strip())
+    return None
+
+
+def _env_problem(argument: str) -> str | None:
+    """``#!/usr/bin/env ARGUMENT``: Linux passes ARGUMENT as one word (``-S`` splits it);
+    the program env looks for on the bots' PATH must be there."""
+    words = argument.split()
+    if words and words[0] == "-S":
+        words = words[1:]
+    elif words and words[0].startswith("-S"):
+        words = [words[0][2:], *words[1:]]
+    elif words:
+        words = [argument]
+    words = [word for word in words if "=" not in word]  # NAME=VALUE settings
+    if not words or words[0].startswith("-"):
+        return None  # an option of env's own: not judged here
+    program = words[0]
+    if "/" in program or shutil.which(program, path=SAFE_PATH) is not None:
+        return None
+    return (f"it is a script for {program!r} (its '#!/usr/bin/env' line), which is not on "
+            f"the bots' PATH ({SAFE_PATH})")
 
 
 def _is_int(value: object) -> bool:
