@@ -667,11 +667,17 @@ def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = True) ->
     return data
 
 
+def open_regular(path: Path, *, follow_symlinks: bool = False) -> BinaryIO:
+    """The regular file at ``path`` opened for reading, never blocking; ``FolderRefused``
+    if it is anything else (by default a symbolic link too)."""
+    # returned open: the caller's `with` closes it
+    return open(_open_regular(path, follow_symlinks=follow_symlinks), "rb")  # noqa: SIM115
+
+
 def open_bot_file(folder: Path, entry: FolderEntry) -> BinaryIO:
     """The regular file ``entry`` of ``folder`` opened for reading: the very file the scan
     saw (``FolderRefused`` if it was replaced since)."""
-    # returned open: the caller's `with` closes it
-    file = open(_open_regular(folder / entry.relative, follow_symlinks=False), "rb")  # noqa: SIM115
+    file = open_regular(folder / entry.relative)
     info = os.fstat(file.fileno())
     if (info.st_dev, info.st_ino) != entry.identity:
         file.close()
