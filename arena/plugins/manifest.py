@@ -142,12 +142,12 @@ def peek_name(folder: Path) -> str | None:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        mode = path.stat().st_mode  # a symbolic link is followed, as it always was
-        if stat.S_ISDIR(mode):
+        info = path.stat()  # a symbolic link is followed, as it always was
+        if stat.S_ISDIR(info.st_mode):
             raise FileNotFoundError
-        if not stat.S_ISREG(mode):
-            raise ManifestError(str(path), [f"is {file_kind(mode)}, not a regular file"])
-        if path.stat().st_size > MAX_MANIFEST_BYTES:
+        if not stat.S_ISREG(info.st_mode):
+            raise ManifestError(str(path), [f"is {file_kind(info.st_mode)}, not a regular file"])
+        if info.st_size > MAX_MANIFEST_BYTES:
             raise ManifestError(str(path), [f"larger than {MAX_MANIFEST_BYTES} bytes"])
         return decode_toml(read_regular(path, MAX_MANIFEST_BYTES))
     except TomlProblem as problem:
