@@ -238,3 +238,60 @@ def seed_option(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"a seed is a whole number from 0 to {MAX_SEED}, not {text[:40]}")
     return value
+
+
+# ------------------------------------------------------------------ reading bot folders
+# What the arena reads of a bot folder (arena/plugins/manifest.py, scan_bot_folder): only
+# regular files, folders and symbolic links, within these caps.  Every command that reads
+# bot folders applies them (arena bots, submit, run, validate, a cluster's packing), so an
+# operator raises them once, for all of them, in the environment: a bot cannot raise its
+# own caps, and a bot that `arena submit` accepted is not refused by `arena run`.
+#
+# * 20 MiB per file: far above a bot's code (the bundled bots are a few KiB) and room for
+#   a trained network's weights (5 million float32 parameters), while a 50 MB data file
+#   or a 2 GiB sparse file (its apparent size counts) is questioned.
+# * 100 MiB per folder: every command hashes every bot folder it finds, about 0.2 s per
+#   100 MiB, and `arena submit` copies it, a cluster ships it to every worker.
+# * 10,000 files, folders and links: a vendored virtualenv or node_modules fits; a folder
+#   of a million empty files does not make every `arena bots` crawl.
+@dataclass(frozen=True)
+class FolderLimits:
+    file_mb: int = 20  # the largest file, by apparent size (a sparse file counts in full)
+    folder_mb: int = 100  # all the files together
+    files: int = 10_000  # files, folders and symbolic links, counted together
+
+    @property
+    def file_bytes(self) -> int:
+        return self.file_mb << 20
+
+    @property
+    def folder_bytes(self) -> int:
+        return self.folder_mb << 20
+
+
+# environment variable -> FolderLimits field
+FOLDER_LIMIT_VARIABLES: dict[str, str] = {
+    "ARENA_BOT_FILE_MB": "file_mb",
+    "ARENA_BOT_FOLDER_MB": "folder_mb",
+    "ARENA_BOT_FILES": "files",
+}
+
+
+def folder_limits(environ: Mapping[str, str] | None = None) -> FolderLimits:
+    """The caps on reading a bot folder: the defaults, or the environment's
+    ``ARENA_BOT_FILE_MB``, ``ARENA_BOT_FOLDER_MB`` and ``ARENA_BOT_FILES``."""
+    environ = os.environ if environ is None else environ
+    fields: dict[str, int] = {}
+    for variable, name in FOLDER_LIMIT_VARIABLES.items():
+        text = environ.get(variable, "").strip()
+        if not text:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ArenaError(f"environment variable {variable}: a whole number above 0, "
+                             f"not {text[:40]!r}")
+        fields[name] = value
+    return FolderLimits(**fields)

@@ -48,24 +48,34 @@ class BotPack:
 
 
 def pack_bot(spec: BotSpec) -> BotPack:
-    """A bot's folder as bytes, in a stable order, with no owner or time in it."""
-    from arena.plugins.manifest import bot_files, content_hash
+    """A bot's folder as bytes, in a stable order, with no owner or time in it.  The folder
+    is read as every bot folder is (``scan_bot_folder``: never blocking, regular files and
+    symbolic links only, within the caps of ``arena.settings.FolderLimits``)."""
+    from arena.plugins.manifest import FolderRefused, content_hash, open_bot_file, scan_bot_folder
 
     if spec.folder is None:
         return BotPack(spec.name, None, b"")
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        for relative in bot_files(spec.folder):
-            info = tar.gettarinfo(spec.folder / relative, arcname=relative.as_posix())
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            info.mtime = 0
-            if info.isreg():
-                with open(spec.folder / relative, "rb") as file:
-                    tar.addfile(info, file)
-            else:
-                tar.addfile(info)
-    return BotPack(spec.name, spec.content_hash or content_hash(spec.folder), buffer.getvalue())
+    try:
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for entry in scan_bot_folder(spec.folder):
+                info = tarfile.TarInfo(entry.relative.as_posix())
+                info.mode = entry.mode
+                info.uid = info.gid = 0
+                info.uname = info.gname = ""
+                info.mtime = 0
+                if entry.link is None:
+                    info.size = entry.size
+                    with open_bot_file(spec.folder, entry) as file:
+                        tar.addfile(info, file)
+                else:
+                    info.type = tarfile.SYMTYPE
+                    info.linkname = entry.link
+                    tar.addfile(info)
+        packed_hash = spec.content_hash or content_hash(spec.folder)
+    except FolderRefused as refused:
+        raise ArenaError(f"bot {spec.name!r}: bot folder refused: {refused}") from None
+    return BotPack(spec.name, packed_hash, buffer.getvalue())
 
 
 def unpack_bot(pack: BotPack, cache: Path) -> Path:

@@ -10,6 +10,11 @@ Order (it only decides the order of listings; a name registered twice is unusabl
 3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
 4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
+A bot folder is read only through ``arena.plugins.manifest.scan_bot_folder`` (never
+blocking, within the caps of ``arena.settings.FolderLimits``, read once per discovery):
+a folder holding a named pipe, a socket or a device, or over a cap, is listed as not
+ready with one line saying why, and every other bot is found as usual.
+
 Anything that fails to load becomes a ``Problem`` naming where it came from (for an entry
 point: the distribution) and the rest still loads.  Bot names resolve like PATH: a bot of
 the user's (``./bots``, ``bot_paths``, a plugin) with the name of a bundled bot is used
@@ -37,6 +42,7 @@ from arena.plugins.manifest import (
 )
 from arena.plugins.registry import BotEntry, Problem, Registry
 from arena.runner.botspec import BotSpec
+from arena.settings import FolderLimits, folder_limits
 
 # The bundled bots are package data (arena/bots), in a checkout and in an installed wheel.
 BUNDLED_BOTS = package_folder("bots")
@@ -62,6 +68,7 @@ def discover(
             if not path.is_dir():
                 raise ArenaError(f"bot path {str(path)!r} is not a directory")
 
+    limits = folder_limits()  # a bad ARENA_BOT_* variable: one error, before any folder
     registry = Registry()
     plugins = loaded_plugins()
     registry.problems.extend(plugins.problems_of(entry_points=entry_points))
@@ -72,7 +79,7 @@ def discover(
     folder_sources.extend((path, None) for path in paths)
     if include_bundled and BUNDLED_BOTS.is_dir():
         folder_sources.append((BUNDLED_BOTS, BUNDLED_LABEL))
-    _collect_bot_folders(folder_sources, registry)
+    _collect_bot_folders(folder_sources, registry, limits)
     _mark_clashes(registry)
     return registry
 
@@ -163,7 +170,9 @@ def _bot_folders(path: Path) -> list[Path]:
     )
 
 
-def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registry) -> None:
+def _collect_bot_folders(
+    paths: list[tuple[Path, str | None]], registry: Registry, limits: FolderLimits
+) -> None:
     seen: set[Path] = set()
     for path, plugin_source in paths:
         try:
@@ -180,7 +189,8 @@ def _collect_bot_folders(paths: list[tuple[Path, str | None]], registry: Registr
             else:
                 source = f"folder {folder}" + (f" of {plugin_source}" if plugin_source else "")
             try:
-                spec = load_manifest(folder, registry.games, source, registry.unusable_games)
+                spec = load_manifest(folder, registry.games, source, registry.unusable_games,
+                                     limits)
             except ManifestError as error:
                 name = peek_name(folder) or folder.name
                 entry = BotEntry(name, source, None, list(error.problems), folder.resolve(),

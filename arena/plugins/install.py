@@ -1,9 +1,11 @@
 """``arena submit``: install a checked bot folder into a bots directory, atomically.
 
-The folder is copied into a hidden temporary folder inside the bots directory (same
-filesystem), checked against the content hash, then renamed into place; a failure at any
-moment leaves either the old bot or the new one, never a half-copied folder.  Hidden
-folders are ignored by discovery, so even a leftover of a killed install is harmless.
+The folder is read as every bot folder is (``scan_bot_folder``: regular files, folders and
+symbolic links only, within the caps of ``arena.settings.FolderLimits``, never blocking)
+and copied into a hidden temporary folder inside the bots directory (same filesystem),
+checked against the content hash, then renamed into place; a failure at any moment leaves
+either the old bot or the new one, never a half-copied folder.  Hidden folders are ignored
+by discovery, so even a leftover of a killed install is harmless.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import ctypes
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,8 +23,16 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.games.base import Game
-from arena.plugins.manifest import INSTALL_RECORD_NAME, bot_files, content_hash, load_manifest
+from arena.plugins.manifest import (
+    INSTALL_RECORD_NAME,
+    FolderRefused,
+    content_hash,
+    load_manifest,
+    open_regular,
+    scan_bot_folder,
+)
 from arena.runner.botspec import BotSpec
+from arena.settings import folder_limits
 
 
 @dataclass(frozen=True)
@@ -46,8 +57,12 @@ def install_bot(
     staging = Path(tempfile.mkdtemp(prefix=f".{spec.name}.installing-", dir=bots_dir))
     try:
         staged = staging / spec.name
-        _copy_bot(source, staged)
-        if content_hash(staged) != spec.content_hash:
+        try:
+            _copy_bot(source, staged)
+            copied = content_hash(staged)
+        except FolderRefused as refused:  # the folder changed since it was checked
+            raise ArenaError(f"{source}: bot folder refused: {refused}") from None
+        if copied != spec.content_hash:
             raise ArenaError(f"{source} changed while it was being copied; submit it again")
         _write_install_record(staged, spec, source)
         if action == "replaced":
@@ -65,7 +80,11 @@ def install_bot(
 def planned_action(spec: BotSpec, source: Path, bots_dir: Path, *, replace: bool) -> str:
     """What installing ``spec`` (from ``source``) would do: "installed", "replaced" or
     "unchanged"; an ArenaError if it must not be done."""
-    links = [str(p) for p in bot_files(source) if (source / p).is_symlink()]
+    try:
+        entries = scan_bot_folder(source)
+    except FolderRefused as refused:
+        raise ArenaError(f"{source}: bot folder refused: {refused}") from None
+    links = [str(entry.relative) for entry in entries if entry.link is not None]
     if links:
         raise ArenaError(f"{source}: symbolic links cannot be submitted: {', '.join(links)}")
     if bots_dir.exists() and not bots_dir.is_dir():
@@ -124,20 +143,40 @@ def _exchange(first: Path, second: Path) -> bool:
 
 def _copy_bot(source: Path, destination: Path) -> None:
     destination.mkdir(mode=0o755)
-    for relative in bot_files(source):
-        (destination / relative).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        _copy_file(source / relative, destination / relative)
+    for entry in scan_bot_folder(source):
+        if entry.link is not None:  # planned_action refused them: the folder changed
+            raise FolderRefused(f"{entry.relative} became a symbolic link")
+        (destination / entry.relative).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        _copy_file(source / entry.relative, destination / entry.relative)
 
 
 def _copy_file(source: Path, destination: Path) -> None:
-    shutil.copy2(source, destination)  # keeps the executable bit of scripts
-    # bots never run as their folder's owner (docs/security.md): readable by all
-    mode = destination.stat().st_mode
+    """A regular file's bytes, permission bits (the executable bit of scripts) and time.
+    Opened as the scan opens files (never blocking, never a link, a pipe or a device) and
+    never more than the cap per file (a sparse file was refused by its apparent size):
+    the content hash of the copy, checked after, says whether it is what was checked."""
+    limit = folder_limits().file_bytes
+    with open_regular(source) as original, open(destination, "xb") as copy:
+        info = os.fstat(original.fileno())
+        left = limit + 1
+        while left > 0 and (chunk := original.read(min(1 << 20, left))):
+            copy.write(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise FolderRefused(f"{source} grew over the cap of {limit >> 20} MiB per file "
+                                "while it was copied")
+    # bots never run as their folder's owner (docs/security.md): readable by all; never
+    # set-user-ID, set-group-ID or sticky (the copy belongs to whoever installs it)
+    mode = stat.S_IMODE(info.st_mode) & 0o777
     destination.chmod(mode | 0o444 | (0o111 if mode & 0o100 else 0))
+    os.utime(destination, ns=(info.st_atime_ns, info.st_mtime_ns))
 
 
 def _same_content(folder: Path, spec: BotSpec) -> bool:
-    return folder.is_dir() and content_hash(folder) == spec.content_hash
+    try:
+        return folder.is_dir() and content_hash(folder) == spec.content_hash
+    except (OSError, FolderRefused):  # what is installed there cannot be read: not the same
+        return False
 
 
 def _describe_installed(folder: Path) -> str:

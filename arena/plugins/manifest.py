@@ -11,17 +11,20 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Literal
 
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec, parse_tcp_address
 from arena.runner.sandbox import SAFE_PATH
 from arena.runner.trusted import ENTRY_POINT_PATTERN, ENTRY_POINT_RULE
-from arena.settings import Limits
+from arena.settings import FolderLimits, Limits, folder_limits
 from arena.tomlinput import TomlProblem, decode_toml
 
 MANIFEST_NAME = "bot.toml"
@@ -76,9 +79,11 @@ def load_manifest(
     games: Mapping[str, Game],
     source: str | None = None,
     unavailable_games: Mapping[str, str] | None = None,
+    limits: FolderLimits | None = None,
 ) -> BotSpec:
     """The bot in ``folder`` (which holds ``bot.toml``), checked against the known ``games``
-    (``unavailable_games``: game name -> why it failed to load, for a clearer message).
+    (``unavailable_games``: game name -> why it failed to load, for a clearer message) and
+    its files against ``limits`` (default: ``arena.settings.folder_limits()``).
 
     Raises ``ManifestError`` listing every problem."""
     path = folder / MANIFEST_NAME
@@ -103,7 +108,7 @@ def load_manifest(
             for key, value in _valid(data, "resources", bad_keys, {}).items()
             if f"resources.{key}" not in bad_keys
         },
-        content_hash=_hash_or_problem(folder, problems),
+        content_hash=_hash_or_problem(folder, problems, limits),
         entry_point=_valid(data, "entry_point", bad_keys, None),
     )
     problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
@@ -112,12 +117,15 @@ def load_manifest(
     return spec
 
 
-def _hash_or_problem(folder: Path, problems: list[str]) -> str | None:
+def _hash_or_problem(folder: Path, problems: list[str], limits: FolderLimits | None
+                     ) -> str | None:
     try:
-        return content_hash(folder)
+        return content_hash(folder, limits)
+    except FolderRefused as refused:
+        problems.append(f"bot folder refused: {refused}")
     except OSError as error:
         problems.append(f"the bot's files cannot be read: {error}")
-        return None
+    return None
 
 
 def _valid(data: Mapping[str, Any], key: str, bad_keys: set[str], default: Any) -> Any:
@@ -127,24 +135,29 @@ def _valid(data: Mapping[str, Any], key: str, bad_keys: set[str], default: Any) 
 def peek_name(folder: Path) -> str | None:
     """The name a possibly broken manifest claims, if it can be read at all."""
     try:
-        path = folder / MANIFEST_NAME
-        if path.stat().st_size > MAX_MANIFEST_BYTES:
-            return None
-        name = decode_toml(path.read_bytes()).get("name")
-    except (OSError, TomlProblem):
+        name = decode_toml(read_regular(folder / MANIFEST_NAME, MAX_MANIFEST_BYTES)).get("name")
+    except (OSError, FolderRefused, TomlProblem):
         return None
     return name if isinstance(name, str) and NAME_PATTERN.fullmatch(name) else None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        if not path.is_file():
-            raise ManifestError(str(path), ["missing: a bot folder needs a bot.toml file"])
-        if path.stat().st_size > MAX_MANIFEST_BYTES:
+        info = path.stat()  # a symbolic link is followed, as it always was
+        if stat.S_ISDIR(info.st_mode):
+            raise FileNotFoundError
+        if not stat.S_ISREG(info.st_mode):
+            raise ManifestError(str(path), [f"is {file_kind(info.st_mode)}, not a regular file"])
+        if info.st_size > MAX_MANIFEST_BYTES:
             raise ManifestError(str(path), [f"larger than {MAX_MANIFEST_BYTES} bytes"])
-        return decode_toml(path.read_bytes())
+        return decode_toml(read_regular(path, MAX_MANIFEST_BYTES))
     except TomlProblem as problem:
         raise ManifestError(str(path), [str(problem)]) from None
+    except FileNotFoundError:
+        raise ManifestError(str(path), ["missing: a bot folder needs a bot.toml file"]
+                            ) from None
+    except FolderRefused as refused:  # replaced between the stat and the read
+        raise ManifestError(str(path), [f"cannot be read: {refused}"]) from None
     except OSError as error:
         raise ManifestError(str(path), [f"cannot be read: {error.strerror}"]) from None
 
@@ -299,8 +312,12 @@ def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]
     if not command or not command[0].strip():
         return ['key \'command\': empty; give the argv, e.g. ["{python}", "bot.py"]']
     program = command[0]
-    if resolve_executable(program, folder) is not None:
-        return []
+    path = resolve_executable(program, folder)
+    if path is not None:
+        if program == PYTHON_PLACEHOLDER:  # the arena's own interpreter runs
+            return []
+        problem = program_problem(path, folder)
+        return [f"key 'command': {program!r} cannot run here: {problem}"] if problem else []
     if "/" in program:
         return [f"key 'command': executable {program!r} not found (or not executable)"]
     message = f"key 'command': executable {program!r} not found on the bots' PATH ({SAFE_PATH})"
@@ -330,43 +347,372 @@ def resolve_executable(program: str, folder: Path | None) -> Path | None:
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
+# --- can this file be executed here? --------------------------------------------------------
+# Read from the file's first bytes, never by running it: an ELF program for this machine
+# (class, byte order and machine of the arena's own interpreter) whose loader exists, or
+# a script whose "#!" interpreter exists; anything else fails in execve (ENOEXEC).
+
+_ELF_MAGIC = b"\x7fELF"
+_MACHINES = {3: "x86 (i386)", 8: "MIPS", 20: "PowerPC", 21: "PowerPC 64", 22: "S/390",
+             40: "ARM", 62: "x86-64", 183: "AArch64", 243: "RISC-V", 258: "LoongArch"}
+# 32-bit programs a 64-bit kernel also runs (if their loader is installed)
+_ALSO_RUNS = {(2, 62): {(1, 3)}, (2, 183): {(1, 40)}}
+_MAX_SCRIPT_DEPTH = 4  # Linux follows at most 4 levels of interpreters
+_SHEBANG_BYTES = 256  # what Linux reads of a "#!" line (BINPRM_BUF_SIZE)
+
+
+@dataclass(frozen=True)
+class _Elf:
+    elf_class: int  # 1: 32-bit, 2: 64-bit
+    data: int  # 1: little-endian, 2: big-endian
+    kind: int  # e_type: 2 an executable, 3 a shared object (a PIE program)
+    machine: int  # e_machine
+
+    def describe(self) -> str:
+        bits = {1: "32-bit", 2: "64-bit"}.get(self.elf_class, "?-bit")
+        return f"{_MACHINES.get(self.machine, f'machine {self.machine}')} ({bits})"
+
+
+def _elf_header(head: bytes) -> _Elf | None:
+    if len(head) < 20 or not head.startswith(_ELF_MAGIC) or head[5] not in (1, 2):
+        return None
+    order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
+    return _Elf(head[4], head[5], int.from_bytes(head[16:18], order),
+                int.from_bytes(head[18:20], order))
+
+
+@lru_cache(maxsize=1)
+def _this_machine() -> _Elf | None:
+    """The ELF header of the interpreter running the arena (None: not an ELF system)."""
+    try:
+        with open(_open_regular(Path(os.path.realpath(sys.executable)),
+                                follow_symlinks=True), "rb") as file:
+            return _elf_header(file.read(64))
+    except (OSError, FolderRefused):
+        return None
+
+
+def program_problem(path: Path, folder: Path | None, depth: int = 0) -> str | None:
+    """Why the executable file ``path`` cannot run on this machine, judged from its first
+    bytes (it is never run), or None if it can (or this is not an ELF system, where only
+    a "#!" line is checked).  A relative "#!" interpreter is taken from ``folder``, the
+    bot's working directory."""
+    try:
+        with open(_open_regular(path, follow_symlinks=True), "rb") as file:
+            head = file.read(_SHEBANG_BYTES)
+            if head.startswith(b"#!"):
+                return _script_problem(head, folder, depth)
+            host = _this_machine()
+            if host is None:
+                return None
+            elf = _elf_header(head)
+            if elf is None:
+                return ("it is neither a program for this machine (no ELF header) nor a "
+                        "script (no '#!' line)")
+            if elf.kind not in (2, 3):
+                return "it is an ELF file but not a program (an object file or a core dump?)"
+            same = (elf.elf_class, elf.data, elf.machine) == (host.elf_class, host.data,
+                                                               host.machine)
+            also = (elf.elf_class, elf.machine) in _ALSO_RUNS.get(
+                (host.elf_class, host.machine), set()) and elf.data == host.data
+            if not (same or also):
+                return f"it is a program for {elf.describe()}, this machine is {host.describe()}"
+            loader = _elf_loader(file, elf)
+    except FolderRefused as refused:
+        return str(refused)
+    except OSError as error:
+        return f"{path} cannot be read: {error.strerror}"
+    if loader is not None and not os.path.exists(loader):
+        return f"it needs the loader {loader}, which this machine does not have"
+    return None
+
+
+def _elf_loader(file: BinaryIO, elf: _Elf) -> str | None:
+    """The program interpreter (PT_INTERP) an ELF program names, if any."""
+    order: Literal["little", "big"] = "little" if elf.data == 1 else "big"
+    wide = elf.elf_class == 2
+    file.seek(0)
+    header = file.read(64)
+
+    def number(data: bytes, at: int, size: int) -> int:
+        return int.from_bytes(data[at:at + size], order)
+
+    offset = number(header, 32, 8) if wide else number(header, 28, 4)
+    entry_size = number(header, 54 if wide else 42, 2)
+    count = min(number(header, 56 if wide else 44, 2), 256)
+    for index in range(count):
+        file.seek(offset + index * entry_size)
+        entry = file.read(entry_size)
+        if len(entry) < (56 if wide else 32) or number(entry, 0, 4) != 3:  # PT_INTERP
+            continue
+        at, size = ((number(entry, 8, 8), number(entry, 32, 8)) if wide
+                    else (number(entry, 4, 4), number(entry, 16, 4)))
+        file.seek(at)
+        name = file.read(min(size, 4096)).split(b"\0", 1)[0]
+        return os.fsdecode(name) if name else None
+    return None
+
+
+def _script_problem(head: bytes, folder: Path | None, depth: int) -> str | None:
+    line = head[2:].split(b"\n", 1)[0]
+    words = line.split(None, 1)
+    if not words:
+        return "its '#!' line names no interpreter"
+    interpreter = os.fsdecode(words[0])
+    path = Path(interpreter)
+    if not path.is_absolute():
+        if folder is None:
+            return None
+        path = folder / path
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return (f"it is a script for {interpreter!r} (its '#!' line), which this machine "
+                "does not have (or is not executable)")
+    if depth + 1 >= _MAX_SCRIPT_DEPTH:
+        return "its '#!' interpreters are scripts nested too deep"
+    problem = program_problem(path, folder, depth + 1)
+    if problem is not None:
+        return f"its interpreter {interpreter} cannot run: {problem}"
+    if path.name == "env" and len(words) > 1 and sys.platform.startswith("linux"):
+        return _env_problem(os.fsdecode(words[1]).strip())
+    return None
+
+
+def _env_problem(argument: str) -> str | None:
+    """``#!/usr/bin/env ARGUMENT``: Linux passes ARGUMENT as one word (``-S`` splits it);
+    the program env looks for on the bots' PATH must be there."""
+    words = argument.split()
+    if words and words[0] == "-S":
+        words = words[1:]
+    elif words and words[0].startswith("-S"):
+        words = [words[0][2:], *words[1:]]
+    elif words:
+        words = [argument]
+    words = [word for word in words if "=" not in word]  # NAME=VALUE settings
+    if not words or words[0].startswith("-"):
+        return None  # an option of env's own: not judged here
+    program = words[0]
+    if "/" in program or shutil.which(program, path=SAFE_PATH) is not None:
+        return None
+    return (f"it is a script for {program!r} (its '#!/usr/bin/env' line), which is not on "
+            f"the bots' PATH ({SAFE_PATH})")
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def bot_files(folder: Path) -> list[Path]:
-    """Every file of a bot folder that matters, relative to it, sorted (symlinks included)."""
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _ignored(d))
-        for name in files:
-            if not _ignored(name):
-                found.append(Path(root, name).relative_to(folder))
-        # os.walk does not descend into symlinked directories: list them as entries
-        for name in list(dirs):
-            if Path(root, name).is_symlink():
-                found.append(Path(root, name).relative_to(folder))
-    return sorted(found, key=lambda p: p.as_posix())
 
 
 def _ignored(name: str) -> bool:
     return name in IGNORED_NAMES or name.endswith(IGNORED_SUFFIXES)
 
 
-def content_hash(folder: Path) -> str:
+# --- reading a bot folder -----------------------------------------------------------------
+# The one place that reads a bot folder: discovery, the content hash, `arena submit`'s copy
+# and a cluster's packing all go through scan_bot_folder and open_bot_file.  Nothing here
+# ever blocks: entries are looked at with lstat only, a symbolic link is never followed
+# (its target text is the entry), a named pipe, socket or device is refused without being
+# opened, and a file is opened only once it is known to be a regular file (O_NONBLOCK,
+# O_NOFOLLOW, then checked again on the descriptor).  Sizes are apparent sizes, so a
+# sparse file counts in full.
+
+
+class FolderRefused(ArenaError):
+    """A bot folder the arena will not read: one line saying why."""
+
+
+@dataclass(frozen=True)
+class FolderEntry:
+    """A file or symbolic link of a bot folder, as lstat saw it during the scan."""
+
+    relative: Path
+    link: str | None  # the target text of a symbolic link; None for a regular file
+    size: int  # bytes: a file's apparent size (a sparse file counts in full)
+    mode: int  # permission bits
+    mtime_ns: int
+    identity: tuple[int, int]  # (st_dev, st_ino): the file opened later must be this one
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What an lstat mode is, in words ("a named pipe (FIFO)", "a folder", ...)."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return "a special file"
+
+
+def _size_text(size: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size / (1 << shift):.1f} {unit}"
+    return f"{size} bytes"
+
+
+def scan_bot_folder(folder: Path, limits: FolderLimits | None = None) -> list[FolderEntry]:
+    """The files and symbolic links of a bot folder that matter, sorted by relative path
+    (caches, ``.git`` and the install record are left out: ``IGNORED_NAMES``).
+
+    ``FolderRefused`` (one line) for a special file (named pipe, socket, device), a file
+    over ``limits.file_mb``, files over ``limits.folder_mb`` together or more than
+    ``limits.files`` entries; ``OSError`` if the folder cannot be read.  ``folder`` itself
+    may be a symbolic link (it was named); nothing inside it is followed."""
+    limits = folder_limits() if limits is None else limits
+    found: list[FolderEntry] = []
+    entries = total = 0
+    pending = [Path()]
+    while pending:
+        relative_folder = pending.pop()
+        with os.scandir(folder / relative_folder) as listing:
+            for item in listing:
+                if _ignored(item.name):
+                    continue
+                try:
+                    item.name.encode()
+                except UnicodeEncodeError:  # the hash and the records are UTF-8
+                    raise FolderRefused(f"{relative_folder / item.name!r} is not a UTF-8 "
+                                        "name") from None
+                entries += 1
+                if entries > limits.files:
+                    raise FolderRefused(
+                        f"more than {limits.files} files, folders and links, the cap per bot "
+                        "folder (ARENA_BOT_FILES raises it)")
+                relative = relative_folder / item.name
+                info = item.stat(follow_symlinks=False)  # lstat: nothing is followed
+                mode = info.st_mode
+                if stat.S_ISDIR(mode):
+                    pending.append(relative)
+                    continue
+                if stat.S_ISLNK(mode):
+                    link = os.readlink(folder / relative)
+                elif stat.S_ISREG(mode):
+                    link = None
+                    _check_size(relative, info, total, limits)
+                    total += info.st_size
+                else:
+                    raise FolderRefused(f"{relative} is {file_kind(mode)}: a bot folder may "
+                                        "hold only regular files, folders and symbolic links")
+                found.append(FolderEntry(relative, link, info.st_size, stat.S_IMODE(mode),
+                                         info.st_mtime_ns, (info.st_dev, info.st_ino)))
+    return sorted(found, key=lambda entry: entry.relative.as_posix())
+
+
+def _check_size(relative: Path, info: os.stat_result, total: int, limits: FolderLimits) -> None:
+    size = info.st_size
+    if size > limits.file_bytes:
+        sparse = getattr(info, "st_blocks", None)
+        how = (", sparse: its apparent size counts"
+               if sparse is not None and sparse * 512 < size else "")
+        raise FolderRefused(f"{relative} is {_size_text(size)}{how}, over the cap of "
+                            f"{limits.file_mb} MiB per file (ARENA_BOT_FILE_MB raises it)")
+    if total + size > limits.folder_bytes:
+        raise FolderRefused(f"its files add up to more than {limits.folder_mb} MiB, the cap "
+                            "per bot folder (ARENA_BOT_FOLDER_MB raises it)")
+
+
+def bot_files(folder: Path, limits: FolderLimits | None = None) -> list[Path]:
+    """Every file of a bot folder that matters, relative to it, sorted (symbolic links
+    included); see ``scan_bot_folder``."""
+    return [entry.relative for entry in scan_bot_folder(folder, limits)]
+
+
+def _open_regular(path: Path, *, follow_symlinks: bool) -> int:
+    """A read-only descriptor of the regular file at ``path``; ``FolderRefused`` if it is
+    anything else.  Never blocks and never opens anything but a regular file: on Linux
+    the path is first opened with O_PATH (which runs no driver's open: a device is not
+    touched) and reopened for reading only once it is known to be a regular file."""
+    nofollow = 0 if follow_symlinks else os.O_NOFOLLOW
+    read_flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+    o_path = getattr(os, "O_PATH", 0)
+    if o_path and os.path.isdir("/proc/self/fd"):
+        handle = os.open(path, o_path | nofollow | os.O_CLOEXEC)
+        try:
+            _require_regular(path, os.fstat(handle).st_mode)
+            descriptor = os.open(f"/proc/self/fd/{handle}", read_flags)
+        finally:
+            os.close(handle)
+    else:
+        _require_regular(path, os.stat(path, follow_symlinks=follow_symlinks).st_mode)
+        descriptor = os.open(path, read_flags | nofollow)
+    try:
+        _require_regular(path, os.fstat(descriptor).st_mode)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
+def _require_regular(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise FolderRefused(f"{path} is {file_kind(mode)}, not a regular file")
+
+
+def read_regular(path: Path, max_bytes: int, *, follow_symlinks: bool = True) -> bytes:
+    """The bytes of the regular file at ``path``, never blocking; ``FolderRefused`` if it
+    is not a regular file or is larger than ``max_bytes``."""
+    with open(_open_regular(path, follow_symlinks=follow_symlinks), "rb") as file:
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise FolderRefused(f"{path} is larger than {max_bytes} bytes")
+    return data
+
+
+def open_regular(path: Path, *, follow_symlinks: bool = False) -> BinaryIO:
+    """The regular file at ``path`` opened for reading, never blocking; ``FolderRefused``
+    if it is anything else (by default a symbolic link too)."""
+    # returned open: the caller's `with` closes it
+    return open(_open_regular(path, follow_symlinks=follow_symlinks), "rb")  # noqa: SIM115
+
+
+def open_bot_file(folder: Path, entry: FolderEntry) -> BinaryIO:
+    """The regular file ``entry`` of ``folder`` opened for reading: the very file the scan
+    saw (``FolderRefused`` if it was replaced since)."""
+    file = open_regular(folder / entry.relative)
+    info = os.fstat(file.fileno())
+    if (info.st_dev, info.st_ino) != entry.identity:
+        file.close()
+        raise FolderRefused(f"{entry.relative} changed while the bot folder was read")
+    return file
+
+
+def read_chunks(folder: Path, entry: FolderEntry) -> Iterator[bytes]:
+    """The bytes of ``entry`` in chunks, exactly ``entry.size`` of them (``FolderRefused``
+    if the file grew or shrank since the scan)."""
+    left = entry.size
+    with open_bot_file(folder, entry) as file:
+        while chunk := file.read(min(1 << 20, left + 1)):
+            left -= len(chunk)
+            if left < 0:
+                break
+            yield chunk
+    if left != 0:
+        raise FolderRefused(f"{entry.relative} changed while the bot folder was read")
+
+
+def content_hash(folder: Path, limits: FolderLimits | None = None) -> str:
     """sha256 over the sorted relative paths and contents of a bot folder's files.
 
     Caches (``__pycache__``, ``*.pyc``), ``.git`` and the install record are left out, so a
-    folder and its installed copy hash the same.  A symlink counts as its target text."""
+    folder and its installed copy hash the same.  A symlink counts as its target text.
+    Raises what ``scan_bot_folder`` raises."""
     digest = hashlib.sha256()
-    for relative in bot_files(folder):
-        path = folder / relative
-        digest.update(relative.as_posix().encode() + b"\0")
-        if path.is_symlink():
-            digest.update(b"symlink\0" + os.readlink(path).encode() + b"\0")
+    for entry in scan_bot_folder(folder, limits):
+        digest.update(entry.relative.as_posix().encode() + b"\0")
+        if entry.link is not None:
+            digest.update(b"symlink\0" + entry.link.encode() + b"\0")
             continue
-        digest.update(b"file\0" + str(path.stat().st_size).encode() + b"\0")
-        with open(path, "rb") as file:
-            while chunk := file.read(1 << 20):
-                digest.update(chunk)
+        digest.update(b"file\0" + str(entry.size).encode() + b"\0")
+        for chunk in read_chunks(folder, entry):
+            digest.update(chunk)
     return digest.hexdigest()
