@@ -104,8 +104,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena serve backup myserver myserver-copy",
     ),
     "login": ("arena login http://127.0.0.1:8080",
-              "echo \"$PASS\" | arena login https://arena.example.org --name ada --password-stdin"),
-    "upload": ("arena upload ./mybot", "arena upload ./mybot --wait --server https://arena.example.org"),
+              "arena login https://arena.example.org --name ada --password-stdin < pass.txt"),
+    "upload": ("arena upload ./mybot",
+               "arena upload ./mybot --wait --server https://arena.example.org"),
 }
 
 

@@ -44,17 +44,17 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
-def verify_password(store: ServerStore, name: str, password: str) -> User | None:
-    """The user ``name`` if ``password`` is theirs (argon2, constant work either way)."""
-    user = store.user(name)
-    stored = store.password_hash(user.id) if user is not None else _DUMMY_HASH
+def password_matches(stored: str | None, password: str) -> tuple[bool, str | None]:
+    """Whether ``password`` matches the argon2 hash ``stored`` (None: an unknown account,
+    checked against a dummy hash so that it takes as long), and a new hash when the
+    parameters changed since.  Pure: it may run in a thread."""
     try:
-        _hasher.verify(stored, password[:MAX_PASSWORD])
+        _hasher.verify(stored or _DUMMY_HASH, password[:MAX_PASSWORD])
     except (VerificationError, InvalidHashError):
-        return None
-    if user is not None and _hasher.check_needs_rehash(stored):
-        store.set_password_hash(user.id, _hasher.hash(password))
-    return user
+        return False, None
+    if stored is None:
+        return False, None
+    return True, _hasher.hash(password) if _hasher.check_needs_rehash(stored) else None
 
 
 def new_secret() -> str:

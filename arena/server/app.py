@@ -236,9 +236,14 @@ def create_app(server: Server) -> Any:
     async def check_login(request: Request, name: str, password: str) -> User:
         if not server.login_limit.allow(f"ip:{client(request)}", f"user:{name}"):
             raise Refused("too many attempts; wait a minute and try again", 429)
-        user = await trio.to_thread.run_sync(accounts.verify_password, store, name, password)
-        if user is None:
+        user = store.user(name)
+        stored = store.password_hash(user.id) if user is not None else None
+        ok, rehashed = await trio.to_thread.run_sync(accounts.password_matches, stored,
+                                                     password)
+        if user is None or not ok:
             raise Refused("wrong name or password", 401)
+        if rehashed is not None:
+            store.set_password_hash(user.id, rehashed)
         if not user.approved:
             raise Refused("your account waits for an admin's approval", 403)
         return user
