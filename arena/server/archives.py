@@ -65,10 +65,10 @@ def unpack(data: bytes, destination: Path, limits: Limits) -> Path:
             _unpack_tar(data, destination, limits)
         else:
             _unpack_zip(data, destination, limits)
+        return bot_folder(destination)
     except BaseException:
         shutil.rmtree(destination, ignore_errors=True)
         raise
-    return bot_folder(destination)
 
 
 def bot_folder(root: Path) -> Path:
