@@ -147,6 +147,11 @@ def create_app(server: Server) -> Any:
     async def arena_error(request: Request, error: ArenaError) -> Response:
         return error_response(request, 400, str(error))
 
+    @app.exception_handler(TooLarge)
+    async def too_large(request: Request, error: TooLarge) -> Response:
+        return error_response(request, 413, f"the request has more than "
+                              f"{settings.max_archive_bytes + FORM_OVERHEAD} bytes")
+
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Response:
         server.log(f"{request.method} {request.url.path}: {error!r}")
