@@ -150,6 +150,8 @@ class Ladder:
                     seed = stable_int("ladder-seed", counter)
                     for game in table_games(settings.game, table, seed, round=counter):
                         await send.send(game)
+                    if settings.tables_per_minute:
+                        await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
 

@@ -44,6 +44,7 @@ move_seconds = 1.0          # time per decision, in validation and in the ladder
 game = "ra"                 # fixed for the server's lifetime (its games are stored)
 players = [3]               # player counts of the tables, in turn
 concurrency = 2             # games at once
+tables_per_minute = 60      # pace (0: as fast as it goes): each table is a few games
 house_bots = ["random", "first"]   # bundled bots that always play (as arena/NAME)
 rating_bootstrap = 50       # resamples for the leaderboard's 95% intervals
 """
@@ -70,6 +71,7 @@ class ServerSettings:
     game: str = "ra"
     players: tuple[int, ...] = (3,)
     concurrency: int = 2
+    tables_per_minute: float = 60
     house_bots: tuple[str, ...] = ("random", "first")
     rating_bootstrap: int = 50
     extra: dict[str, Any] = field(default_factory=dict)
@@ -109,6 +111,7 @@ _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
                 "uploads_per_day": (int, 0), "active_bots": (int, 0)},
     "validation": {"games": (int, 1), "move_seconds": (float, 0.01)},
     "ladder": {"game": (str, None), "players": (list, None), "concurrency": (int, 1),
+               "tables_per_minute": (float, 0),
                "house_bots": (list, None), "rating_bootstrap": (int, 0)},
 }
 
