@@ -1,0 +1,84 @@
+"""The ladder inside the server: valid versions play, a new valid version replaces its
+predecessor (whose games and rating stay), a disabled bot leaves; settings are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.errors import ArenaError
+from arena.server.settings import load_settings
+from tests.server.conftest import Api, bot_archive, in_process, make_server_folder
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "trio"
+
+
+async def games_of(api: Api, bot: str, seconds: float = 120) -> int:
+    with trio.fail_after(seconds):
+        while True:
+            played = sum(bot in result.bots for result in api.server.league_store.results())
+            if played:
+                return played
+            await trio.sleep(0.2)
+
+
+async def test_a_new_valid_version_replaces_its_predecessor(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys, **{
+        "house_bots = []": 'house_bots = ["random"]',
+        "tables_per_minute = 60": "tables_per_minute = 0"})
+    async with in_process(folder, background=True) as api:
+        token = await api.account("ada")
+        first = (await api.upload(token, "ada", "mine", bot_archive("mine"))).json()
+        assert (await api.wait_state(first["id"]))["state"] == "valid"
+        assert await games_of(api, "ada/mine@1")
+        second = (await api.upload(token, "ada", "mine", bot_archive("mine", "first"))).json()
+        assert (await api.wait_state(second["id"]))["state"] == "valid"
+        assert await games_of(api, "ada/mine@2")
+        roster = [spec.name for spec in api.server.ladder.roster]
+        assert "ada/mine@2" in roster and "ada/mine@1" not in roster
+        before = sum("ada/mine@1" in r.bots for r in api.server.league_store.results())
+        await trio.sleep(1)
+        after = sum("ada/mine@1" in r.bots for r in api.server.league_store.results())
+        assert after == before  # the predecessor plays no more; its games stay
+        await api.server.leaderboards.compute()
+        board = (await api.client.get("/api/v1/leaderboard?players=2")).json()
+        names = {row["bot"] for row in board["bots"]}
+        assert {"ada/mine@1", "ada/mine@2"} <= names  # its rating history stays
+        # disabled: out of the ladder (only the house bot is left: nothing plays)
+        disabled = await api.client.post("/api/v1/bots/ada/mine/disable",
+                                         headers={"Authorization": f"Bearer {token}"})
+        assert disabled.status_code == 200
+        with trio.fail_after(30):
+            while api.server.ladder.running:
+                await trio.sleep(0.1)
+        assert [spec.name for spec in api.server.ladder.roster] == [
+            spec.name for spec in api.server.house_bots]
+
+
+def test_settings_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys)
+    path = folder / "settings.toml"
+    good = path.read_text()
+    assert load_settings(folder).players == (2,)
+    for old, new, words in [
+        ("players = [2]", "players = [1]", "ladder.players"),
+        ("port = 8080", 'port = "x"', "server.port"),
+        ("max_files = 20", "max_files = 0", "at least 1"),
+        ("[validation]", "[validation]\nbogus = 1", "unknown key"),
+        ('tls_cert = ""', 'tls_cert = "cert.pem"', "both"),
+    ]:
+        path.write_text(good.replace(old, new))
+        with pytest.raises(ArenaError, match=words):
+            load_settings(folder)
+    with pytest.raises(ArenaError, match="not a server folder"):
+        load_settings(tmp_path)
