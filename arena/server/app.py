@@ -34,6 +34,7 @@ from arena.server.store import User
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
 KEEPALIVE_SECONDS = 15.0
+MAX_EVENT_STREAMS = 200
 FORM_OVERHEAD = 64 * 1024  # multipart framing and the form's other fields
 
 Scope = MutableMapping[str, Any]
@@ -253,13 +254,14 @@ def create_app(server: Server) -> Any:
             raise Refused("your account waits for an admin's approval", 403)
         return user
 
-    def bot_json(owner: str, name: str) -> dict[str, Any]:
+    def bot_json(owner: str, name: str, user: User | None) -> dict[str, Any]:
         bot = store.bot(owner, name)
         if bot is None:
             raise Refused(f"no bot {owner}/{name}", 404)
+        private = server.may_see(user, owner)
         return {"bot": bot.full_name, "owner": bot.owner, "name": bot.name,
                 "disabled": bot.disabled, "created_at": bot.created_at,
-                "versions": [v.to_json() for v in store.versions(bot.id)]}
+                "versions": [v.to_json(private) for v in store.versions(bot.id)]}
 
     def leaderboard(players: int | None) -> dict[str, Any]:
         count = players if players is not None else settings.players[0]
@@ -333,38 +335,40 @@ def create_app(server: Server) -> Any:
         assert user is not None
         data = await request.body()
         version = await server.upload(user, owner, name, data)
-        return version.to_json()
+        return version.to_json(True)
 
     @app.get("/api/v1/versions/{version_id}", tags=["bots"])
-    async def api_version(version_id: int) -> dict[str, Any]:
-        """A version's state (pending, valid, rejected), report and stderr tail."""
+    async def api_version(request: Request, version_id: int) -> dict[str, Any]:
+        """A version's state (pending, valid, rejected) and message; its validation
+        report and stderr tail for its owner's (or an admin's) token only."""
         version = store.version(version_id)
         if version is None:
             raise Refused(f"no version {version_id}", 404)
-        return version.to_json()
+        return version.to_json(server.may_see(api_user(request, required=False),
+                                              version.owner))
 
     @app.get("/api/v1/bots", tags=["bots"])
     async def api_bots() -> list[dict[str, Any]]:
         return [{"bot": b.full_name, "disabled": b.disabled} for b in store.bots()]
 
     @app.get("/api/v1/bots/{owner}/{name}", tags=["bots"])
-    async def api_bot(owner: str, name: str) -> dict[str, Any]:
+    async def api_bot(request: Request, owner: str, name: str) -> dict[str, Any]:
         """A bot and all its versions."""
-        return bot_json(owner, name)
+        return bot_json(owner, name, api_user(request, required=False))
 
     @app.post("/api/v1/bots/{owner}/{name}/disable", tags=["bots"])
     async def api_disable(request: Request, owner: str, name: str) -> dict[str, Any]:
         user = api_user(request)
         assert user is not None
         server.set_disabled(user, owner, name, True)
-        return bot_json(owner, name)
+        return bot_json(owner, name, user)
 
     @app.post("/api/v1/bots/{owner}/{name}/enable", tags=["bots"])
     async def api_enable(request: Request, owner: str, name: str) -> dict[str, Any]:
         user = api_user(request)
         assert user is not None
         server.set_disabled(user, owner, name, False)
-        return bot_json(owner, name)
+        return bot_json(owner, name, user)
 
     @app.delete("/api/v1/bots/{owner}/{name}", tags=["bots"])
     async def api_delete(request: Request, owner: str, name: str) -> dict[str, Any]:
@@ -397,6 +401,8 @@ def create_app(server: Server) -> Any:
              responses={200: {"content": {"text/event-stream": {}}}})
     async def api_events() -> StreamingResponse:
         """Server-sent events: ``game_stored``, ``rating_changed``, ``upload_validated``."""
+        if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
+            raise Refused("too many event streams open; try again later", 503)
         receive = server.events.subscribe()
 
         async def stream() -> AsyncIterator[str]:
@@ -499,8 +505,8 @@ def create_app(server: Server) -> Any:
     @app.get("/bots/{owner}/{name}", response_class=HTMLResponse, include_in_schema=False)
     async def bot_page(request: Request, owner: str, name: str) -> Response:
         user = web_user(request)
-        data = bot_json(owner, name)
-        mine = user is not None and (user.name == owner or user.admin)
+        data = bot_json(owner, name, user)
+        mine = server.may_see(user, owner)
         return page(request, "bot.html", user, bot=data, mine=mine)
 
     @app.post("/bots/{owner}/{name}/{action}", include_in_schema=False)

@@ -255,7 +255,8 @@ def upload_command(args: argparse.Namespace) -> int:
                   f"or see {url}/bots/{version['bot']}")
             return 1
         time.sleep(1.0)
-        version = client.request("GET", f"{url}/api/v1/versions/{version['id']}")
+        version = client.request("GET", f"{url}/api/v1/versions/{version['id']}",
+                                 token=login["token"])
     print(f"{version['bot']} version {version['number']}: {version['state']}: "
           f"{version['message']}")
     tail = (version.get("stderr_tail") or "").strip().splitlines()[-5:]

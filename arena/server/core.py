@@ -36,12 +36,28 @@ class Refused(ArenaError):
         self.status = status
 
 
+def _sandbox_level(settings: ServerSettings) -> str:
+    """The level uploaded bots run at ("auto"); without a real sandbox the server starts
+    only when the settings say so (a class of trusted students, say)."""
+    from arena.runner.sandbox import choose_level
+
+    choice = choose_level("auto")
+    if choice.level == "none" and not settings.unsandboxed_ok:
+        raise ArenaError(
+            f"no sandbox on this machine ({choice.why}): uploaded bots would run as this "
+            "user, able to read and change everything it can. Install bubblewrap "
+            "(docs/security.md), or set unsandboxed_ok = true in "
+            f"{settings.folder / 'settings.toml'} if every uploader is trusted")
+    return choice.level
+
+
 class Server:
     def __init__(self, settings: ServerSettings, *, lock: bool = True) -> None:
         from arena.league.store import create_store, open_store
         from arena.plugins.discovery import discover
 
         self.settings = settings
+        self.sandbox = _sandbox_level(settings)
         # the ladder's games: the league store (its lock keeps a second server out)
         self.league_store = create_store(settings.folder) if lock else open_store(
             settings.folder)
@@ -80,6 +96,10 @@ class Server:
         self.league_store.close()
         if self.league_store.lock is not None:
             self.league_store.lock.close()
+
+    def may_see(self, user: User | None, owner: str) -> bool:
+        """Whether ``user`` sees the private parts of OWNER's versions (report, stderr)."""
+        return user is not None and (user.name == owner or user.admin)
 
     def log(self, line: str) -> None:
         self.log_lines = [*self.log_lines[-199:], line]

@@ -16,6 +16,7 @@ QUEUE = 256
 class Events:
     def __init__(self) -> None:
         self.subscribers: set[trio.MemorySendChannel[str]] = set()
+        self.pairs: dict[trio.MemoryReceiveChannel[str], trio.MemorySendChannel[str]] = {}
         self.numbers = itertools.count(1)
 
     def publish(self, kind: str, data: dict[str, Any]) -> None:
@@ -32,7 +33,11 @@ class Events:
     def subscribe(self) -> trio.MemoryReceiveChannel[str]:
         send, receive = trio.open_memory_channel[str](QUEUE)
         self.subscribers.add(send)
+        self.pairs[receive] = send
         return receive
 
     def unsubscribe(self, receive: trio.MemoryReceiveChannel[str]) -> None:
-        receive.close()  # its send side is dropped at the next publish
+        receive.close()
+        send = self.pairs.pop(receive, None)
+        if send is not None:
+            self.subscribers.discard(send)

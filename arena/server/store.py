@@ -131,12 +131,15 @@ class Version:
         """The version's name in the ladder's games and ratings: OWNER/NAME@N."""
         return f"{self.owner}/{self.bot}@{self.number}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, private: bool = True) -> dict[str, Any]:
+        """The version as the API shows it; the validation report and the bot's stderr
+        only to its owner and admins (``private``): a bot may print what it should not."""
         return {
             "id": self.id, "bot": f"{self.owner}/{self.bot}", "number": self.number,
             "ladder_name": self.ladder_name, "state": self.state,
             "manifest_version": self.manifest_version, "archive_bytes": self.archive_bytes,
-            "message": self.message, "report": self.report, "stderr_tail": self.stderr_tail,
+            "message": self.message, "report": self.report if private else None,
+            "stderr_tail": self.stderr_tail if private else "",
             "uploaded_at": self.uploaded_at, "validated_at": self.validated_at,
         }
 

@@ -131,10 +131,13 @@ class Api:
             f"/api/v1/bots/{owner}/{name}/versions", content=data,
             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"})
 
-    async def wait_state(self, version_id: int, seconds: float = 120) -> dict[str, Any]:
+    async def wait_state(self, version_id: int, token: str | None = None,
+                         seconds: float = 120) -> dict[str, Any]:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
         with trio.fail_after(seconds):
             while True:
-                answer = await self.client.get(f"/api/v1/versions/{version_id}")
+                answer = await self.client.get(f"/api/v1/versions/{version_id}",
+                                               headers=headers)
                 data: dict[str, Any] = answer.json()
                 if data["state"] != "pending":
                     return data

@@ -169,7 +169,7 @@ async def test_upload_validates_and_refusals(server_folder: tuple[Path, str]) ->
         assert answer.status_code == 202, answer.text
         version = answer.json()
         assert version["state"] == "pending" and version["bot"] == "ada/mine"
-        done = await api.wait_state(version["id"])
+        done = await api.wait_state(version["id"], ada)
         assert done["state"] == "valid", done
         assert done["report"]["passed"] and done["manifest_version"] == "1.0.0"
         # another user's bot: refused
@@ -207,10 +207,18 @@ async def test_upload_validates_and_refusals(server_folder: tuple[Path, str]) ->
                      for m in archive.getmembers()}
         files["bot.py"] = b"import sys\nsys.stderr.write('I crash on purpose\\n')\nsys.exit(3)\n"
         answer = await api.upload(ada, "ada", "broken", tar_gz(files))
-        rejected = await api.wait_state(answer.json()["id"])
+        rejected = await api.wait_state(answer.json()["id"], ada)
         assert rejected["state"] == "rejected" and "failed the conformance check" in \
             rejected["message"]
         assert "I crash on purpose" in rejected["stderr_tail"]
+        # the report and the stderr are the owner's (and admins'): not bob's, not anyone's
+        for headers in ({}, {"Authorization": f"Bearer {bob}"}):
+            seen = (await api.client.get(f"/api/v1/versions/{answer.json()['id']}",
+                                         headers=headers)).json()
+            assert seen["state"] == "rejected" and seen["stderr_tail"] == ""
+            assert seen["report"] is None
+            listed = (await api.client.get("/api/v1/bots/ada/broken", headers=headers)).json()
+            assert all(v["stderr_tail"] == "" for v in listed["versions"])
         # quota: 2 active bots for ada (mine, broken)
         third = await api.upload(ada, "ada", "third", bot_archive("third"))
         assert third.status_code == 429 and "active bots" in third.json()["error"]

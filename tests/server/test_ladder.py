@@ -82,3 +82,25 @@ def test_settings_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]
             load_settings(folder)
     with pytest.raises(ArenaError, match="not a server folder"):
         load_settings(tmp_path)
+
+
+def test_no_sandbox_no_server_unless_the_settings_say_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    from arena.runner import sandbox
+    from arena.server.core import Server
+
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys)
+    real = sandbox.choose_level("auto")
+    missing = dataclasses.replace(real, level="none", why="auto: bubblewrap is not installed")
+    monkeypatch.setattr(sandbox, "choose_level", lambda requested: missing)
+    with pytest.raises(ArenaError, match="no sandbox on this machine.*unsandboxed_ok"):
+        Server.open(folder)
+    path = folder / "settings.toml"
+    path.write_text(path.read_text().replace("unsandboxed_ok = false", "unsandboxed_ok = true"))
+    server = Server.open(folder)
+    assert server.sandbox == "none"
+    server.close()
