@@ -118,8 +118,10 @@ class Ladder:
                     await play_league(config, store=self.server.league_store, bots=specs,
                                       games=receive, listeners=[_Listener(self)],
                                       concurrency=self.server.settings.concurrency)
-            except ArenaError as problem:
-                self.server.log(f"the ladder stopped: {problem}")
+            except Exception as problem:  # the web app and the queue go on regardless
+                what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
+                self.server.log(f"the ladder stopped: {what}; it starts again when the "
+                                "roster changes, or in 30 s")
                 self.running = False
                 with trio.move_on_after(30):
                     await self.wake.wait()
@@ -191,8 +193,8 @@ class Leaderboards:
 
         try:
             boards = await trio.to_thread.run_sync(build)
-        except ArenaError as problem:
-            self.server.log(f"the leaderboard could not be computed: {problem}")
+        except Exception as problem:  # the last leaderboard stays up
+            self.server.log(f"the leaderboard could not be computed: {problem!r}")
             return
         self.boards = boards
         for count, board in boards.items():

@@ -143,3 +143,43 @@ def test_serve_refuses_a_public_address_without_tls(
     assert done.returncode == 2 and "TLS" in done.stderr and "--insecure" in done.stderr
     again = arena("serve", "init", str(folder), env=dict(os.environ), timeout=60)
     assert again.returncode == 2 and "not empty" in again.stderr
+
+
+def test_tls_serves_https_with_secure_cookies_on_any_address(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    if shutil.which("openssl") is None:
+        if os.environ.get("CI") == "true":
+            raise AssertionError("openssl is needed to make the test's certificate")
+        pytest.skip("openssl is not installed")
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys, **{'tls_cert = ""': 'tls_cert = "cert.pem"',
+                                          'tls_key = ""': 'tls_key = "key.pem"'})
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-keyout", str(folder / "key.pem"),
+                    "-out", str(folder / "cert.pem")], check=True, capture_output=True)
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    # TLS: a non-loopback bind needs no --insecure (0.0.0.0 still answers on 127.0.0.1)
+    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
+                               "--host", "0.0.0.0", "--port", str(port)],
+                              stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def up() -> httpx.Response | None:
+            try:
+                return httpx.get(f"https://127.0.0.1:{port}/login", verify=False, timeout=2)
+            except httpx.HTTPError:
+                assert server.poll() is None, (tmp_path / "server.log").read_text()
+                return None
+
+        page = wait_until(up, 60, "the TLS server to answer")
+        assert page.status_code == 200
+        cookie = page.headers["set-cookie"]
+        assert "Secure" in cookie and "HttpOnly" in cookie
+        with pytest.raises(httpx.HTTPError):  # no plain http on the TLS port
+            httpx.get(f"http://127.0.0.1:{port}/login", timeout=5)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
