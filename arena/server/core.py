@@ -195,7 +195,9 @@ class Server:
             bot_folder, spec = await trio.to_thread.run_sync(unpack_and_read)
         except ArenaError as problem:
             shutil.rmtree(staging, ignore_errors=True)
-            raise Refused(str(problem)) from None
+            # the server's own paths are nobody else's business
+            raise Refused(str(problem).replace(f"{staging}/", "").replace(
+                str(settings.folder), "")) from None
         if spec.name != name:
             shutil.rmtree(staging, ignore_errors=True)
             raise Refused(f"the bot.toml names the bot {spec.name!r}, not {name!r}")
@@ -213,6 +215,8 @@ class Server:
                 self.store.revive_bot(bot_id)
         number = self.store.next_version_number(bot_id)
         final = folder / str(number)
+        if final.exists():  # left by a stop between unpacking and storing: no row uses it
+            shutil.rmtree(final)
         staging.rename(final)
         version_folder = final / bot_folder.relative_to(staging)
         version_id = self.store.add_version(

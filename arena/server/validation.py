@@ -80,7 +80,8 @@ async def validate_one(server: Server, version_id: int) -> None:
             spec, server.games, server.opponents, games_per_setting=settings.games,
             limits=Limits(sandbox="auto", move_seconds=settings.move_seconds))
     except ArenaError as problem:
-        outcome = Outcome(False, str(problem)[:1000], None, "")
+        text = str(problem).replace(f"{server.folder_of(version)}/", "")
+        outcome = Outcome(False, text.replace(str(settings.folder), "")[:1000], None, "")
     except Exception as problem:  # a bug here must not stop the queue
         server.log(f"validation of version {version_id} failed: {problem!r}")
         outcome = Outcome(False, "the server could not validate it (see its log)", None, "")

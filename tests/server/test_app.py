@@ -189,6 +189,10 @@ async def test_upload_validates_and_refusals(server_folder: tuple[Path, str]) ->
         # the manifest names another bot
         renamed = await api.upload(ada, "ada", "other", bot_archive("mine"))
         assert renamed.status_code == 400 and "names the bot 'mine'" in renamed.json()["error"]
+        # a broken manifest: every problem, and no path of the server's
+        bad = await api.upload(ada, "ada", "mine", tar_gz({"bot.toml": b'name = "mine"\n'}))
+        assert bad.status_code == 400 and "bot.toml" in bad.json()["error"]
+        assert str(api.server.settings.folder) not in bad.text and "/upload" not in bad.text
         # a hostile archive: one line
         hostile = await api.upload(ada, "ada", "mine", tar_gz({"../x": b"x"}))
         assert hostile.status_code == 400 and ".." in hostile.json()["error"]
