@@ -27,6 +27,9 @@ def serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--insecure", action="store_true",
                         help="allow a non-loopback address without TLS (passwords and tokens "
                              "then cross the network in clear)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the ladder's games on this Dask scheduler (overrides "
+                             "[cluster] address; docs/cluster.md)")
     parser.add_argument("--admin", default="admin", metavar="NAME",
                         help="init: the admin account's name (default admin)")
 
@@ -41,7 +44,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return 0
     if len(words) != 1:
         raise ArenaError(f"usage: {SERVE_USAGE}")
-    return run_server(Path(words[0]), args.host, args.port, args.insecure)
+    return run_server(Path(words[0]), args.host, args.port, args.insecure, args.cluster)
 
 
 def init_server(folder: Path, admin: str) -> int:
@@ -88,12 +91,13 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def run_server(folder: Path, host: str | None, port: int | None, insecure: bool) -> int:
+def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
+               cluster: str | None = None) -> int:
     import trio
 
     from arena.server.core import Server
 
-    server = Server.open(folder)
+    server = Server.open(folder, cluster=cluster)
     host = host or server.settings.host
     port = server.settings.port if port is None else port
     tls = server.settings.tls
@@ -137,7 +141,8 @@ async def serve(server: object, host: str, port: int) -> None:
         await nursery.start(hypercorn_serve, create_app(server), config)
         print(f"arena serve: {server.settings.folder} on {scheme}://{address}:{port} "
               f"(ladder: {server.settings.game}, "
-              f"{'/'.join(map(str, server.settings.players))} players)",
+              f"{'/'.join(map(str, server.settings.players))} players"
+              + (f", games on {server.cluster.address}" if server.cluster else "") + ")",
               file=sys.stderr, flush=True)
 
 

@@ -52,11 +52,13 @@ def _sandbox_level(settings: ServerSettings) -> str:
 
 
 class Server:
-    def __init__(self, settings: ServerSettings, *, lock: bool = True) -> None:
+    def __init__(self, settings: ServerSettings, *, lock: bool = True,
+                 cluster: str | None = None) -> None:
         from arena.league.store import create_store, open_store
         from arena.plugins.discovery import discover
 
         self.settings = settings
+        self.cluster = settings.cluster(cluster)  # checked before anything is opened
         self.sandbox = _sandbox_level(settings)
         # the ladder's games: the league store (its lock keeps a second server out)
         self.league_store = create_store(settings.folder) if lock else open_store(
@@ -88,8 +90,8 @@ class Server:
         self.log_lines: list[str] = []
 
     @classmethod
-    def open(cls, folder: Path, *, lock: bool = True) -> Server:
-        return cls(load_settings(folder), lock=lock)
+    def open(cls, folder: Path, *, lock: bool = True, cluster: str | None = None) -> Server:
+        return cls(load_settings(folder), lock=lock, cluster=cluster)
 
     def close(self) -> None:
         self.store.close()

@@ -117,7 +117,8 @@ class Ladder:
                     nursery.start_soon(self._feed, send, specs, generation)
                     await play_league(config, store=self.server.league_store, bots=specs,
                                       games=receive, listeners=[_Listener(self)],
-                                      concurrency=self.server.settings.concurrency)
+                                      concurrency=self.server.settings.concurrency,
+                                      cluster=self.server.cluster)
             except Exception as problem:  # the web app and the queue go on regardless
                 what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
                 self.server.log(f"the ladder stopped: {what}; it starts again when the "

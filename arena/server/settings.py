@@ -7,10 +7,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.tomlinput import TomlProblem, parse_toml
+
+if TYPE_CHECKING:
+    from arena.league.config import ClusterSettings
 
 SETTINGS_NAME = "settings.toml"
 SECRET_NAME = "secret.key"  # signs session cookies; mode 0600, never in the database
@@ -48,6 +51,13 @@ concurrency = 2             # games at once
 tables_per_minute = 60      # pace (0: as fast as it goes): each table is a few games
 house_bots = ["random", "first"]   # bundled bots that always play (as arena/NAME)
 rating_bootstrap = 50       # resamples for the leaderboard's 95% intervals
+
+[cluster]                   # optional: the ladder's games on a Dask cluster (docs/cluster.md)
+address = ""                # e.g. "tls://scheduler.example:8786"; "" plays on this machine
+insecure = false            # allow plain tcp:// to another machine (bots are code: don't)
+tls_ca_file = ""            # relative to this folder
+tls_cert_file = ""
+tls_key_file = ""
 """
 
 
@@ -76,6 +86,11 @@ class ServerSettings:
     tables_per_minute: float = 60
     house_bots: tuple[str, ...] = ("random", "first")
     rating_bootstrap: int = 50
+    address: str = ""  # [cluster]
+    insecure: bool = False
+    tls_ca_file: str = ""
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -93,6 +108,25 @@ class ServerSettings:
         if not self.tls_cert and not self.tls_key:
             return None
         return self.folder / self.tls_cert, self.folder / self.tls_key
+
+    def cluster(self, address: str | None = None) -> ClusterSettings | None:
+        """Where the ladder plays: the [cluster] table (``address`` overrides it, as
+        ``arena serve --cluster`` does); None: on this machine.  The address is checked
+        as ``arena run --cluster`` checks it (no plain TCP off this machine)."""
+        from arena.league.cluster import check_address
+        from arena.league.config import ClusterSettings
+
+        address = address or self.address
+        if not address:
+            return None
+
+        def path(name: str) -> Path | None:
+            return self.folder / name if name else None
+
+        settings = ClusterSettings(address, self.insecure, path(self.tls_ca_file),
+                                   path(self.tls_cert_file), path(self.tls_key_file))
+        check_address(settings)
+        return settings
 
     @property
     def max_archive_bytes(self) -> int:
@@ -116,6 +150,8 @@ _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
     "ladder": {"game": (str, None), "players": (list, None), "concurrency": (int, 1),
                "tables_per_minute": (float, 0),
                "house_bots": (list, None), "rating_bootstrap": (int, 0)},
+    "cluster": {"address": (str, None), "insecure": (bool, None), "tls_ca_file": (str, None),
+                "tls_cert_file": (str, None), "tls_key_file": (str, None)},
 }
 
 

@@ -104,3 +104,43 @@ def test_no_sandbox_no_server_unless_the_settings_say_so(
     server = Server.open(folder)
     assert server.sandbox == "none"
     server.close()
+
+
+def test_the_ladder_plays_on_a_cluster_when_the_settings_say_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.server import ladder
+    from arena.server.core import Server
+
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys, **{"house_bots = []": 'house_bots = ["random", "first"]'})
+    with pytest.raises(ArenaError, match="not on this machine and not encrypted"):
+        Server.open(folder, cluster="tcp://203.0.113.5:8786")  # refused before opening
+    path = folder / "settings.toml"
+    path.write_text(path.read_text().replace('address = ""', 'address = "tcp://127.0.0.1:1"'))
+    seen: dict[str, object] = {}
+
+    async def fake_play_league(config, **options):  # type: ignore[no-untyped-def]
+        seen.update(options, config=config)
+        async for _ in options["games"]:
+            break  # the ladder feeds tables; one is enough here
+        await trio.sleep_forever()
+
+    monkeypatch.setattr(ladder, "play_league", fake_play_league)
+    server = Server.open(folder)
+    try:
+        async def main() -> None:
+            with trio.move_on_after(10):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(server.ladder.run)
+                    while "cluster" not in seen:
+                        await trio.sleep(0.01)
+                    nursery.cancel_scope.cancel()
+
+        trio.run(main)
+    finally:
+        server.close()
+    assert seen["cluster"] is not None
+    assert seen["cluster"].address == "tcp://127.0.0.1:1"  # type: ignore[attr-defined]
+    assert [bot.name.split("@")[0] for bot in seen["bots"]] == [  # type: ignore[attr-defined]
+        "arena/random", "arena/first"]
