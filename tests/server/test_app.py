@@ -396,3 +396,70 @@ def test_api_is_only_reachable_with_a_token_not_a_cookie(
             assert me.status_code == 401
 
     trio.run(main)
+
+
+async def test_the_remaining_routes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Listing bots, enabling, the page forms for revoking, approving, disabling and
+    enabling, the stylesheet, a wrong method."""
+    folder = tmp_path / "server"
+    admin_password = make_server_folder(
+        folder, capsys, **{"approval_required = false": "approval_required = true"})
+    async with in_process(folder) as api:
+        client = api.client
+        # an account waiting for approval, approved by the admin on the admin page
+        page = await client.get("/register")
+        waiting = await client.post("/register", data={"name": "ada", "password": PASSWORD,
+                                                       "csrf": csrf_of(page.text)})
+        assert waiting.status_code == 200 and "approval" in waiting.text
+        client.cookies.clear()
+        login = await client.get("/login")
+        await client.post("/login", data={"csrf": csrf_of(login.text), "name": "root",
+                                          "password": admin_password})
+        admin = await client.get("/admin")
+        assert "approve" in admin.text
+        no_csrf = await client.post("/admin/users/ada/approve")
+        assert no_csrf.status_code == 403
+        approved = await client.post("/admin/users/ada/approve",
+                                     data={"csrf": csrf_of(admin.text)})
+        assert approved.status_code == 303
+        assert api.server.store.user("ada").approved  # type: ignore[union-attr]
+        # ada's token, a bot, the listing; disable and enable by the owner
+        token = await api.token("ada")
+        auth = {"Authorization": f"Bearer {token}"}
+        made = await api.upload(token, "ada", "mine", bot_archive("mine"))
+        assert made.status_code == 202
+        assert (await client.get("/api/v1/bots")).json() == [
+            {"bot": "ada/mine", "disabled": False}]
+        off = await client.post("/api/v1/bots/ada/mine/disable", headers=auth)
+        on = await client.post("/api/v1/bots/ada/mine/enable", headers=auth)
+        assert off.json()["disabled"] is True and on.json()["disabled"] is False
+        # the pages' forms, as ada
+        client.cookies.clear()
+        login = await client.get("/login")
+        await client.post("/login", data={"csrf": csrf_of(login.text), "name": "ada",
+                                          "password": PASSWORD})
+        bot = await client.get("/bots/ada/mine")
+        csrf = csrf_of(bot.text)
+        assert (await client.post("/bots/ada/mine/disable", data={"csrf": csrf})
+                ).status_code == 303
+        assert api.server.store.bot("ada", "mine").disabled  # type: ignore[union-attr]
+        assert (await client.post("/bots/ada/mine/enable", data={"csrf": csrf})
+                ).status_code == 303
+        assert (await client.post("/bots/ada/mine/explode", data={"csrf": csrf})
+                ).status_code == 404
+        account = await client.get("/account")
+        token_id = api.server.store.tokens(api.server.store.user("ada").id)[0].id  # type: ignore[union-attr]
+        no_csrf = await client.post(f"/account/tokens/{token_id}/revoke")
+        assert no_csrf.status_code == 403
+        revoked = await client.post(f"/account/tokens/{token_id}/revoke",
+                                    data={"csrf": csrf_of(account.text)})
+        assert revoked.status_code == 303
+        assert (await client.get("/api/v1/me", headers=auth)).status_code == 401
+        not_mine = await client.post("/account/tokens/999/revoke",
+                                     data={"csrf": csrf_of(account.text)})
+        assert not_mine.status_code == 404
+        # the stylesheet; a wrong method is JSON too
+        css = await client.get("/static/server.css")
+        assert css.status_code == 200 and "body" in css.text
+        wrong = await client.put("/api/v1/register", json={})
+        assert wrong.status_code == 405 and wrong.json()["error"]
