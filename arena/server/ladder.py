@@ -180,15 +180,22 @@ class Leaderboards:
             await trio.sleep(RECOMPUTE_AFTER)
 
     async def compute(self) -> None:
+        from arena.league.store import open_store
         from arena.report.leaderboard import build_leaderboard, leaderboard_json
 
         settings = self.server.settings
-        results = self.server.league_store.results(settings.game)
-        by_count: dict[int, list[Any]] = {}
-        for result in results:
-            by_count.setdefault(result.num_players, []).append(result)
 
         def build() -> dict[int, dict[str, Any]]:
+            # in a thread, on a reading connection of its own: a long ladder's games take
+            # a while to read and rate, and the web app must not wait for them
+            store = open_store(settings.folder)
+            try:
+                results = store.results(settings.game)
+            finally:
+                store.close()
+            by_count: dict[int, list[Any]] = {}
+            for result in results:
+                by_count.setdefault(result.num_players, []).append(result)
             return {count: leaderboard_json(build_leaderboard(
                 games, bootstrap=settings.rating_bootstrap)) for count, games in by_count.items()}
 
