@@ -461,5 +461,8 @@ async def test_the_remaining_routes(tmp_path: Path, capsys: pytest.CaptureFixtur
         # the stylesheet; a wrong method is JSON too
         css = await client.get("/static/server.css")
         assert css.status_code == 200 and "body" in css.text
-        wrong = await client.put("/api/v1/register", json={})
+        for response in (css, account, wrong := await client.put("/api/v1/register", json={})):
+            assert response.headers["x-frame-options"] == "DENY"
+            assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+            assert response.headers["x-content-type-options"] == "nosniff"
         assert wrong.status_code == 405 and wrong.json()["error"]
