@@ -40,6 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
+    "serve": ("arena.server.commands",
+              "run a competition server: accounts, bot uploads, validation, a ladder"),
+    "login": ("arena.server.commands", "log in to a server and keep a token for arena upload"),
+    "upload": ("arena.server.commands", "upload a bot folder to a server as a new version"),
 }
 
 
@@ -105,6 +109,16 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench sprt",
         "arena bench plan",
     ),
+    "serve": (
+        "arena serve init myserver          # settings, database, admin password",
+        "arena serve myserver               # http://127.0.0.1:8080",
+        "arena serve myserver --host 0.0.0.0 --port 443   # needs TLS in settings.toml",
+        "arena serve backup myserver myserver-copy",
+    ),
+    "login": ("arena login http://127.0.0.1:8080",
+              "arena login https://arena.example.org --name ada --password-stdin < pass.txt"),
+    "upload": ("arena upload ./mybot",
+               "arena upload ./mybot --wait --server https://arena.example.org"),
 }
 
 

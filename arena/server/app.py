@@ -1,0 +1,571 @@
+"""The web app and the JSON API (FastAPI on anyio; Hypercorn's trio worker serves it).
+
+- ``/api/v1/...``: JSON, authenticated by ``Authorization: Bearer TOKEN`` (API tokens:
+  never by the session cookie, so no API call can be forged from another site); every
+  error is ``{"error": message}`` with its status, never a traceback.
+- The web pages: Jinja2 templates, a signed ``HttpOnly``/``SameSite=Lax`` session cookie
+  that also carries the CSRF token every form sends back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import trio
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import StreamingResponse
+from starlette.staticfiles import StaticFiles
+
+from arena import __version__
+from arena.errors import ArenaError
+from arena.server import accounts
+from arena.server.accounts import COOKIE_NAME, Session
+from arena.server.core import Refused, Server
+from arena.server.store import User
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+KEEPALIVE_SECONDS = 15.0
+MAX_EVENT_STREAMS = 200
+FORM_OVERHEAD = 64 * 1024  # multipart framing and the form's other fields
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+# on every response: no framing (clickjacking of the forms), no sniffing, no referrer to
+# other sites; the pages load nothing but the server's own stylesheet
+DOCS_HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
+                (b"referrer-policy", b"same-origin")]
+HEADERS = [*DOCS_HEADERS, (b"content-security-policy",
+                           b"default-src 'none'; style-src 'self'; img-src 'self'; "
+                           b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")]
+
+
+class TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuses a request body larger than ``limit`` bytes with 413, counting what is read
+    (a Content-Length is not trusted, a chunked body has none); adds the security headers
+    to every response."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope.get("headers", []):
+            if key == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await _send_json(send, 413, f"the request has more than {self.limit} bytes")
+                return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise TooLarge()
+            return message
+
+        docs = scope.get("path", "") == "/api/v1/docs"  # Swagger UI loads its own scripts
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = {**message, "headers": [
+                    *message.get("headers", []), *(DOCS_HEADERS if docs else HEADERS)]}
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except TooLarge:
+            if not started:
+                await _send_json(send, 413, f"the request has more than {self.limit} bytes")
+
+
+async def _send_json(send: Send, status: int, message: str) -> None:
+    body = JSONResponse({"error": message}, status_code=status).body
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+# -- request bodies of the API -------------------------------------------------------
+class Credentials(BaseModel):
+    name: str = Field(max_length=64)
+    password: str = Field(max_length=accounts.MAX_PASSWORD)
+
+
+class TokenRequest(Credentials):
+    token_name: str = Field(default="cli", min_length=1, max_length=64)
+
+
+def create_app(server: Server) -> Any:
+    """The ASGI application of ``server`` (wrapped in the body-size limit)."""
+    app = FastAPI(
+        title="Ra Arena server", version=__version__, openapi_url="/api/v1/openapi.json",
+        docs_url="/api/v1/docs", redoc_url=None, debug=False,
+        description="Bots, versions, validation, the ladder's leaderboard and games. "
+                    "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
+    templates = Jinja2Templates(directory=str(TEMPLATES))
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    settings = server.settings
+    store = server.store
+
+    # -- errors: JSON for the API, a page for people; never a traceback --------------
+    def error_response(request: Request, status: int, message: str) -> Response:
+        if request.url.path.startswith("/api/"):
+            return JSONResponse({"error": message}, status_code=status)
+        return templates.TemplateResponse(
+            request, "error.html", _context(request, None, message=message, status=status),
+            status_code=status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        message = error.detail if isinstance(error.detail, str) else "error"
+        if error.status_code == 404 and message == "Not Found":
+            message = f"no such page: {request.url.path}"
+        return error_response(request, error.status_code, message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> Response:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
+            for e in error.errors()[:5])
+        return error_response(request, 422, f"invalid request: {problems}")
+
+    @app.exception_handler(Refused)
+    async def refused(request: Request, error: Refused) -> Response:
+        return error_response(request, error.status, str(error))
+
+    @app.exception_handler(ArenaError)
+    async def arena_error(request: Request, error: ArenaError) -> Response:
+        return error_response(request, 400, str(error))
+
+    @app.exception_handler(TooLarge)
+    async def too_large(request: Request, error: TooLarge) -> Response:
+        return error_response(request, 413, f"the request has more than "
+                              f"{settings.max_archive_bytes + FORM_OVERHEAD} bytes")
+
+    @app.exception_handler(Exception)
+    async def crashed(request: Request, error: Exception) -> Response:
+        server.log(f"{request.method} {request.url.path}: {error!r}")
+        return error_response(request, 500, "internal error (the server's log has details)")
+
+    # -- who is asking ----------------------------------------------------------------
+    def api_user(request: Request, *, required: bool = True) -> User | None:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        user = accounts.user_of_token(store, token.strip()) \
+            if scheme.lower() == "bearer" else None
+        if user is None and required:
+            raise Refused("a valid API token is needed (Authorization: Bearer TOKEN; "
+                          "`arena login URL` or the account page makes one)", 401)
+        return user
+
+    def session_of(request: Request) -> Session:
+        cached = getattr(request.state, "session", None)
+        if cached is not None:
+            return cached  # type: ignore[no-any-return]
+        session = server.cookies.load(request.cookies.get(COOKIE_NAME))
+        if session is None:
+            session = Session(accounts.new_secret())
+            request.state.new_cookie = True
+        request.state.session = session
+        return session
+
+    def web_user(request: Request) -> User | None:
+        session = session_of(request)
+        if session.sid is None:
+            return None
+        return store.user_of_session(accounts.digest(session.sid))
+
+    def need_web_user(request: Request) -> User:
+        user = web_user(request)
+        if user is None:
+            raise Refused("log in first", 401)
+        return user
+
+    async def form_of(request: Request) -> dict[str, Any]:
+        """The form, after its CSRF token is checked against the session's."""
+        form = await request.form(max_files=1, max_fields=20,
+                                  max_part_size=settings.max_archive_bytes + FORM_OVERHEAD)
+        if not accounts.same_secret(_text(form.get("csrf")), session_of(request).csrf):
+            raise Refused("the form's CSRF token is missing or wrong: reload the page and "
+                          "send it again", 403)
+        return dict(form)
+
+    def client(request: Request) -> str:
+        return request.client.host if request.client else "unknown"
+
+    def with_cookie(request: Request, response: Response) -> Response:
+        session = getattr(request.state, "session", None)
+        if session is not None and getattr(request.state, "new_cookie", False):
+            response.set_cookie(COOKIE_NAME, server.cookies.dump(session),
+                                max_age=accounts.SESSION_SECONDS, httponly=True,
+                                samesite="lax", secure=server.secure_cookies, path="/")
+        return response
+
+    def page(request: Request, name: str, user: User | None, **values: Any) -> Response:
+        return with_cookie(request, templates.TemplateResponse(
+            request, name, _context(request, user, csrf=session_of(request).csrf,
+                                    server_game=settings.game, **values)))
+
+    def redirect(request: Request, to: str) -> Response:
+        return with_cookie(request, RedirectResponse(to, status_code=303))
+
+    def start_session(request: Request, user: User) -> None:
+        sid = accounts.new_secret()
+        store.add_session(accounts.digest(sid), user.id, accounts.SESSION_SECONDS)
+        old = session_of(request)
+        if old.sid:
+            store.end_session(accounts.digest(old.sid))
+        request.state.session = Session(accounts.new_secret(), sid)  # a fresh CSRF token
+        request.state.new_cookie = True
+
+    # -- accounts: the logic the API and the pages share --------------------------------
+    async def register(request: Request, name: str, password: str) -> User:
+        if not server.register_limit.allow(f"ip:{client(request)}"):
+            raise Refused("too many new accounts from your address; try again later", 429)
+        accounts.check_new_account(name, password)
+        if store.user(name) is not None:
+            raise Refused(f"the name {name!r} is taken", 409)
+        hashed = await trio.to_thread.run_sync(accounts.hash_password, password)
+        return store.add_user(name, hashed, "user", not settings.approval_required)
+
+    async def check_login(request: Request, name: str, password: str) -> User:
+        if not server.login_limit.allow(f"ip:{client(request)}", f"user:{name}"):
+            raise Refused("too many attempts; wait a minute and try again", 429)
+        user = store.user(name)
+        stored = store.password_hash(user.id) if user is not None else None
+        ok, rehashed = await trio.to_thread.run_sync(accounts.password_matches, stored,
+                                                     password)
+        if user is None or not ok:
+            raise Refused("wrong name or password", 401)
+        if rehashed is not None:
+            store.set_password_hash(user.id, rehashed)
+        if not user.approved:
+            raise Refused("your account waits for an admin's approval", 403)
+        return user
+
+    def bot_json(owner: str, name: str, user: User | None) -> dict[str, Any]:
+        bot = store.bot(owner, name)
+        if bot is None:
+            raise Refused(f"no bot {owner}/{name}", 404)
+        private = server.may_see(user, owner)
+        return {"bot": bot.full_name, "owner": bot.owner, "name": bot.name,
+                "disabled": bot.disabled, "created_at": bot.created_at,
+                "versions": [v.to_json(private) for v in store.versions(bot.id)]}
+
+    def leaderboard(players: int | None) -> dict[str, Any]:
+        count = players if players is not None else settings.players[0]
+        board = server.leaderboards.boards.get(count)
+        names = store.all_ladder_names()
+        rows = []
+        for row in (board or {}).get("bots", []):
+            version = names.get(row["bot"])
+            rows.append({**_finite(row), "owner": version.owner if version else "arena",
+                         "version_id": version.id if version else None})
+        return {"game": settings.game, "num_players": count,
+                "games": (board or {}).get("games", 0), "bots": rows,
+                "roster": [spec.name for spec in server.ladder.roster]}
+
+    # -- the JSON API -------------------------------------------------------------------
+    @app.post("/api/v1/register", status_code=201, tags=["accounts"])
+    async def api_register(request: Request, body: Credentials) -> dict[str, Any]:
+        """Make an account (it may need an admin's approval: see ``approved``)."""
+        user = await register(request, body.name, body.password)
+        return {"name": user.name, "role": user.role, "approved": user.approved}
+
+    @app.post("/api/v1/tokens", status_code=201, tags=["accounts"])
+    async def api_create_token(request: Request, body: TokenRequest) -> dict[str, Any]:
+        """A new API token for the account (name and password): shown this once."""
+        user = await check_login(request, body.name, body.password)
+        token = accounts.new_token()
+        record = store.add_token(user.id, body.token_name, accounts.digest(token))
+        return {"id": record.id, "name": record.name, "token": token, "user": user.name}
+
+    @app.get("/api/v1/tokens", tags=["accounts"])
+    async def api_tokens(request: Request) -> list[dict[str, Any]]:
+        user = api_user(request)
+        assert user is not None
+        return [vars(token) for token in store.tokens(user.id)]
+
+    @app.delete("/api/v1/tokens/{token_id}", tags=["accounts"])
+    async def api_revoke_token(request: Request, token_id: int) -> dict[str, Any]:
+        user = api_user(request)
+        assert user is not None
+        if not store.revoke_token(user.id, token_id):
+            raise Refused(f"you have no token {token_id}", 404)
+        return {"revoked": token_id}
+
+    @app.get("/api/v1/me", tags=["accounts"])
+    async def api_me(request: Request) -> dict[str, Any]:
+        user = api_user(request)
+        assert user is not None
+        return {"name": user.name, "role": user.role, "approved": user.approved}
+
+    @app.post("/api/v1/users/{name}/approve", tags=["accounts"])
+    async def api_approve(request: Request, name: str) -> dict[str, Any]:
+        user = api_user(request)
+        assert user is not None
+        if not user.admin:
+            raise Refused("only an admin can approve accounts", 403)
+        target = store.user(name)
+        if target is None:
+            raise Refused(f"no user {name!r}", 404)
+        store.approve(target.id)
+        return {"name": name, "approved": True}
+
+    @app.post("/api/v1/bots/{owner}/{name}/versions", status_code=202, tags=["bots"],
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+                  "application/zip": {"schema": {"type": "string", "format": "binary"}}}}})
+    async def api_upload(request: Request, owner: str, name: str) -> dict[str, Any]:
+        """Upload a new version of OWNER/NAME: the body is the bot folder as .tar.gz or
+        .zip.  Answers at once with the version's id, ``pending``; poll
+        ``/api/v1/versions/{id}`` (or watch the events) for ``valid`` or ``rejected``."""
+        user = api_user(request)
+        assert user is not None
+        data = await request.body()
+        version = await server.upload(user, owner, name, data)
+        return version.to_json(True)
+
+    @app.get("/api/v1/versions/{version_id}", tags=["bots"])
+    async def api_version(request: Request, version_id: int) -> dict[str, Any]:
+        """A version's state (pending, valid, rejected) and message; its validation
+        report and stderr tail for its owner's (or an admin's) token only."""
+        version = store.version(version_id)
+        if version is None:
+            raise Refused(f"no version {version_id}", 404)
+        return version.to_json(server.may_see(api_user(request, required=False),
+                                              version.owner))
+
+    @app.get("/api/v1/bots", tags=["bots"])
+    async def api_bots() -> list[dict[str, Any]]:
+        return [{"bot": b.full_name, "disabled": b.disabled} for b in store.bots()]
+
+    @app.get("/api/v1/bots/{owner}/{name}", tags=["bots"])
+    async def api_bot(request: Request, owner: str, name: str) -> dict[str, Any]:
+        """A bot and all its versions."""
+        return bot_json(owner, name, api_user(request, required=False))
+
+    @app.post("/api/v1/bots/{owner}/{name}/disable", tags=["bots"])
+    async def api_disable(request: Request, owner: str, name: str) -> dict[str, Any]:
+        user = api_user(request)
+        assert user is not None
+        server.set_disabled(user, owner, name, True)
+        return bot_json(owner, name, user)
+
+    @app.post("/api/v1/bots/{owner}/{name}/enable", tags=["bots"])
+    async def api_enable(request: Request, owner: str, name: str) -> dict[str, Any]:
+        user = api_user(request)
+        assert user is not None
+        server.set_disabled(user, owner, name, False)
+        return bot_json(owner, name, user)
+
+    @app.delete("/api/v1/bots/{owner}/{name}", tags=["bots"])
+    async def api_delete(request: Request, owner: str, name: str) -> dict[str, Any]:
+        """Take the bot out of the ladder and the listings; its games stay."""
+        user = api_user(request)
+        assert user is not None
+        server.delete(user, owner, name)
+        return {"deleted": f"{owner}/{name}"}
+
+    @app.get("/api/v1/leaderboard", tags=["ladder"])
+    async def api_leaderboard(game: str | None = None, players: int | None = None
+                              ) -> dict[str, Any]:
+        """The ladder's ratings for one player count (Bradley–Terry Elo, 95% intervals)."""
+        if game is not None and game != settings.game:
+            raise Refused(f"this server's ladder plays {settings.game}, not {game}", 404)
+        return leaderboard(players)
+
+    @app.get("/api/v1/games/{game_id}", tags=["ladder"])
+    async def api_game(game_id: str) -> dict[str, Any]:
+        """A stored game's record: the JSON of ``arena export`` (docs/records.md)."""
+        if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
+            raise Refused("a game id is 8 to 64 letters and digits", 404)
+        try:
+            record = server.league_store.find_game(game_id)
+        except ArenaError as problem:
+            raise Refused(str(problem).split(" in /")[0], 404) from None
+        return record.to_json()
+
+    @app.get("/api/v1/events", tags=["ladder"],
+             responses={200: {"content": {"text/event-stream": {}}}})
+    async def api_events() -> StreamingResponse:
+        """Server-sent events: ``game_stored``, ``rating_changed``, ``upload_validated``."""
+        if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
+            raise Refused("too many event streams open; try again later", 503)
+        receive = server.events.subscribe()
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                yield ": ra-arena events\n\n"
+                while True:
+                    with trio.move_on_after(KEEPALIVE_SECONDS):
+                        yield await receive.receive()
+                        continue
+                    yield ": keep-alive\n\n"
+            finally:
+                server.events.unsubscribe(receive)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/v1/{rest:path}", include_in_schema=False)
+    async def api_unknown(rest: str) -> None:
+        raise Refused(f"no such API route: /api/v1/{rest}", 404)
+
+    # -- the web pages ------------------------------------------------------------------
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def home(request: Request, players: int | None = None) -> Response:
+        return page(request, "index.html", web_user(request), board=leaderboard(players),
+                    players=settings.players)
+
+    @app.get("/register", response_class=HTMLResponse, include_in_schema=False)
+    async def register_page(request: Request) -> Response:
+        return page(request, "register.html", web_user(request))
+
+    @app.post("/register", include_in_schema=False)
+    async def register_form(request: Request) -> Response:
+        form = await form_of(request)
+        user = await register(request, _text(form.get("name")), _text(form.get("password")))
+        if not user.approved:
+            return page(request, "message.html", None,
+                        message="Your account waits for an admin's approval.")
+        start_session(request, user)
+        return redirect(request, "/account")
+
+    @app.get("/login", response_class=HTMLResponse, include_in_schema=False)
+    async def login_page(request: Request) -> Response:
+        return page(request, "login.html", web_user(request))
+
+    @app.post("/login", include_in_schema=False)
+    async def login_form(request: Request) -> Response:
+        form = await form_of(request)
+        user = await check_login(request, _text(form.get("name")), _text(form.get("password")))
+        start_session(request, user)
+        return redirect(request, "/account")
+
+    @app.post("/logout", include_in_schema=False)
+    async def logout(request: Request) -> Response:
+        await form_of(request)
+        session = session_of(request)
+        if session.sid:
+            store.end_session(accounts.digest(session.sid))
+        request.state.session = Session(accounts.new_secret())
+        request.state.new_cookie = True
+        return redirect(request, "/")
+
+    @app.get("/account", response_class=HTMLResponse, include_in_schema=False)
+    async def account(request: Request) -> Response:
+        user = web_user(request)
+        if user is None:
+            return redirect(request, "/login")
+        return page(request, "account.html", user, tokens=store.tokens(user.id),
+                    bots=store.bots(user.id), new_token=None)
+
+    @app.post("/account/tokens", include_in_schema=False)
+    async def new_token_form(request: Request) -> Response:
+        form = await form_of(request)
+        user = need_web_user(request)
+        token = accounts.new_token()
+        name = _text(form.get("token_name"))[:64] or "token"
+        store.add_token(user.id, name, accounts.digest(token))
+        return page(request, "account.html", user, tokens=store.tokens(user.id),
+                    bots=store.bots(user.id), new_token=token)
+
+    @app.post("/account/tokens/{token_id}/revoke", include_in_schema=False)
+    async def revoke_form(request: Request, token_id: int) -> Response:
+        await form_of(request)
+        user = need_web_user(request)
+        if not store.revoke_token(user.id, token_id):
+            raise Refused(f"you have no token {token_id}", 404)
+        return redirect(request, "/account")
+
+    @app.post("/upload", include_in_schema=False)
+    async def upload_form(request: Request) -> Response:
+        form = await form_of(request)
+        user = need_web_user(request)
+        archive = form.get("archive")
+        if archive is None or not hasattr(archive, "read"):
+            raise Refused("choose the bot's archive (.tar.gz or .zip)")
+        data = await archive.read()
+        owner = _text(form.get("owner")) or user.name
+        version = await server.upload(user, owner, _text(form.get("name")), data)
+        return redirect(request, f"/bots/{version.owner}/{version.bot}")
+
+    @app.get("/bots/{owner}/{name}", response_class=HTMLResponse, include_in_schema=False)
+    async def bot_page(request: Request, owner: str, name: str) -> Response:
+        user = web_user(request)
+        data = bot_json(owner, name, user)
+        mine = server.may_see(user, owner)
+        return page(request, "bot.html", user, bot=data, mine=mine)
+
+    @app.post("/bots/{owner}/{name}/{action}", include_in_schema=False)
+    async def bot_action(request: Request, owner: str, name: str, action: str) -> Response:
+        await form_of(request)
+        user = need_web_user(request)
+        if action in ("disable", "enable"):
+            server.set_disabled(user, owner, name, action == "disable")
+            return redirect(request, f"/bots/{owner}/{name}")
+        if action == "delete":
+            server.delete(user, owner, name)
+            return redirect(request, "/account")
+        raise Refused(f"no action {action!r}", 404)
+
+    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
+    async def admin_page(request: Request) -> Response:
+        user = need_web_user(request)
+        if not user.admin:
+            raise Refused("admins only", 403)
+        return page(request, "admin.html", user, users=store.users(), settings=settings,
+                    log=server.log_lines[-50:])
+
+    @app.post("/admin/users/{name}/approve", include_in_schema=False)
+    async def approve_form(request: Request, name: str) -> Response:
+        await form_of(request)
+        user = need_web_user(request)
+        if not user.admin:
+            raise Refused("admins only", 403)
+        target = store.user(name)
+        if target is None:
+            raise Refused(f"no user {name!r}", 404)
+        store.approve(target.id)
+        return redirect(request, "/admin")
+
+    return BodyLimit(app, settings.max_archive_bytes + FORM_OVERHEAD)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _finite(row: dict[str, Any]) -> dict[str, Any]:
+    return {key: (None if isinstance(value, float) and not math.isfinite(value) else value)
+            for key, value in row.items()}
+
+
+def _context(request: Request, user: User | None, **values: Any) -> dict[str, Any]:
+    return {"user": user, "version": __version__, "csrf": "", **values}

@@ -1,0 +1,270 @@
+"""``arena serve`` (init, run, backup), ``arena login`` and ``arena upload``."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import os
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+from arena.errors import ArenaError
+
+SERVE_USAGE = ("arena serve init DIR | arena serve DIR [--host H] [--port P] [--insecure] | "
+               "arena serve backup DIR OUT")
+
+
+# --- arena serve ------------------------------------------------------------------------
+def serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = SERVE_USAGE
+    parser.add_argument("words", nargs="+", metavar="DIR",
+                        help="DIR: run the server of DIR; `init DIR`: make a server folder; "
+                             "`backup DIR OUT`: a consistent copy while it runs")
+    parser.add_argument("--host", help="address to listen on (default: settings, 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default: settings, 8080)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow a non-loopback address without TLS (passwords and tokens "
+                             "then cross the network in clear)")
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="play the ladder's games on this Dask scheduler (overrides "
+                             "[cluster] address; docs/cluster.md)")
+    parser.add_argument("--admin", default="admin", metavar="NAME",
+                        help="init: the admin account's name (default admin)")
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    words = args.words
+    if words[0] == "init" and len(words) == 2:
+        return init_server(Path(words[1]), args.admin)
+    if words[0] == "backup" and len(words) == 3:
+        backup(Path(words[1]), Path(words[2]))
+        print(f"backed up {words[1]} to {words[2]}; `arena serve {words[2]}` serves the copy")
+        return 0
+    if len(words) != 1:
+        raise ArenaError(f"usage: {SERVE_USAGE}")
+    return run_server(Path(words[0]), args.host, args.port, args.insecure, args.cluster)
+
+
+def init_server(folder: Path, admin: str) -> int:
+    from arena.league.store import create_store
+    from arena.server import accounts
+    from arena.server.settings import (
+        DEFAULT_SETTINGS,
+        SECRET_NAME,
+        SETTINGS_NAME,
+        load_settings,
+        write_private,
+    )
+    from arena.server.store import ServerStore
+
+    if folder.exists() and any(folder.iterdir()):
+        raise ArenaError(f"{folder} exists and is not empty; choose a new folder")
+    accounts.check_new_account(admin, "x" * accounts.MIN_PASSWORD)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_private(folder / SETTINGS_NAME, DEFAULT_SETTINGS.encode())
+    write_private(folder / SECRET_NAME, (accounts.new_secret() + "\n").encode())
+    settings = load_settings(folder)
+    settings.uploads.mkdir(mode=0o755)
+    league = create_store(folder)  # the ladder's league store: the same file
+    league.close()
+    if league.lock is not None:
+        league.lock.close()
+    store = ServerStore(settings.database)
+    password = accounts.new_secret()[:24]
+    store.add_user(admin, accounts.hash_password(password), "admin", True)
+    store.close()
+    print(f"made the server folder {folder}: {SETTINGS_NAME} (edit it), the database "
+          f"{settings.database.name}, {settings.uploads.name}/")
+    print(f"admin account: {admin}, password (shown this once): {password}")
+    print(f"run it: arena serve {folder}")
+    return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
+               cluster: str | None = None) -> int:
+    import trio
+
+    from arena.server.core import Server
+
+    server = Server.open(folder, cluster=cluster)
+    host = host or server.settings.host
+    port = server.settings.port if port is None else port
+    tls = server.settings.tls
+    if not _loopback(host) and tls is None and not insecure:
+        server.close()
+        raise ArenaError(f"{host} is not a loopback address: give the server TLS (tls_cert and "
+                         "tls_key in settings.toml) or pass --insecure")
+    try:
+        trio.run(serve, server, host, port)
+    except KeyboardInterrupt:
+        print("arena serve: stopped", file=sys.stderr)
+        return 130
+    finally:
+        server.close()
+    return 0
+
+
+async def serve(server: object, host: str, port: int) -> None:
+    """The whole server in one trio program: the background work (validation queue,
+    ladder, leaderboards) and Hypercorn's trio worker serving the app."""
+    import trio
+    from hypercorn.config import Config
+    from hypercorn.trio import serve as hypercorn_serve
+
+    from arena.server.app import create_app
+    from arena.server.core import Server
+
+    assert isinstance(server, Server)
+    config = Config()
+    address = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    config.bind = [f"{address}:{port}"]
+    config.accesslog = None
+    config.errorlog = "-"
+    config.graceful_timeout = 2.0
+    tls = server.settings.tls
+    if tls is not None:
+        config.certfile, config.keyfile = str(tls[0]), str(tls[1])
+    scheme = "https" if tls else "http"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        await nursery.start(hypercorn_serve, create_app(server), config)
+        print(f"arena serve: {server.settings.folder} on {scheme}://{address}:{port} "
+              f"(ladder: {server.settings.game}, "
+              f"{'/'.join(map(str, server.settings.players))} players"
+              + (f", games on {server.cluster.address}" if server.cluster else "") + ")",
+              file=sys.stderr, flush=True)
+
+
+def backup(folder: Path, out: Path) -> None:
+    """A consistent copy of a server folder, made while it runs: the database through
+    SQLite's online backup, then the settings, the secret and the uploads (a version's
+    files never change once it is listed, and every listed one is copied)."""
+    from arena.league.store import DB_NAME
+    from arena.server.settings import SECRET_NAME, SETTINGS_NAME, UPLOADS_NAME, load_settings
+
+    settings = load_settings(folder)
+    if out.exists() and any(out.iterdir()):
+        raise ArenaError(f"{out} exists and is not empty; choose a new folder")
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / DB_NAME
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(descriptor)
+    source = sqlite3.connect(settings.database, timeout=30)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+        destination.execute("PRAGMA journal_mode=WAL")
+    finally:
+        destination.close()
+        source.close()
+    for name in (SETTINGS_NAME, SECRET_NAME):
+        shutil.copy2(folder / name, out / name)
+        os.chmod(out / name, 0o600)
+    tls = settings.tls
+    if tls is not None:
+        for path in tls:
+            if path.resolve().is_relative_to(folder.resolve()):
+                copy = out / path.resolve().relative_to(folder.resolve())
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, copy)
+    shutil.copytree(folder / UPLOADS_NAME, out / UPLOADS_NAME, symlinks=True,
+                    ignore=shutil.ignore_patterns(".upload-*"))
+
+
+# --- arena login / arena upload --------------------------------------------------------
+def login_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", metavar="URL", help="the server, e.g. https://arena.example.org")
+    parser.add_argument("--name", help="your account's name (default: asked)")
+    parser.add_argument("--password-stdin", action="store_true",
+                        help="read the password from the first line of stdin (scripts)")
+    parser.add_argument("--token-name", default=None,
+                        help="a name for the token (default: this machine's name)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow plain http to a non-loopback server")
+
+
+def login_command(args: argparse.Namespace) -> int:
+    import getpass
+    import socket
+
+    from arena.server import client
+
+    url = client.check_url(args.url, args.insecure)
+    name = args.name
+    if not name:
+        if args.password_stdin or not sys.stdin.isatty():
+            raise ArenaError("give --name NAME (the password comes from stdin)")
+        name = input("name: ").strip()
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass(f"password for {name} at {url}: ")
+    token_name = args.token_name or f"arena login on {socket.gethostname()}"[:64]
+    answer = client.request("POST", f"{url}/api/v1/tokens", json={
+        "name": name, "password": password, "token_name": token_name})
+    path = client.save_login(url, answer["user"], answer["token"])
+    print(f"logged in to {url} as {answer['user']}; token {token_name!r} kept in {path}")
+    return 0
+
+
+def upload_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", type=Path, metavar="FOLDER", help="the bot's folder")
+    parser.add_argument("--server", metavar="URL",
+                        help="the server (default: the last one `arena login` used)")
+    parser.add_argument("--owner", help="upload to another user's bot (admins)")
+    parser.add_argument("--wait", action="store_true",
+                        help="wait for the validation's verdict (exit 1 if rejected)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="with --wait: how long to wait (default 600)")
+
+
+def upload_command(args: argparse.Namespace) -> int:
+    import time
+
+    from arena.plugins.manifest import IGNORED_NAMES, MANIFEST_NAME, peek_name
+    from arena.server import client
+    from arena.server.archives import pack_folder
+
+    folder: Path = args.folder
+    if not (folder / MANIFEST_NAME).is_file():
+        raise ArenaError(f"{folder} has no {MANIFEST_NAME}: give a bot's folder")
+    name = peek_name(folder)
+    if name is None:
+        raise ArenaError(f"{folder / MANIFEST_NAME} has no valid 'name' (`arena validate "
+                         f"{folder}` says more)")
+    url, login = client.login_for(args.server)
+    owner = args.owner or login["user"]
+    data = pack_folder(folder, IGNORED_NAMES)
+    version = client.request(
+        "POST", f"{url}/api/v1/bots/{owner}/{name}/versions", token=login["token"],
+        content=data, headers={"Content-Type": "application/gzip"})
+    print(f"uploaded {version['bot']} version {version['number']} (id {version['id']}, "
+          f"{len(data)} bytes): {version['state']}", flush=True)
+    if not args.wait:
+        return 0
+    deadline = time.monotonic() + args.timeout
+    while version["state"] == "pending":
+        if time.monotonic() > deadline:
+            print(f"still pending after {args.timeout:g} s; `arena upload` again with --wait "
+                  f"or see {url}/bots/{version['bot']}")
+            return 1
+        time.sleep(1.0)
+        version = client.request("GET", f"{url}/api/v1/versions/{version['id']}",
+                                 token=login["token"])
+    print(f"{version['bot']} version {version['number']}: {version['state']}: "
+          f"{version['message']}")
+    tail = (version.get("stderr_tail") or "").strip().splitlines()[-5:]
+    for line in tail:
+        print(f"  stderr: {line[:200]}")
+    return 0 if version["state"] == "valid" else 1

@@ -1,0 +1,251 @@
+"""The server as one object: settings, the two stores (server tables and the ladder's
+games, one SQLite file), the cookie signer, the events, the validation queue, the
+ladder and its leaderboards; ``await server.run(task_status)`` runs the background work.
+
+Uploads are taken here (:meth:`Server.upload`): quotas, safe unpacking, the manifest,
+then a ``pending`` version on the validation queue."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import trio
+
+from arena.errors import ArenaError
+from arena.games.base import Game
+from arena.runner.botspec import BotSpec
+from arena.server import archives
+from arena.server.accounts import Cookies, RateLimiter
+from arena.server.events import Events
+from arena.server.ladder import Ladder, Leaderboards
+from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
+from arena.server.store import ServerStore, User, Version
+
+DAY = 24 * 3600
+
+
+class Refused(ArenaError):
+    """A request the server will not do: ``status`` is its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _sandbox_level(settings: ServerSettings) -> str:
+    """The level uploaded bots run at ("auto"); without a real sandbox the server starts
+    only when the settings say so (a class of trusted students, say)."""
+    from arena.runner.sandbox import choose_level
+
+    choice = choose_level("auto")
+    if choice.level == "none" and not settings.unsandboxed_ok:
+        raise ArenaError(
+            f"no sandbox on this machine ({choice.why}): uploaded bots would run as this "
+            "user, able to read and change everything it can. Install bubblewrap "
+            "(docs/security.md), or set unsandboxed_ok = true in "
+            f"{settings.folder / 'settings.toml'} if every uploader is trusted")
+    return choice.level
+
+
+class Server:
+    def __init__(self, settings: ServerSettings, *, lock: bool = True,
+                 cluster: str | None = None) -> None:
+        from arena.league.store import create_store, open_store
+        from arena.plugins.discovery import discover
+
+        self.settings = settings
+        self.cluster = settings.cluster(cluster)  # checked before anything is opened
+        self.sandbox = _sandbox_level(settings)
+        # the ladder's games: the league store (its lock keeps a second server out)
+        self.league_store = create_store(settings.folder) if lock else open_store(
+            settings.folder)
+        try:
+            self.store = ServerStore(settings.database)
+        except BaseException:
+            self.league_store.close()
+            raise
+        secret = (settings.folder / SECRET_NAME).read_text().strip()
+        self.cookies = Cookies(secret)
+        self.secure_cookies = settings.tls is not None
+        self.events = Events()
+        registry = discover([], include_bundled=True)
+        self.registry = registry
+        self.games: dict[str, Game] = dict(registry.games)
+        if settings.game not in self.games:
+            raise ArenaError(f"{settings.folder / 'settings.toml'}: key 'ladder.game': "
+                             f"unknown game {settings.game!r} (known: {', '.join(self.games)})")
+        from arena.plugins.conformance import OPPONENT_NAMES
+
+        self.opponents = [registry.bots[n] for n in OPPONENT_NAMES if n in registry.bots]
+        self.house_bots = self._house_bots()
+        self.login_limit = RateLimiter(settings.login_per_minute, 60)
+        self.register_limit = RateLimiter(settings.register_per_hour, 3600)
+        self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
+        self.ladder = Ladder(self)
+        self.leaderboards = Leaderboards(self)
+        self.log_lines: list[str] = []
+
+    @classmethod
+    def open(cls, folder: Path, *, lock: bool = True, cluster: str | None = None) -> Server:
+        return cls(load_settings(folder), lock=lock, cluster=cluster)
+
+    def close(self) -> None:
+        self.store.close()
+        self.league_store.close()
+        if self.league_store.lock is not None:
+            self.league_store.lock.close()
+
+    def may_see(self, user: User | None, owner: str) -> bool:
+        """Whether ``user`` sees the private parts of OWNER's versions (report, stderr)."""
+        return user is not None and (user.name == owner or user.admin)
+
+    def log(self, line: str) -> None:
+        self.log_lines = [*self.log_lines[-199:], line]
+        print(f"arena serve: {line}", file=sys.stderr, flush=True)
+
+    def _house_bots(self) -> list[BotSpec]:
+        specs = []
+        for name in self.settings.house_bots:
+            spec = self.registry.bots.get(name)
+            if spec is None:
+                raise ArenaError(f"{self.settings.folder / 'settings.toml'}: key "
+                                 f"'ladder.house_bots': no bundled bot {name!r}")
+            counts = tuple(n for n in spec.games.get(self.settings.game, ())
+                           if n in self.settings.players)
+            tag = (spec.content_hash or spec.version)[:8]
+            specs.append(dataclasses.replace(spec, name=f"arena/{name}@{tag}",
+                                             games={self.settings.game: counts}))
+        return specs
+
+    def folder_of(self, version: Version) -> Path:
+        """A version's bot folder (kept relative to the server folder, so that a backup
+        serves from where it is)."""
+        return self.settings.folder / version.folder
+
+    def load_spec(self, folder: Path) -> BotSpec:
+        """The manifest of an uploaded version (ArenaError naming every problem)."""
+        from arena.plugins.manifest import load_manifest
+
+        spec = load_manifest(folder, self.games, None, self.registry.unusable_games)
+        if spec.connect is not None:
+            raise ArenaError("a bot uploaded to a server runs here: key 'connect' is not "
+                             "allowed, give a 'command'")
+        return spec
+
+    # -- background work --------------------------------------------------------
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+                  ) -> None:
+        """The validation queue, the ladder and the leaderboards, until cancelled."""
+        from arena.server.validation import run_queue
+
+        for version in self.store.pending_versions():  # left pending by a stop
+            self.queue_send.send_nowait(version.id)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_queue, self, self.queue_receive)
+            nursery.start_soon(self.ladder.run)
+            nursery.start_soon(self.leaderboards.run)
+            task_status.started()
+
+    # -- uploads ------------------------------------------------------------------
+    def check_owner(self, user: User, owner: str) -> User:
+        """Only the owner, or an admin, may change OWNER's bots."""
+        if user.name != owner and not user.admin:
+            raise Refused(f"only {owner} or an admin can change {owner}'s bots", 403)
+        target = self.store.user(owner)
+        if target is None:
+            raise Refused(f"no user {owner!r}", 404)
+        return target
+
+    async def upload(self, user: User, owner: str, name: str, data: bytes) -> Version:
+        """A new version of OWNER/NAME from an archive's bytes: ``pending`` at once, on
+        the validation queue; Refused (with one clear line) otherwise."""
+        from arena.plugins.manifest import NAME_PATTERN, NAME_RULE
+
+        settings = self.settings
+        target = self.check_owner(user, owner)
+        if not user.approved:
+            raise Refused("your account waits for an admin's approval", 403)
+        if not NAME_PATTERN.fullmatch(name):
+            raise Refused(f"a bot name has {NAME_RULE}")
+        if len(data) > settings.max_archive_bytes:
+            raise Refused(f"the archive has {len(data)} bytes, more than the server's limit "
+                          f"of {settings.max_archive_bytes}", 413)
+        if not user.admin and self.store.uploads_since(user.id, time.time() - DAY) \
+                >= settings.uploads_per_day:
+            raise Refused(f"quota: {settings.uploads_per_day} uploads per day; try again "
+                          "tomorrow", 429)
+        bot = self.store.bot(owner, name, deleted=True)
+        if (bot is None or bot.deleted or bot.disabled) and not user.admin \
+                and self.store.active_bots(target.id) >= settings.active_bots:
+            raise Refused(f"quota: {settings.active_bots} active bots per user; disable or "
+                          "delete one first", 429)
+        folder = settings.uploads / owner / name
+        folder.mkdir(parents=True, exist_ok=True)
+        staging = folder / f".upload-{time.time_ns()}"
+        limits = archives.Limits(settings.max_files, settings.max_unpacked_bytes,
+                                 settings.max_ratio)
+
+        def unpack_and_read() -> tuple[Path, BotSpec]:
+            bot_folder = archives.unpack(data, staging, limits)
+            return bot_folder, self.load_spec(bot_folder)
+
+        try:
+            bot_folder, spec = await trio.to_thread.run_sync(unpack_and_read)
+        except ArenaError as problem:
+            shutil.rmtree(staging, ignore_errors=True)
+            # the server's own paths are nobody else's business
+            raise Refused(str(problem).replace(f"{staging}/", "").replace(
+                str(settings.folder), "")) from None
+        if spec.name != name:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise Refused(f"the bot.toml names the bot {spec.name!r}, not {name!r}")
+        if settings.game not in spec.games or not set(spec.games[settings.game]) & set(
+                settings.players):
+            shutil.rmtree(staging, ignore_errors=True)
+            raise Refused(f"this server's ladder plays {settings.game} with "
+                          f"{'/'.join(map(str, settings.players))} players; the bot.toml "
+                          "claims none of them")
+        if bot is None:
+            bot_id = self.store.add_bot(target.id, name)
+        else:
+            bot_id = bot.id
+            if bot.deleted:
+                self.store.revive_bot(bot_id)
+        number = self.store.next_version_number(bot_id)
+        final = folder / str(number)
+        if final.exists():  # left by a stop between unpacking and storing: no row uses it
+            shutil.rmtree(final)
+        staging.rename(final)
+        version_folder = final / bot_folder.relative_to(staging)
+        version_id = self.store.add_version(
+            bot_id, number, user.id, str(version_folder.relative_to(settings.folder)),
+            len(data))
+        self.queue_send.send_nowait(version_id)
+        version = self.store.version(version_id)
+        assert version is not None
+        return version
+
+    def set_disabled(self, user: User, owner: str, name: str, disabled: bool) -> None:
+        self.check_owner(user, owner)
+        bot = self.store.bot(owner, name)
+        if bot is None:
+            raise Refused(f"no bot {owner}/{name}", 404)
+        if not disabled and not user.admin:
+            target = self.store.user(owner)
+            assert target is not None
+            if bot.disabled and self.store.active_bots(target.id) >= self.settings.active_bots:
+                raise Refused(f"quota: {self.settings.active_bots} active bots per user", 429)
+        self.store.set_bot_disabled(bot.id, disabled)
+        self.ladder.roster_changed()
+
+    def delete(self, user: User, owner: str, name: str) -> None:
+        self.check_owner(user, owner)
+        bot = self.store.bot(owner, name)
+        if bot is None:
+            raise Refused(f"no bot {owner}/{name}", 404)
+        self.store.delete_bot(bot.id)
+        self.ladder.roster_changed()

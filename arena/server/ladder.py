@@ -1,0 +1,211 @@
+"""The ladder: an endless open-ended league inside the server, through the league engine
+as a library (:func:`arena.league.engine.play_league` with a feed of tables).
+
+A ``play_league`` call has a fixed roster, so the ladder plays in *rounds of roster*:
+when the set of valid versions changes (a version validated, a bot disabled or deleted)
+the feeder closes its channel, the call finishes the games in flight and returns, and a
+new call starts with the new roster on the same store.  Tables are dealt to the bots
+with the fewest games in the current roster first (round-robin-ish), seats shuffled,
+each table's seed from a counter kept in the database, so that a restart does not
+replay old tables.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.league.config import LeagueConfig
+from arena.league.engine import League, LeagueListener, StoredGame, play_league
+from arena.league.schedule import ScheduledGame, stable_int, table_games
+from arena.runner.botspec import BotSpec
+from arena.settings import Limits
+
+if TYPE_CHECKING:
+    from arena.server.core import Server
+
+RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
+FEED_SEED_KEY = "ladder_tables"
+
+
+def ladder_config(server: Server) -> LeagueConfig:
+    settings = server.settings
+    return LeagueConfig(
+        path=settings.folder / "settings.toml", name="ladder", game=settings.game,
+        players=settings.players, roster=None, concurrency=settings.concurrency,
+        workers=1, results_dir=settings.folder,
+        limits=Limits(sandbox="auto", move_seconds=settings.move_seconds),
+    )
+
+
+class _Listener(LeagueListener):
+    def __init__(self, ladder: Ladder) -> None:
+        self.ladder = ladder
+
+    def notice(self, text: str) -> None:
+        self.ladder.server.log(text)
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        result = game.result
+        for bot in result.bots:
+            self.ladder.played[bot] += 1
+        self.ladder.server.events.publish("game_stored", {
+            "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
+            "bots": list(result.bots), "placements": list(result.placements),
+            "scores": list(result.scores)})
+        self.ladder.server.leaderboards.stale()
+
+
+class Ladder:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.generation = 0
+        self.wake = trio.Event()
+        self.feed_scope: trio.CancelScope | None = None
+        self.played: Counter[str] = Counter()  # games per bot in the current roster
+        self.roster: list[BotSpec] = []
+        self.running = False
+
+    def roster_changed(self) -> None:
+        """The valid versions changed: end the current league call, start a new one."""
+        self.generation += 1
+        self.wake.set()
+        if self.feed_scope is not None:
+            self.feed_scope.cancel()
+
+    def specs(self) -> list[BotSpec]:
+        from arena.server.validation import ladder_spec
+
+        settings = self.server.settings
+        specs = list(self.server.house_bots)
+        for version in self.server.store.ladder_versions():
+            try:
+                spec = self.server.load_spec(self.server.folder_of(version))
+            except ArenaError as problem:
+                self.server.log(f"{version.ladder_name} left out of the ladder: {problem}")
+                continue
+            spec = ladder_spec(spec, version.ladder_name, settings.game, settings.players)
+            if spec.games[settings.game]:
+                specs.append(spec)
+        return specs
+
+    def _playable(self, specs: list[BotSpec]) -> bool:
+        settings = self.server.settings
+        return any(sum(spec.plays(settings.game, k) for spec in specs) >= k
+                   for k in settings.players)
+
+    async def run(self) -> None:
+        config = ladder_config(self.server)
+        while True:
+            self.wake = trio.Event()
+            generation = self.generation
+            specs = self.specs()
+            self.roster = specs
+            if not self._playable(specs):
+                self.running = False
+                await self.wake.wait()
+                continue
+            self.played = Counter()
+            self.running = True
+            send, receive = trio.open_memory_channel[ScheduledGame](0)
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._feed, send, specs, generation)
+                    await play_league(config, store=self.server.league_store, bots=specs,
+                                      games=receive, listeners=[_Listener(self)],
+                                      concurrency=self.server.settings.concurrency,
+                                      cluster=self.server.cluster)
+            except Exception as problem:  # the web app and the queue go on regardless
+                what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
+                self.server.log(f"the ladder stopped: {what}; it starts again when the "
+                                "roster changes, or in 30 s")
+                self.running = False
+                with trio.move_on_after(30):
+                    await self.wake.wait()
+
+    async def _feed(self, send: trio.MemorySendChannel[ScheduledGame], specs: list[BotSpec],
+                    generation: int) -> None:
+        settings = self.server.settings
+        store = self.server.store
+        async with send:
+            with trio.CancelScope() as scope:
+                self.feed_scope = scope
+                if generation != self.generation:
+                    scope.cancel()
+                turn = 0
+                while True:
+                    k = settings.players[turn % len(settings.players)]
+                    turn += 1
+                    names = [spec.name for spec in specs if spec.plays(settings.game, k)]
+                    if len(names) < k:
+                        await trio.sleep(0)
+                        continue
+                    counter = store.next_counter(FEED_SEED_KEY)
+                    rng = random.Random(stable_int("ladder-table", counter))
+                    rng.shuffle(names)
+                    names.sort(key=lambda name: self.played[name])  # fewest games first
+                    table = names[:k]
+                    rng.shuffle(table)
+                    seed = stable_int("ladder-seed", counter)
+                    for game in table_games(settings.game, table, seed, round=counter):
+                        await send.send(game)
+                    if settings.tables_per_minute:
+                        await trio.sleep(60 / settings.tables_per_minute)
+            if self.feed_scope is scope:
+                self.feed_scope = None
+
+
+class Leaderboards:
+    """The leaderboard per player count, recomputed (in a thread) at most once a second
+    while games arrive; each computation is announced as a ``rating_changed`` event."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.boards: dict[int, dict[str, Any]] = {}
+        self.dirty = trio.Event()
+        self.dirty.set()  # the games already stored
+
+    def stale(self) -> None:
+        self.dirty.set()
+
+    async def run(self) -> None:
+        while True:
+            await self.dirty.wait()
+            self.dirty = trio.Event()
+            await self.compute()
+            await trio.sleep(RECOMPUTE_AFTER)
+
+    async def compute(self) -> None:
+        from arena.league.store import open_store
+        from arena.report.leaderboard import build_leaderboard, leaderboard_json
+
+        settings = self.server.settings
+
+        def build() -> dict[int, dict[str, Any]]:
+            # in a thread, on a reading connection of its own: a long ladder's games take
+            # a while to read and rate, and the web app must not wait for them
+            store = open_store(settings.folder)
+            try:
+                results = store.results(settings.game)
+            finally:
+                store.close()
+            by_count: dict[int, list[Any]] = {}
+            for result in results:
+                by_count.setdefault(result.num_players, []).append(result)
+            return {count: leaderboard_json(build_leaderboard(
+                games, bootstrap=settings.rating_bootstrap)) for count, games in by_count.items()}
+
+        try:
+            boards = await trio.to_thread.run_sync(build)
+        except Exception as problem:  # the last leaderboard stays up
+            self.server.log(f"the leaderboard could not be computed: {problem!r}")
+            return
+        self.boards = boards
+        for count, board in boards.items():
+            self.server.events.publish("rating_changed", {
+                "game": settings.game, "num_players": count, "games": board["games"],
+                "top": [{"bot": row["bot"], "elo": row["elo"]} for row in board["bots"][:10]]})

@@ -1,0 +1,429 @@
+"""Every SQL statement of the server: its tables live in the ladder's league store file
+(``league.sqlite``, WAL), beside the games, on a connection of their own.
+
+Nothing secret is kept in clear: passwords are argon2 hashes, API tokens and session ids
+sha256 hashes (they are long random strings, so a fast hash is enough).  The ladder's
+games go through the league store (:mod:`arena.league.store`), never through here.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS server_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS server_users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+    approved INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server_tokens (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES server_users (id),
+    name TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL,
+    last_used REAL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS server_sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES server_users (id),
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server_bots (
+    id INTEGER PRIMARY KEY,
+    owner_id INTEGER NOT NULL REFERENCES server_users (id),
+    name TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    UNIQUE (owner_id, name)
+);
+CREATE TABLE IF NOT EXISTS server_versions (
+    id INTEGER PRIMARY KEY,
+    bot_id INTEGER NOT NULL REFERENCES server_bots (id),
+    number INTEGER NOT NULL,
+    uploader_id INTEGER NOT NULL REFERENCES server_users (id),
+    state TEXT NOT NULL CHECK (state IN ('pending', 'valid', 'rejected')),
+    manifest_version TEXT NOT NULL DEFAULT '',
+    folder TEXT NOT NULL,
+    archive_bytes INTEGER NOT NULL,
+    report TEXT,
+    message TEXT NOT NULL DEFAULT '',
+    stderr_tail TEXT NOT NULL DEFAULT '',
+    uploaded_at REAL NOT NULL,
+    validated_at REAL,
+    UNIQUE (bot_id, number)
+);
+CREATE INDEX IF NOT EXISTS server_versions_uploader ON server_versions (uploader_id, uploaded_at);
+"""
+SERVER_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    role: str
+    approved: bool
+    created_at: float
+
+    @property
+    def admin(self) -> bool:
+        return self.role == "admin"
+
+
+@dataclass(frozen=True)
+class Token:
+    id: int
+    name: str
+    created_at: float
+    last_used: float | None
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class Bot:
+    id: int
+    owner: str
+    name: str
+    disabled: bool
+    deleted: bool
+    created_at: float
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Version:
+    id: int
+    bot_id: int
+    owner: str
+    bot: str
+    number: int
+    state: str
+    manifest_version: str
+    folder: str
+    archive_bytes: int
+    report: dict[str, Any] | None
+    message: str
+    stderr_tail: str
+    uploaded_at: float
+    validated_at: float | None
+
+    @property
+    def ladder_name(self) -> str:
+        """The version's name in the ladder's games and ratings: OWNER/NAME@N."""
+        return f"{self.owner}/{self.bot}@{self.number}"
+
+    def to_json(self, private: bool = True) -> dict[str, Any]:
+        """The version as the API shows it; the validation report and the bot's stderr
+        only to its owner and admins (``private``): a bot may print what it should not."""
+        return {
+            "id": self.id, "bot": f"{self.owner}/{self.bot}", "number": self.number,
+            "ladder_name": self.ladder_name, "state": self.state,
+            "manifest_version": self.manifest_version, "archive_bytes": self.archive_bytes,
+            "message": self.message, "report": self.report if private else None,
+            "stderr_tail": self.stderr_tail if private else "",
+            "uploaded_at": self.uploaded_at, "validated_at": self.validated_at,
+        }
+
+
+_VERSION_COLUMNS = (
+    "v.id, v.bot_id, u.name, b.name, v.number, v.state, v.manifest_version, v.folder, "
+    "v.archive_bytes, v.report, v.message, v.stderr_tail, v.uploaded_at, v.validated_at"
+)
+_VERSION_FROM = (
+    "server_versions v JOIN server_bots b ON v.bot_id = b.id "
+    "JOIN server_users u ON b.owner_id = u.id"
+)
+
+
+def _version(row: tuple[Any, ...]) -> Version:
+    values = list(row)
+    values[9] = None if values[9] is None else json.loads(values[9])
+    return Version(*values)
+
+
+class ServerStore:
+    """The server's accounts, tokens, sessions, bots and versions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.connection = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+            self.connection.execute("PRAGMA journal_mode=WAL")
+            self.connection.execute("PRAGMA synchronous=NORMAL")
+            self.connection.execute("PRAGMA foreign_keys=ON")
+            with self.connection:
+                self.connection.executescript(_SCHEMA)
+                self.connection.execute(
+                    "INSERT OR IGNORE INTO server_meta (key, value) VALUES (?, ?)",
+                    ("schema_version", json.dumps(SERVER_SCHEMA_VERSION)))
+        except sqlite3.DatabaseError as problem:
+            raise ArenaError(f"{path}: not a usable server database ({problem})") from None
+        version = self.meta("schema_version")
+        if not isinstance(version, int) or version > SERVER_SCHEMA_VERSION:
+            self.connection.close()
+            raise ArenaError(f"{path} was written by a newer arena (server schema "
+                             f"{version}); upgrade with `pip install -U ra-arena`")
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def meta(self, key: str) -> Any:
+        row = self.connection.execute(
+            "SELECT value FROM server_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def next_counter(self, key: str) -> int:
+        """0, 1, 2... across restarts (the ladder's table counter)."""
+        with self.connection:
+            value = self.meta(key)
+            number = value if isinstance(value, int) else 0
+            self.connection.execute(
+                "INSERT OR REPLACE INTO server_meta (key, value) VALUES (?, ?)",
+                (key, json.dumps(number + 1)))
+        return number
+
+    # -- users --------------------------------------------------------------------
+    def add_user(self, name: str, password_hash: str, role: str, approved: bool) -> User:
+        now = time.time()
+        try:
+            with self.connection:
+                cursor = self.connection.execute(
+                    "INSERT INTO server_users (name, password_hash, role, approved, created_at)"
+                    " VALUES (?, ?, ?, ?, ?)", (name, password_hash, role, int(approved), now))
+        except sqlite3.IntegrityError:
+            raise ArenaError(f"the name {name!r} is taken") from None
+        assert cursor.lastrowid is not None
+        return User(cursor.lastrowid, name, role, approved, now)
+
+    def user(self, name: str) -> User | None:
+        row = self.connection.execute(
+            "SELECT id, name, role, approved, created_at FROM server_users WHERE name = ?",
+            (name,)).fetchone()
+        return None if row is None else User(row[0], row[1], row[2], bool(row[3]), row[4])
+
+    def user_by_id(self, user_id: int) -> User | None:
+        row = self.connection.execute(
+            "SELECT id, name, role, approved, created_at FROM server_users WHERE id = ?",
+            (user_id,)).fetchone()
+        return None if row is None else User(row[0], row[1], row[2], bool(row[3]), row[4])
+
+    def users(self) -> list[User]:
+        rows = self.connection.execute(
+            "SELECT id, name, role, approved, created_at FROM server_users ORDER BY name")
+        return [User(r[0], r[1], r[2], bool(r[3]), r[4]) for r in rows]
+
+    def password_hash(self, user_id: int) -> str:
+        row = self.connection.execute(
+            "SELECT password_hash FROM server_users WHERE id = ?", (user_id,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def set_password_hash(self, user_id: int, password_hash: str) -> None:
+        with self.connection:
+            self.connection.execute("UPDATE server_users SET password_hash = ? WHERE id = ?",
+                                    (password_hash, user_id))
+
+    def approve(self, user_id: int) -> None:
+        with self.connection:
+            self.connection.execute("UPDATE server_users SET approved = 1 WHERE id = ?",
+                                    (user_id,))
+
+    # -- API tokens ---------------------------------------------------------------
+    def add_token(self, user_id: int, name: str, token_hash: str) -> Token:
+        now = time.time()
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT INTO server_tokens (user_id, name, token_hash, created_at)"
+                " VALUES (?, ?, ?, ?)", (user_id, name, token_hash, now))
+        assert cursor.lastrowid is not None
+        return Token(cursor.lastrowid, name, now, None, False)
+
+    def tokens(self, user_id: int) -> list[Token]:
+        rows = self.connection.execute(
+            "SELECT id, name, created_at, last_used, revoked FROM server_tokens"
+            " WHERE user_id = ? ORDER BY id", (user_id,))
+        return [Token(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+
+    def user_of_token(self, token_hash: str) -> User | None:
+        row = self.connection.execute(
+            "SELECT t.id, t.user_id FROM server_tokens t WHERE token_hash = ? AND revoked = 0",
+            (token_hash,)).fetchone()
+        if row is None:
+            return None
+        with self.connection:
+            self.connection.execute("UPDATE server_tokens SET last_used = ? WHERE id = ?",
+                                    (time.time(), row[0]))
+        return self.user_by_id(row[1])
+
+    def revoke_token(self, user_id: int, token_id: int) -> bool:
+        with self.connection:
+            cursor = self.connection.execute(
+                "UPDATE server_tokens SET revoked = 1 WHERE id = ? AND user_id = ?",
+                (token_id, user_id))
+        return cursor.rowcount == 1
+
+    # -- web sessions -------------------------------------------------------------
+    def add_session(self, id_hash: str, user_id: int, lifetime: float) -> None:
+        now = time.time()
+        with self.connection:
+            self.connection.execute("DELETE FROM server_sessions WHERE expires_at < ?", (now,))
+            self.connection.execute(
+                "INSERT INTO server_sessions (id_hash, user_id, created_at, expires_at)"
+                " VALUES (?, ?, ?, ?)", (id_hash, user_id, now, now + lifetime))
+
+    def user_of_session(self, id_hash: str) -> User | None:
+        row = self.connection.execute(
+            "SELECT user_id FROM server_sessions WHERE id_hash = ? AND expires_at > ?",
+            (id_hash, time.time())).fetchone()
+        return None if row is None else self.user_by_id(row[0])
+
+    def end_session(self, id_hash: str) -> None:
+        with self.connection:
+            self.connection.execute("DELETE FROM server_sessions WHERE id_hash = ?", (id_hash,))
+
+    # -- bots and versions --------------------------------------------------------
+    def bot(self, owner: str, name: str, *, deleted: bool = False) -> Bot | None:
+        """The bot OWNER/NAME (``deleted``: also a deleted one)."""
+        row = self.connection.execute(
+            "SELECT b.id, u.name, b.name, b.disabled, b.deleted, b.created_at"
+            " FROM server_bots b JOIN server_users u ON b.owner_id = u.id"
+            " WHERE u.name = ? AND b.name = ? AND (b.deleted = 0 OR ?)",
+            (owner, name, int(deleted))).fetchone()
+        return None if row is None else Bot(row[0], row[1], row[2], bool(row[3]),
+                                            bool(row[4]), row[5])
+
+    def bots(self, owner_id: int | None = None) -> list[Bot]:
+        query = ("SELECT b.id, u.name, b.name, b.disabled, b.deleted, b.created_at"
+                 " FROM server_bots b JOIN server_users u ON b.owner_id = u.id"
+                 " WHERE b.deleted = 0")
+        rows = (self.connection.execute(query + " ORDER BY u.name, b.name") if owner_id is None
+                else self.connection.execute(query + " AND b.owner_id = ? ORDER BY b.name",
+                                             (owner_id,)))
+        return [Bot(r[0], r[1], r[2], bool(r[3]), bool(r[4]), r[5]) for r in rows]
+
+    def active_bots(self, owner_id: int) -> int:
+        row = self.connection.execute(
+            "SELECT COUNT(*) FROM server_bots WHERE owner_id = ? AND disabled = 0"
+            " AND deleted = 0", (owner_id,)).fetchone()
+        return int(row[0])
+
+    def uploads_since(self, user_id: int, since: float) -> int:
+        row = self.connection.execute(
+            "SELECT COUNT(*) FROM server_versions WHERE uploader_id = ? AND uploaded_at >= ?",
+            (user_id, since)).fetchone()
+        return int(row[0])
+
+    def add_bot(self, owner_id: int, name: str) -> int:
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT INTO server_bots (owner_id, name, created_at) VALUES (?, ?, ?)",
+                (owner_id, name, time.time()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def next_version_number(self, bot_id: int) -> int:
+        row = self.connection.execute(
+            "SELECT COALESCE(MAX(number), 0) + 1 FROM server_versions WHERE bot_id = ?",
+            (bot_id,)).fetchone()
+        return int(row[0])
+
+    def add_version(self, bot_id: int, number: int, uploader_id: int, folder: str,
+                    archive_bytes: int) -> int:
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT INTO server_versions (bot_id, number, uploader_id, state, folder,"
+                " archive_bytes, uploaded_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
+                (bot_id, number, uploader_id, folder, archive_bytes, time.time()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def version(self, version_id: int) -> Version | None:
+        row = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.id = ?",
+            (version_id,)).fetchone()
+        return None if row is None else _version(row)
+
+    def versions(self, bot_id: int) -> list[Version]:
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.bot_id = ?"
+            " ORDER BY v.number", (bot_id,))
+        return [_version(row) for row in rows]
+
+    def pending_versions(self) -> list[Version]:
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.state = 'pending'"
+            " AND b.deleted = 0 ORDER BY v.id")
+        return [_version(row) for row in rows]
+
+    def ladder_versions(self) -> list[Version]:
+        """The newest valid version of every bot that is neither disabled nor deleted:
+        the ladder's roster (a new valid version replaces its predecessor)."""
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.state = 'valid'"
+            " AND b.disabled = 0 AND b.deleted = 0 AND v.number = (SELECT MAX(number)"
+            " FROM server_versions w WHERE w.bot_id = v.bot_id AND w.state = 'valid')"
+            " ORDER BY v.id")
+        return [_version(row) for row in rows]
+
+    def all_ladder_names(self) -> dict[str, Version]:
+        """Every version that was ever valid, by its ladder name (for the leaderboard)."""
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.state = 'valid'")
+        return {version.ladder_name: version for version in map(_version, rows)}
+
+    def finish_validation(self, version_id: int, state: str, manifest_version: str,
+                          report: dict[str, Any] | None, message: str,
+                          stderr_tail: str) -> None:
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_versions SET state = ?, manifest_version = ?, report = ?,"
+                " message = ?, stderr_tail = ?, validated_at = ? WHERE id = ?",
+                (state, manifest_version, None if report is None else json.dumps(report),
+                 message, stderr_tail, time.time(), version_id))
+
+    def set_bot_disabled(self, bot_id: int, disabled: bool) -> None:
+        with self.connection:
+            self.connection.execute("UPDATE server_bots SET disabled = ? WHERE id = ?",
+                                    (int(disabled), bot_id))
+
+    def delete_bot(self, bot_id: int) -> None:
+        """A deleted bot leaves the ladder and the listings; its versions and their games
+        stay.  Its owner keeps the name: a new upload brings it back with the next version
+        number (so that a ladder name OWNER/NAME@N always means the same files)."""
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_bots SET deleted = 1, disabled = 1 WHERE id = ?", (bot_id,))
+
+    def revive_bot(self, bot_id: int) -> None:
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_bots SET deleted = 0, disabled = 0 WHERE id = ?", (bot_id,))
+
+    def iter_text(self) -> Iterator[str]:
+        """Every text value of the server's tables (tests look for secrets in clear)."""
+        for (table,) in self.connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"):
+            for row in self.connection.execute(f'SELECT * FROM "{table}"'):
+                for value in row:
+                    if isinstance(value, str):
+                        yield value
+                    elif isinstance(value, bytes):
+                        yield value.decode("latin-1")

@@ -1,0 +1,103 @@
+"""The validation queue: each new version runs the conformance check (``arena
+validate``'s code) in the sandbox, one at a time, beside the ladder; it ends ``valid`` or
+``rejected`` with the report and the end of the bot's stderr."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from arena.errors import ArenaError
+from arena.games.base import Game
+from arena.runner.botspec import BotSpec
+from arena.settings import Limits
+
+if TYPE_CHECKING:
+    from arena.server.core import Server
+
+STDERR_TAIL_CHARS = 4000
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    valid: bool
+    message: str
+    report: dict[str, Any] | None
+    stderr_tail: str
+
+
+async def conformance(spec: BotSpec, games: Mapping[str, Game], opponents: Sequence[BotSpec],
+                      *, games_per_setting: int, limits: Limits) -> Outcome:
+    """The one call of the conformance check (arena/plugins/conformance.py) in the
+    server: its public entry point, a few games, stop at the first violation."""
+    from arena.plugins.conformance import check_bot
+
+    report = await check_bot(spec, games, opponents, games_per_setting=games_per_setting,
+                             limits=limits, max_violations=1)
+    tails = [v.stderr_tail for v in report.violations if v.stderr_tail]
+    tail = (tails[-1] if tails else "")[-STDERR_TAIL_CHARS:]
+    if report.passed:
+        played = sum(s.games_played for s in report.settings)
+        return Outcome(True, f"passed the conformance check ({played} games)",
+                       report.to_json(), tail)
+    first = report.violations[0] if report.violations else None
+    message = ("failed the conformance check" if first is None else
+               f"failed the conformance check: {first.check}: {first.reason}: {first.detail}")
+    return Outcome(False, message[:1000], report.to_json(), tail)
+
+
+def ladder_spec(spec: BotSpec, ladder_name: str, game: str,
+                players: Sequence[int]) -> BotSpec:
+    """The bot as the ladder knows it: named OWNER/NAME@N, its games cut to the ladder's
+    game and player counts."""
+    counts = tuple(n for n in spec.games.get(game, ()) if n in players)
+    return dataclasses.replace(spec, name=ladder_name, games={game: counts},
+                               entry_point=None, source=f"upload {ladder_name}")
+
+
+async def run_queue(server: Server, receive: trio.MemoryReceiveChannel[int]) -> None:
+    """Validate the versions sent on ``receive``, one at a time, for ever."""
+    async for version_id in receive:
+        await validate_one(server, version_id)
+
+
+async def validate_one(server: Server, version_id: int) -> None:
+    version = server.store.version(version_id)
+    if version is None or version.state != "pending":
+        return
+    settings = server.settings
+    try:
+        spec = server.load_spec(server.folder_of(version))
+        spec = ladder_spec(spec, version.ladder_name, settings.game, settings.players)
+        if not spec.games[settings.game]:
+            raise ArenaError(f"it plays none of the ladder's player counts "
+                             f"({settings.game}: {list(settings.players)})")
+        outcome = await conformance(
+            spec, server.games, server.opponents, games_per_setting=settings.games,
+            limits=Limits(sandbox="auto", move_seconds=settings.move_seconds))
+    except ArenaError as problem:
+        text = str(problem).replace(f"{server.folder_of(version)}/", "")
+        outcome = Outcome(False, text.replace(str(settings.folder), "")[:1000], None, "")
+    except Exception as problem:  # a bug here must not stop the queue
+        server.log(f"validation of version {version_id} failed: {problem!r}")
+        outcome = Outcome(False, "the server could not validate it (see its log)", None, "")
+    state = "valid" if outcome.valid else "rejected"
+    manifest_version = spec_version(server.folder_of(version), server)
+    server.store.finish_validation(version_id, state, manifest_version, outcome.report,
+                                   outcome.message, outcome.stderr_tail)
+    server.events.publish("upload_validated", {
+        "id": version_id, "bot": f"{version.owner}/{version.bot}", "number": version.number,
+        "state": state, "message": outcome.message})
+    if outcome.valid:
+        server.ladder.roster_changed()
+
+
+def spec_version(folder: Path, server: Server) -> str:
+    try:
+        return server.load_spec(folder).version
+    except ArenaError:
+        return ""

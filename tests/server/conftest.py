@@ -1,0 +1,166 @@
+"""Fixtures of the server's tests: a server folder, the app in process (httpx's ASGI
+transport under trio), accounts and bot archives.
+
+The server's dependencies are main dependencies: in CI (CI=true) a missing one fails the
+tests here instead of skipping them."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import tarfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEPENDENCIES = ("fastapi", "hypercorn", "jinja2", "argon2", "itsdangerous", "multipart",
+                "httpx")
+
+
+def require(*modules: str) -> None:
+    for module in modules:
+        if os.environ.get("CI") == "true":
+            __import__(module)  # CI: missing means failing
+        else:
+            pytest.importorskip(module)
+
+
+require(*DEPENDENCIES)
+
+import httpx  # noqa: E402
+import trio  # noqa: E402
+
+from arena.package_data import package_folder  # noqa: E402
+
+PASSWORD = "correct horse battery"
+TEST_SETTINGS = {
+    "players = [3]": "players = [2]",
+    "games = 2 ": "games = 1 ",
+    'house_bots = ["random", "first"]': "house_bots = []",
+    "uploads_per_day = 20": "uploads_per_day = 5",
+    "active_bots = 3 ": "active_bots = 2 ",
+    "max_files = 200": "max_files = 20",
+    "max_unpacked_mb = 20": "max_unpacked_mb = 1",
+    "max_archive_mb = 5 ": "max_archive_mb = 0.5 ",
+}
+
+
+def make_server_folder(folder: Path, capsys: pytest.CaptureFixture[str],
+                       **changes: str) -> str:
+    """``arena serve init`` into ``folder`` with the test settings; the admin password."""
+    from arena.server.commands import init_server
+
+    init_server(folder, "root")
+    out = capsys.readouterr().out
+    password = out.split("(shown this once): ")[1].split()[0]
+    path = folder / "settings.toml"
+    text = path.read_text()
+    for old, new in {**TEST_SETTINGS, **changes}.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path.write_text(text)
+    return password
+
+
+@pytest.fixture
+def server_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+    folder = tmp_path / "server"
+    return folder, make_server_folder(folder, capsys)
+
+
+def bot_folder(where: Path, name: str, source: str = "random") -> Path:
+    """A copy of a bundled bot, renamed."""
+    folder = where / name
+    shutil.copytree(package_folder("bots") / source, folder)
+    manifest = folder / "bot.toml"
+    text = manifest.read_text().replace(f'name = "{source}"', f'name = "{name}"')
+    manifest.write_text("\n".join(line for line in text.splitlines()
+                                  if not line.startswith("entry_point")) + "\n")
+    return folder
+
+
+def tar_gz(files: dict[str, bytes], extra: Callable[[tarfile.TarFile], None] | None = None
+           ) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            archive.addfile(info, io.BytesIO(data))
+        if extra is not None:
+            extra(archive)
+    return out.getvalue()
+
+
+def bot_archive(name: str, source: str = "random") -> bytes:
+    folder = package_folder("bots") / source
+    files = {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
+    text = files["bot.toml"].decode().replace(f'name = "{source}"', f'name = "{name}"')
+    files["bot.toml"] = "\n".join(line for line in text.splitlines()
+                                  if not line.startswith("entry_point")).encode() + b"\n"
+    return tar_gz(files)
+
+
+class Api:
+    """An httpx client on the app in process, with helpers."""
+
+    def __init__(self, client: httpx.AsyncClient, server: Any) -> None:
+        self.client = client
+        self.server = server
+
+    async def account(self, name: str, password: str = PASSWORD) -> str:
+        """Register ``name`` and return an API token."""
+        answer = await self.client.post("/api/v1/register",
+                                        json={"name": name, "password": password})
+        assert answer.status_code == 201, answer.text
+        return await self.token(name, password)
+
+    async def token(self, name: str, password: str = PASSWORD) -> str:
+        answer = await self.client.post("/api/v1/tokens", json={
+            "name": name, "password": password, "token_name": "test"})
+        assert answer.status_code == 201, answer.text
+        return str(answer.json()["token"])
+
+    async def upload(self, token: str, owner: str, name: str, data: bytes) -> httpx.Response:
+        return await self.client.post(
+            f"/api/v1/bots/{owner}/{name}/versions", content=data,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"})
+
+    async def wait_state(self, version_id: int, token: str | None = None,
+                         seconds: float = 120) -> dict[str, Any]:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        with trio.fail_after(seconds):
+            while True:
+                answer = await self.client.get(f"/api/v1/versions/{version_id}",
+                                               headers=headers)
+                data: dict[str, Any] = answer.json()
+                if data["state"] != "pending":
+                    return data
+                await trio.sleep(0.2)
+
+
+@contextlib.asynccontextmanager
+async def in_process(folder: Path, background: bool = False) -> AsyncIterator[Api]:
+    """The server of ``folder`` in this trio program, reached through httpx's ASGI
+    transport; ``background``: with the validation queue and the ladder running."""
+    from arena.server.app import create_app
+    from arena.server.core import Server
+
+    server = Server.open(folder)
+    try:
+        app = create_app(server)
+        transport = httpx.ASGITransport(app, raise_app_exceptions=False)
+        async with trio.open_nursery() as nursery:
+            if background:
+                await nursery.start(server.run)
+            async with httpx.AsyncClient(transport=transport,
+                                         base_url="http://127.0.0.1") as client:
+                yield Api(client, server)
+            nursery.cancel_scope.cancel()
+    finally:
+        server.close()
