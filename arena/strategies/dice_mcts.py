@@ -32,7 +32,8 @@ rolling decisions (20% on the others): a comparison as sharp as with ~1.6-2.8x t
 playouts.  Playouts also skip the engine's list of applications (the same play, a little
 faster).
 
-Time is spent as by the Ra mcts (:mod:`arena.strategies.mcts`): a share of the arena's
+Time is spent as by the Ra mcts, with the search driver they share
+(:mod:`arena.strategies.search`): a share of the arena's
 time per decision (1.3: 70% minus 40 ms), never the overage bank.  Up to 1.2 the search
 was cut when the process got only part of a core (the Ra mcts's starvation guard); 1.3
 thinks to its deadline on the wall clock whatever the CPU it gets, since the playouts
@@ -43,7 +44,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -78,7 +78,8 @@ from arena.games.ra_dice.state import (
     RaDiceState,
 )
 from arena.strategies import dice_greedy
-from arena.strategies import mcts as ra_mcts
+from arena.strategies import search as driver
+from arena.strategies.search import SearchClock, TimedSearch
 
 if TYPE_CHECKING:  # the bot process itself needs none of the runner
     from arena.runner.players import PythonPlayer
@@ -128,8 +129,11 @@ class DiceMctsSettings:
     # decisions (with one stream each, the dice of every later turn differ after a
     # reroll against a stop)
     turn_streams: bool = False
+    # of the arena's time per decision, think this share minus a fixed allowance, never
+    # more than reserve_share of the time per decision (as the Ra mcts's settings)
     time_share: float = 0.6
     time_reserve: float = 0.08
+    reserve_share: float = 1.0
     # paired search: cut the thinking when the process gets only part of a core (the
     # Ra mcts's starvation guard); off, it thinks to its deadline on the wall clock
     # whatever share of a core it gets
@@ -534,106 +538,50 @@ def search(root: RaDiceState, rng: random.Random, *, seconds: float | None = Non
     """The best action for the seat deciding in ``root`` and the tree, by ISMCTS for
     ``seconds`` or ``iterations`` (whichever ends first; at least one must be given),
     among ``candidates`` (default: every legal action; the first is tried first)."""
-    if seconds is None and iterations is None:
-        raise ValueError("search needs a time or an iteration budget")
-    started = time.perf_counter()
-    cpu_started = time.process_time()
-    deadline = math.inf if seconds is None else started + seconds
-    limit = math.inf if iterations is None else iterations
+    clock = SearchClock.start(seconds, iterations)
     tree = Node()
     legal = root.legal_actions() if candidates is None else candidates
     tree.order = list(legal)
     tree.only = None if candidates is None else set(candidates)
     if settings.paired_root:
-        return _paired_search(root, rng, legal, deadline, limit, started, cpu_started,
-                              seconds, settings)
-    done = 0
-    while done < limit:
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-        if done % ra_mcts.CHECK_EVERY == 0 and done:
-            spent = now - started
-            if _decided(tree, legal, done, spent, deadline - now, limit - done):
-                break
-            if seconds is not None and spent > ra_mcts.STARVED_AFTER:
-                deadline = min(deadline, ra_mcts._starved_deadline(
-                    started, seconds, spent, time.process_time() - cpu_started))
-        _iterate(root, tree, rng, settings)
-        done += 1
-    best = max(legal, key=lambda a: _visits(tree, a))
-    return best, tree
+        return _paired_search(root, rng, legal, clock, settings)
+
+    def visits(action: int) -> int:
+        edge = tree.edges.get(action)
+        return -1 if edge is None else edge.visits
+
+    driver.run_iterations(lambda: _iterate(root, tree, rng, settings), visits, legal, clock)
+    return driver.most_visited(legal, visits), tree
 
 
 def _paired_search(root: RaDiceState, rng: random.Random, legal: list[int],
-                   deadline: float, limit: float, started: float, cpu_started: float,
-                   seconds: float | None, settings: DiceMctsSettings) -> tuple[int, Node]:
+                   clock: SearchClock, settings: DiceMctsSettings) -> tuple[int, Node]:
     """Flat Monte Carlo over the root's candidates with common random numbers: each
-    round draws one seed and plays every candidate out from it (``paired_root``).  The
-    tree returned holds one edge per candidate (its visits and totals)."""
+    round draws one seed and plays every candidate out from it (``paired_root``), with
+    the settings' pruning and caution about overruling greedy's favourite.  The tree
+    returned holds one edge per candidate (its visits and totals)."""
     tree = Node()
     n = root.num_players
-    seat = root.current_player()
     for action in legal:
         tree.edges[action] = Edge(n)
-    # the candidates still searched; when some are pruned, the rounds go on among the
-    # others (the survivors have all played every round so far, so their totals compare)
-    active = list(legal)
-    history: dict[int, list[float]] = {action: [] for action in legal}  # seat's rewards
-    prune_every = settings.prune_every
-    done = rounds = 0
-    pruned = True
-    while pruned:
-        pruned = False
-        for results in ra_mcts.paired_rounds(
-                active, lambda a, seed: _playout(root, a, seed, settings), rng, deadline,
-                limit - done, started, cpu_started,
-                seconds if settings.starvation_guard else None):
-            for action, result in zip(active, results, strict=True):
-                edge = tree.edges[action]
-                edge.visits += 1
-                for s in range(n):
-                    edge.totals[s] += result[s]
-                history[action].append(result[seat])
-            done += len(results)
-            rounds += 1
-            if prune_every and rounds % prune_every == 0:
-                survivors = _survivors(tree, active, history, seat, settings.prune_z)
-                if len(survivors) < len(active):
-                    active, pruned = survivors, True
-                    break
-    tree.visits = done
-    if not rounds:
-        return legal[0], tree
-    best = max(active, key=lambda a: tree.edges[a].totals[seat])  # first on ties
-    favourite = legal[0]
-    if (settings.deviate_z and best != favourite and favourite in active
-            and not _significant(history[best], history[favourite], settings.deviate_z)):
-        best = favourite
+    if not settings.starvation_guard:
+        clock = clock.without_starvation_guard()
+    best, tree.visits = driver.paired_search(
+        legal, lambda a, seed: _playout(root, a, seed, settings), rng, clock,
+        root.current_player(), tree.edges, prune_every=settings.prune_every,
+        prune_z=settings.prune_z, deviate_z=settings.deviate_z)
     return best, tree
 
 
-def _significant(better: list[float], worse: list[float], z: float) -> bool:
-    """Whether ``better``'s mean paired advantage over ``worse`` (round by round, the
-    same dice) is more than ``z`` standard errors."""
-    rounds = len(better)
-    if rounds < 2:
-        return False
-    gaps = [x - y for x, y in zip(better, worse, strict=True)]
-    mean = sum(gaps) / rounds
-    variance = sum((g - mean) ** 2 for g in gaps) / (rounds - 1)
-    return mean > z * math.sqrt(variance / rounds)
+# The paired search's statistics, by the names the dice tests pin them (the search
+# itself is the driver's: arena/strategies/search.py).
+_significant = driver.significant
 
 
 def _survivors(tree: Node, active: list[int], history: dict[int, list[float]],
                seat: int, z: float) -> list[int]:
-    """The candidates of ``active`` (in order) whose mean paired deficit to the best is
-    at most ``z`` standard errors: each round played them from the same dice, so the
-    differences round by round carry little of the dice's luck."""
-    best = max(active, key=lambda a: tree.edges[a].totals[seat])  # first on ties
-    leader = history[best]
-    return [action for action in active
-            if action == best or not _significant(leader, history[action], z)]
+    """The pruning rule (:func:`arena.strategies.search.survivors`) on the root's edges."""
+    return driver.survivors(tree.edges, active, history, seat, z)
 
 
 class _NoEvents(list):  # type: ignore[type-arg]
@@ -844,20 +792,6 @@ class _PlayoutState(RaDiceState):
             self._end_turn()
 
 
-def _visits(node: Node, action: int) -> int:
-    edge = node.edges.get(action)
-    return -1 if edge is None else edge.visits
-
-
-def _decided(tree: Node, legal: list[int], done: int, spent: float, left: float,
-             iterations_left: float) -> bool:
-    if len(legal) < 2:
-        return True
-    possible = min(iterations_left, done / spent * left if spent > 0 else math.inf)
-    visits = sorted((_visits(tree, a) for a in legal), reverse=True)
-    return visits[0] - visits[1] > possible
-
-
 def _iterate(root: RaDiceState, tree: Node, rng: random.Random,
              settings: DiceMctsSettings) -> None:
     state = root.clone()
@@ -947,26 +881,23 @@ def legal_matches(state: RaDiceState, legal: list[dict[str, JSON]]) -> list[int]
     return actions
 
 
-class DiceMctsStrategy(ra_mcts.TimedSearch):
+class DiceMctsStrategy(TimedSearch):
     """``choose(observation, legal) -> index`` with ISMCTS over the dice (see the module
     docstring); the same interface and time handling as :class:`MctsStrategy`."""
 
     name = "dice-mcts"
     version = VERSION
+    settings: DiceMctsSettings
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
                  seed: int = 0, settings: DiceMctsSettings = DEFAULT) -> None:
         super().__init__(seconds, iterations, seed)
         self.settings = settings
 
-    def budget(self, observation: dict[str, JSON]) -> float | None:
-        if self.fixed_search():
-            return None
-        epochs = max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
-        settings = ra_mcts.MctsSettings(time_share=self.settings.time_share,
-                                        time_reserve=self.settings.time_reserve)
-        return ra_mcts.think_seconds(self.move_ms, self.seconds, self.clock_left_ms(),
-                                     epochs, settings)
+    def epochs_left(self, observation: dict[str, JSON]) -> float:
+        """The epochs still to score, the current one whole (the dice game shows no
+        finer progress that the clock could follow)."""
+        return max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
 
     def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
                 started: float) -> int:
@@ -990,8 +921,7 @@ class DiceMctsStrategy(ra_mcts.TimedSearch):
             values = dice_greedy.action_values(observation, legal)
             ranked = sorted(range(len(legal)), key=lambda i: (-values[i], i))
             candidates = [actions[i] for i in ranked[:self.settings.root_candidates]]
-        budget = self.budget(observation)
-        seconds = None if budget is None else max(0.0, budget - (time.perf_counter() - started))
+        seconds = self.seconds_left(observation, started)
         if candidates and seconds is not None and seconds < MIN_SEARCH_SECONDS:
             self.last_iterations = 0  # too little time for a round: greedy's favourite
             return actions.index(candidates[0])
