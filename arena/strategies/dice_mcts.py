@@ -44,11 +44,12 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from arena.games.ra_dice import actions as A
-from arena.games.ra_dice.actions import BITS, POPCOUNT, SUBMASKS
+from arena.games.ra_dice.actions import BITS, POPCOUNT
 from arena.games.ra_dice.board import (
     ANKH,
     CIVILIZATION,
@@ -70,12 +71,12 @@ from arena.games.ra_dice.record import state_from_json
 from arena.games.ra_dice.state import (
     APPLY,
     DISASTER,
-    EMPTY,
-    NUM_SPACES,
     OVER,
     PHASES,
     ROLL,
     RaDiceState,
+    flood_applications,
+    track_applications,
 )
 from arena.strategies import dice_greedy
 from arena.strategies import search as driver
@@ -249,32 +250,6 @@ CIVILIZATION_PLANNING = (-5.0, 0.0, 2.5, 5.0, 10.0, 15.0)
 MONUMENT_BONUS_PLANNING = (0.0, 0.5, 2.5, 5.0, 10.0, 15.0)
 
 
-def _free_counts(state: RaDiceState) -> list[int]:
-    counts = [0] * 6
-    faces, used = state.faces, state.used
-    for i in range(NUM_DICE):
-        if not used >> i & 1:
-            counts[faces[i]] += 1
-    return counts
-
-
-def _free_dice(state: RaDiceState) -> tuple[list[int], int, int]:
-    """:func:`_free_counts`, and the masks of the unused Civilization and Monument dice."""
-    counts = [0] * 6
-    faces, used = state.faces, state.used
-    civ_dice = monument_dice = 0
-    for i in range(NUM_DICE):
-        if used >> i & 1:
-            continue
-        face = faces[i]
-        counts[face] += 1
-        if face == CIVILIZATION:
-            civ_dice |= 1 << i
-        elif face == MONUMENT:
-            monument_dice |= 1 << i
-    return counts, civ_dice, monument_dice
-
-
 def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
     """How much keeping a die showing ``face`` is worth to the player rolling (rough)."""
     seat = state.player
@@ -292,7 +267,7 @@ def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
 
 
 def _roll_choice(state: RaDiceState, rng: random.Random) -> int:
-    counts = _free_counts(state)
+    counts = state.free_dice()[0]
     threshold = 0.5 + 0.5 * rng.random()
     mask = 0
     faces = state.faces
@@ -337,7 +312,7 @@ def application_value(state: RaDiceState, action: int, counts: list[int]) -> flo
 def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
     """The application worth most now, or DONE when none is worth anything (the values
     already charge the Ankhs an application takes from the pairs DONE would score)."""
-    counts = _free_counts(state)
+    counts = state.free_dice()[0]
     best, best_value = A.DONE, 0.0
     monuments: dict[int, float] = {}  # a Monument application's value, by its column
     for action in legal:
@@ -427,12 +402,12 @@ def preference(state: RaDiceState, legal: list[int]) -> list[int]:
     first (stable for equal values, so the order is deterministic)."""
     phase = state.phase
     if phase == APPLY:
-        counts = _free_counts(state)
+        counts = state.free_dice()[0]
         return sorted(legal, key=lambda a: -application_value(state, a, counts))
     if phase == DISASTER:
         return sorted(legal, key=lambda a: -disaster_harm(state, a))
     if phase == ROLL:
-        counts = _free_counts(state)
+        counts = state.free_dice()[0]
         faces = state.faces
         worth = [0.0 if faces[i] == SUN else _keep_value(state, faces[i], counts)
                  for i in range(NUM_DICE)]
@@ -657,116 +632,63 @@ def _playout(root: RaDiceState, action: int, seed: int,
 
 # ---------------------------------------------------------- the playouts' fast path
 #
-# A playout spends most of its time in the APPLY phase: the engine lists every
-# application after each one (a Monument die alone offers dozens of spaces and partners)
-# and the rollout policy then scores each.  In a playout only the policy's choice is
-# needed, so :class:`_PlayoutState` skips the listing (it only checks that *some*
-# application exists, as the engine does to end a turn with nothing to apply) and
-# :func:`_best_application` finds the policy's choice without the list: the same action
-# as ``_apply_choice(state, state.legal_actions())``, the earliest of the best-valued.
+# A playout spends most of its time in the APPLY phase: listing every application after
+# each one (a Monument die alone offers dozens of spaces and partners) and scoring each
+# would cost most of it.  In a playout only the policy's choice is needed: the engine
+# lists the applications only when asked (``lazy_applications``: it only checks that
+# *some* exists, to end a turn with nothing to apply), and :func:`_best_application`
+# finds the policy's choice from the engine's pieces of the list instead: the same
+# action as ``_apply_choice(state, state.legal_actions())``, the earliest of the
+# best-valued.
 
 
 def _best_application(state: RaDiceState) -> int:
-    """``_apply_choice`` on the engine's list of applications, without the list."""
+    """``_apply_choice`` on the engine's list of applications, without the list: the
+    engine's own pieces of it (free_dice, track_applications...) in its order."""
     seat = state.player
-    counts, civ_dice, monument_dice = _free_dice(state)
-    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
-        counts[ANKH]
+    counts, civ_dice, monument_dice = state.free_dice()
+    niles, ankhs = counts[NILE], counts[ANKH]
     best, best_value = A.DONE, 0.0
     top = state.board.track_top
-    # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications
-    for free, marker, base in ((pharaohs, state.pharaoh[seat], A.PHARAOH_BASE),
-                               (niles, state.nile[seat], A.NILE_BASE)):
-        room = top - marker
-        if free and room > 0:  # Ankhs only while they still move the marker
-            extra = min(ankhs, room - free) if room > free else 0
-            for action in range(base, base + extra + 1):
-                value = application_value(state, action, counts)
-                if value > best_value:
-                    best, best_value = action, value
+    # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications (a
+    # face with no free die has none: the calls are skipped, playouts are hot)
+    pharaohs, civs = counts[PHARAOH], counts[CIVILIZATION]
+    kinds: list[Sequence[int]] = []
+    if pharaohs:
+        kinds.append(track_applications(A.PHARAOH_BASE, pharaohs, top - state.pharaoh[seat],
+                                        ankhs))
     if niles:
-        for flood_ankhs in range(min(2, ankhs) + 1):
-            if niles + flood_ankhs >= 3:
-                value = application_value(state, A.FLOOD_BASE + flood_ankhs, counts)
-                if value > best_value:
-                    best, best_value = A.FLOOD_BASE + flood_ankhs, value
-    if civs and civs + ankhs >= 3:
-        most = min(3, civs + ankhs - 2)
-        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
-        open_colours = 0
-        for colour in BITS[civ_dice]:
-            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
-                open_colours |= 1 << colour
-        for colours in SUBMASKS[open_colours]:
-            if POPCOUNT[colours] <= most:
-                action = A.CIVILIZATION_BASE + colours
-                value = application_value(state, action, counts)
-                if value > best_value:
-                    best, best_value = action, value
+        kinds.append(track_applications(A.NILE_BASE, niles, top - state.nile[seat], ankhs))
+        kinds.append(flood_applications(niles, ankhs))
+    if civs:
+        kinds.append(state.civilization_applications(civs, ankhs, civ_dice))
+    for actions in kinds:
+        for action in actions:
+            value = application_value(state, action, counts)
+            if value > best_value:
+                best, best_value = action, value
     if monument_dice:
         spaces = state.monuments
         # a marker's value by column (_monument_gain's, by the markers already there)
         gains = [_GAIN_BY_OWN[spaces[5 * column : 5 * column + 5].count(seat)]
                  for column in range(NUM_COLUMNS)]
-        if state.placed_monuments == 0:  # the first marker: any empty space, no partner
-            for colour in BITS[monument_dice]:
-                for column in range(NUM_COLUMNS):
-                    if spaces[5 * column + colour] == EMPTY and gains[column] > best_value:
-                        best, best_value = A.MONUMENT_BASE + 8 * (5 * column + colour), \
-                            gains[column]
-        else:
-            own_columns = state.monument_columns[seat]
-            dice = BITS[monument_dice]
-            for colour in dice:
-                # the partners in the engine's order: an Ankh, then the other Monument
-                # dice; a die partner is worth the Ankh's cost more than the Ankh, so
-                # the first die partner (if any) is the only one that can be chosen
-                partner = next((2 + other for other in dice if other != colour), 0)
-                if not partner and not ankhs:
-                    continue
-                for column in range(NUM_COLUMNS):
-                    space = 5 * column + colour
-                    if own_columns >> column & 1 or spaces[space] != EMPTY:
-                        continue
-                    value = gains[column]
-                    if not partner:
-                        value -= ANKH_COST
-                        action = A.MONUMENT_BASE + 8 * space + A.PARTNER_ANKH
-                    else:
-                        action = A.MONUMENT_BASE + 8 * space + partner
-                    if value > best_value:
-                        best, best_value = action, value
+        for targets, partners in state.monument_options(monument_dice, ankhs):
+            # a die partner (or none, for the turn's first marker) costs nothing and the
+            # Ankh its ANKH_COST, so only the engine's first other partner than the Ankh
+            # can be chosen (the Ankh comes first), or the Ankh when it is the only one
+            partner = partners[0]
+            if partner == A.PARTNER_ANKH and len(partners) > 1:
+                partner = partners[1]
+            cost = ANKH_COST if partner == A.PARTNER_ANKH else 0.0
+            for space in targets:
+                value = gains[space // 5] - cost
+                if value > best_value:
+                    best, best_value = A.MONUMENT_BASE + 8 * space + partner, value
     return best
 
 
-def _can_apply(state: RaDiceState) -> bool:
-    """Whether the engine would list any application besides DONE."""
-    seat = state.player
-    counts, civ_dice, monument_dice = _free_dice(state)
-    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
-        counts[ANKH]
-    top = state.board.track_top
-    if pharaohs and state.pharaoh[seat] < top:
-        return True
-    if niles and (state.nile[seat] < top or niles + min(2, ankhs) >= 3):
-        return True
-    if civs and civs + ankhs >= 3:
-        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
-        for colour in BITS[civ_dice]:
-            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
-                return True
-    if monument_dice:
-        spaces = state.monuments
-        dice = BITS[monument_dice]
-        if state.placed_monuments == 0:
-            return any(spaces[space] == EMPTY
-                       for colour in dice for space in range(colour, NUM_SPACES, 5))
-        if not ankhs and len(dice) < 2:
-            return False
-        own_columns = state.monument_columns[seat]
-        return any(not own_columns >> column & 1 and spaces[5 * column + colour] == EMPTY
-                   for colour in dice for column in range(NUM_COLUMNS))
-    return False
+# the engine's check, by the name the dice tests pin it (once a copy of the engine's rules)
+_can_apply = RaDiceState.can_apply
 
 
 class _PlayoutState(RaDiceState):
@@ -775,6 +697,7 @@ class _PlayoutState(RaDiceState):
     ``turn_streams``, the n-th turn after the root's rolls with the dice counter from
     3n (a turn rolls at most REROLLS + 1 = 3 times, the root's turn from 0)."""
 
+    lazy_applications = True
     turn_streams = False
     turns_begun = 0
 
@@ -783,13 +706,6 @@ class _PlayoutState(RaDiceState):
             self.turns_begun += 1
             self.dice.counter = (REROLLS + 1) * self.turns_begun
         RaDiceState._start_turn(self)
-
-    def _enter_apply(self) -> None:
-        self.phase = APPLY
-        if _can_apply(self):
-            self._legal = None
-        else:  # nothing can be applied: the turn ends by itself
-            self._end_turn()
 
 
 def _iterate(root: RaDiceState, tree: Node, rng: random.Random,
