@@ -80,7 +80,7 @@ from arena.games.ra_dice.state import (
 )
 from arena.strategies import dice_greedy
 from arena.strategies import search as driver
-from arena.strategies.search import SearchClock, TimedSearch
+from arena.strategies.search import SearchClock, TimedSearch, TimeShare
 
 if TYPE_CHECKING:  # the bot process itself needs none of the runner
     from arena.runner.players import PythonPlayer
@@ -90,8 +90,9 @@ VERSION = "1.4.0"  # bump with any change of play: leagues tell versions apart b
 
 
 @dataclass(frozen=True)
-class DiceMctsSettings:
-    """The search's knobs (as :class:`arena.strategies.mcts.MctsSettings`)."""
+class DiceMctsSettings(TimeShare):
+    """The search's knobs, after the time's (:class:`TimeShare`), as
+    :class:`arena.strategies.mcts.MctsSettings`."""
 
     exploration: float = 0.7  # UCB constant, for rewards in [0, 1]
     margin_scale: float = 10.0  # points of margin that make a clear lead
@@ -130,11 +131,6 @@ class DiceMctsSettings:
     # decisions (with one stream each, the dice of every later turn differ after a
     # reroll against a stop)
     turn_streams: bool = False
-    # of the arena's time per decision, think this share minus a fixed allowance, never
-    # more than reserve_share of the time per decision (as the Ra mcts's settings)
-    time_share: float = 0.6
-    time_reserve: float = 0.08
-    reserve_share: float = 1.0
     # paired search: cut the thinking when the process gets only part of a core (the
     # Ra mcts's starvation guard); off, it thinks to its deadline on the wall clock
     # whatever share of a core it gets

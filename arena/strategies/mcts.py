@@ -46,6 +46,7 @@ from arena.strategies.search import (
     MIN_THINK,
     SearchClock,
     TimedSearch,
+    TimeShare,
     serve_search_bot,
 )
 from arena.strategies.valuation import seat_values
@@ -61,10 +62,11 @@ JSON = Any
 
 
 @dataclass(frozen=True)
-class MctsSettings:
-    """The search's knobs.  The defaults are the bundled bot's; :data:`STEPS` keeps each
-    earlier version, so every measured improvement can be replayed against its
-    predecessor (``python -m arena.strategies.gauntlet``; bots/README.md has the log)."""
+class MctsSettings(TimeShare):
+    """The search's knobs (after the time's, :class:`TimeShare`).  The defaults are the
+    first version's; :data:`STEPS` keeps each version, so every measured improvement
+    can be replayed against its predecessor (``python -m arena.strategies.gauntlet``;
+    bots/README.md has the log)."""
 
     exploration: float = 0.7  # UCB constant, for rewards in [0, 1]
     margin_scale: float = 10.0  # points of margin that make a clear lead
@@ -85,13 +87,6 @@ class MctsSettings:
     # legal action played out in turn from the same sample of the bag (and the same
     # random numbers for the rollout policy); the best mean reward wins
     paired_root: bool = False
-    # Of the arena's time per decision, think this share, minus a fixed allowance for
-    # reading the request, answering and the operating system's scheduling.
-    time_share: float = 0.6
-    time_reserve: float = 0.08
-    # ... but the allowance is never more than this share of the time per decision: at
-    # short time controls a fixed 80 ms would leave no time to search (1.3)
-    reserve_share: float = 1.0
 
     def __post_init__(self) -> None:
         if self.reward not in REWARDS:

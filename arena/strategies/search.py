@@ -42,22 +42,18 @@ CHECK_EVERY = 16  # iterations between checks whether the answer is already deci
 # ------------------------------------------------------------------------- the time
 
 
-class TimeShare(Protocol):
-    """The settings that say how much of the arena's time a search bot thinks."""
+@dataclass(frozen=True)
+class TimeShare:
+    """How much of the arena's time a search bot thinks: the settings of every search
+    bot (:class:`arena.strategies.mcts.MctsSettings`...) begin with these."""
 
-    @property
-    def time_share(self) -> float:
-        """The share of the time per decision to think..."""
-
-    @property
-    def time_reserve(self) -> float:
-        """... minus this allowance (seconds) for reading the request, answering and
-        the operating system's scheduling ..."""
-
-    @property
-    def reserve_share(self) -> float:
-        """... but an allowance of at most this share of the time per decision (at
-        short time controls a fixed allowance would leave no time to search)."""
+    # Of the arena's time per decision, think this share, minus a fixed allowance for
+    # reading the request, answering and the operating system's scheduling.
+    time_share: float = 0.6
+    time_reserve: float = 0.08
+    # ... but the allowance is never more than this share of the time per decision: at
+    # short time controls a fixed 80 ms would leave no time to search (mcts 1.3)
+    reserve_share: float = 1.0
 
 
 def think_seconds(move_ms: float | None, limit: float | None, game_ms_left: float | None,
