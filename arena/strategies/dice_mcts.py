@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -75,8 +74,6 @@ from arena.games.ra_dice.state import (
     PHASES,
     ROLL,
     RaDiceState,
-    flood_applications,
-    track_applications,
 )
 from arena.strategies import dice_greedy
 from arena.strategies import search as driver
@@ -640,35 +637,21 @@ def _playout(root: RaDiceState, action: int, seed: int,
 
 def _best_application(state: RaDiceState) -> int:
     """``_apply_choice`` on the engine's list of applications, without the list: the
-    engine's own pieces of it (free_dice, track_applications...) in its order."""
-    seat = state.player
+    engine's own pieces of it (free_dice, non_monument_applications, monument_options)
+    in its order."""
     counts, civ_dice, monument_dice = state.free_dice()
-    niles, ankhs = counts[NILE], counts[ANKH]
     best, best_value = A.DONE, 0.0
-    top = state.board.track_top
-    # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications (a
-    # face with no free die has none: the calls are skipped, playouts are hot)
-    pharaohs, civs = counts[PHARAOH], counts[CIVILIZATION]
-    kinds: list[Sequence[int]] = []
-    if pharaohs:
-        kinds.append(track_applications(A.PHARAOH_BASE, pharaohs, top - state.pharaoh[seat],
-                                        ankhs))
-    if niles:
-        kinds.append(track_applications(A.NILE_BASE, niles, top - state.nile[seat], ankhs))
-        kinds.append(flood_applications(niles, ankhs))
-    if civs:
-        kinds.append(state.civilization_applications(civs, ankhs, civ_dice))
-    for actions in kinds:
-        for action in actions:
-            value = application_value(state, action, counts)
-            if value > best_value:
-                best, best_value = action, value
+    # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications
+    for action in state.non_monument_applications(counts, civ_dice):
+        value = application_value(state, action, counts)
+        if value > best_value:
+            best, best_value = action, value
     if monument_dice:
-        spaces = state.monuments
+        spaces, seat = state.monuments, state.player
         # a marker's value by column (_monument_gain's, by the markers already there)
         gains = [_GAIN_BY_OWN[spaces[5 * column : 5 * column + 5].count(seat)]
                  for column in range(NUM_COLUMNS)]
-        for targets, partners in state.monument_options(monument_dice, ankhs):
+        for targets, partners in state.monument_options(monument_dice, counts[ANKH]):
             # a die partner (or none, for the turn's first marker) costs nothing and the
             # Ankh its ANKH_COST, so only the engine's first other partner than the Ankh
             # can be chosen (the Ankh comes first), or the Ankh when it is the only one

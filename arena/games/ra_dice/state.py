@@ -51,25 +51,6 @@ PHASES: tuple[str, ...] = ("roll", "disaster", "victim", "apply", "over")
 ROLL, DISASTER, VICTIM, APPLY, OVER = range(5)
 NUM_SPACES = 5 * NUM_COLUMNS
 EMPTY = -1
-NO_ACTIONS = range(0)
-
-
-def track_applications(base: int, free: int, room: int, ankhs: int) -> range:
-    """The applications that move a track marker (Pharaoh: ``base`` PHARAOH_BASE, Nile:
-    NILE_BASE) with the ``free`` dice of its face and 0, 1... Ankhs, ``room`` spaces
-    below the top: Ankhs are offered only while they still move the marker."""
-    if not free or room <= 0:
-        return NO_ACTIONS
-    extra = min(ankhs, room - free) if room > free else 0
-    return range(base, base + extra + 1)
-
-
-def flood_applications(niles: int, ankhs: int) -> range:
-    """The flood applications: three Nile dice, at most two of them Ankhs (the action
-    counts the Ankhs); at least one real Nile die."""
-    if not niles:
-        return NO_ACTIONS
-    return range(A.FLOOD_BASE + max(0, 3 - niles), A.FLOOD_BASE + min(2, ankhs) + 1)
 
 
 class RaDiceState(GameState):
@@ -226,22 +207,16 @@ class RaDiceState(GameState):
     def _applications(self) -> list[int]:
         """Every application the turn player can make with his unused dice, then DONE."""
         counts, civ_dice, monument_dice = self.free_dice()
-        seat, ankhs = self.player, counts[ANKH]
-        legal = [A.DONE]
-        top = self.board.track_top
-        # (a face with no free die has no application: the calls are skipped)
-        pharaohs, niles, civs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION]
-        if pharaohs:
-            legal.extend(track_applications(A.PHARAOH_BASE, pharaohs,
-                                            top - self.pharaoh[seat], ankhs))
-        if niles:
-            legal.extend(track_applications(A.NILE_BASE, niles, top - self.nile[seat], ankhs))
-            legal.extend(flood_applications(niles, ankhs))
-        if civs:
-            legal.extend(self.civilization_applications(civs, ankhs, civ_dice))
-        for targets, partners in self.monument_options(monument_dice, ankhs):
-            legal.extend([A.MONUMENT_BASE + 8 * space + partner
-                          for space in targets for partner in partners])
+        legal = self.non_monument_applications(counts, civ_dice)
+        legal.insert(0, A.DONE)
+        if monument_dice:
+            for targets, partners in self.monument_options(monument_dice, counts[ANKH]):
+                if len(partners) == 1:  # the common case (a turn's first marker): one pass
+                    base = A.MONUMENT_BASE + partners[0]
+                    legal.extend([base + 8 * space for space in targets])
+                else:
+                    legal.extend([A.MONUMENT_BASE + 8 * space + partner
+                                  for space in targets for partner in partners])
         return legal
 
     # The pieces of the list of applications, public for the bots' playouts: a rollout
@@ -262,6 +237,33 @@ class RaDiceState(GameState):
             elif face == MONUMENT:
                 monument_dice |= 1 << i
         return counts, civ_dice, monument_dice
+
+    def non_monument_applications(self, counts: list[int], civ_dice: int) -> list[int]:
+        """The Pharaoh, Nile, flood and Civilization applications, in the list's order,
+        for the free dice ``counts`` and Civilization dice ``civ_dice`` (:meth:`free_dice`)."""
+        seat, ankhs, top = self.player, counts[ANKH], self.board.track_top
+        pharaohs, niles, civs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION]
+        legal: list[int] = []
+        if pharaohs:
+            room = top - self.pharaoh[seat]
+            if room > 0:  # Ankhs are offered only while they still move the marker
+                extra = min(ankhs, room - pharaohs) if room > pharaohs else 0
+                legal.extend(range(A.PHARAOH_BASE, A.PHARAOH_BASE + extra + 1))
+        if niles:
+            room = top - self.nile[seat]
+            if room > 0:
+                extra = min(ankhs, room - niles) if room > niles else 0
+                legal.extend(range(A.NILE_BASE, A.NILE_BASE + extra + 1))
+            for flood_ankhs in range(min(2, ankhs) + 1):  # three Niles, up to two Ankhs
+                if niles + flood_ankhs >= 3:
+                    legal.append(A.FLOOD_BASE + flood_ankhs)
+        if civs:
+            open_colours = self.open_civilization_colours(civs, ankhs, civ_dice)
+            if open_colours:  # as many colours as the dice beyond two pay for, up to 3
+                most = min(3, civs + ankhs - 2)
+                legal.extend(A.CIVILIZATION_BASE + colours for colours in SUBMASKS[open_colours]
+                             if POPCOUNT[colours] <= most)
+        return legal
 
     def can_apply(self) -> bool:
         """Whether the turn player has any application besides DONE (else his turn ends
@@ -304,17 +306,6 @@ class RaDiceState(GameState):
             if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
                 open_colours |= 1 << colour
         return open_colours
-
-    def civilization_applications(self, civs: int, ankhs: int, civ_dice: int) -> list[int]:
-        """The Civilization applications: each set of open colours (see
-        :meth:`open_civilization_colours`) of at most as many colours as the dice
-        beyond the first two pay for (three at the most)."""
-        open_colours = self.open_civilization_colours(civs, ankhs, civ_dice)
-        if not open_colours:
-            return []
-        most = min(3, civs + ankhs - 2)
-        return [A.CIVILIZATION_BASE + colours for colours in SUBMASKS[open_colours]
-                if POPCOUNT[colours] <= most]
 
     def monument_options(self, monument_dice: int, ankhs: int
                          ) -> list[tuple[list[int], list[int]]]:

@@ -10,14 +10,8 @@ import pytest
 
 from arena.games.ra_dice import actions as A
 from arena.games.ra_dice.actions import BITS
-from arena.games.ra_dice.board import ANKH, CIVILIZATION, MONUMENT, NILE, PHARAOH
-from arena.games.ra_dice.state import (
-    APPLY,
-    OVER,
-    RaDiceState,
-    flood_applications,
-    track_applications,
-)
+from arena.games.ra_dice.board import ANKH, CIVILIZATION, MONUMENT
+from arena.games.ra_dice.state import APPLY, OVER, RaDiceState
 from arena.plugins import load_game
 
 GAME = load_game("ra_dice")
@@ -54,14 +48,8 @@ def test_the_pieces_make_the_list_and_tell_whether_it_has_an_application(players
                                    and state.faces[i] == CIVILIZATION)
             assert monument_dice == sum(1 << i for i in range(5) if not state.used >> i & 1
                                         and state.faces[i] == MONUMENT)
-            seat, top, ankhs = state.player, state.board.track_top, counts[ANKH]
-            pieces = [A.DONE,
-                      *track_applications(A.PHARAOH_BASE, counts[PHARAOH],
-                                          top - state.pharaoh[seat], ankhs),
-                      *track_applications(A.NILE_BASE, counts[NILE], top - state.nile[seat],
-                                          ankhs),
-                      *flood_applications(counts[NILE], ankhs),
-                      *state.civilization_applications(counts[CIVILIZATION], ankhs, civ_dice)]
+            ankhs = counts[ANKH]
+            pieces = [A.DONE, *state.non_monument_applications(counts, civ_dice)]
             for targets, partners in state.monument_options(monument_dice, ankhs):
                 pieces += [A.MONUMENT_BASE + 8 * space + partner
                            for space in targets for partner in partners]
