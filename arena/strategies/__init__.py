@@ -4,6 +4,9 @@
   valuation (``valuation.py``).
 * :class:`MctsStrategy` (``bots/mcts``, Ra): information-set Monte Carlo tree search.
 * ``dice_greedy`` (``bots/dice-greedy``): Ra: The Dice Game.
+* ``dice_mcts`` (``bots/dice-mcts``): Monte Carlo search over the dice game's future dice.
+* ``search``: the search driver both search bots share (time, stopping, paired rounds,
+  the protocol bot around them); each bot keeps only its game's tree and playouts.
 
 The Ra strategies have ``choose(observation, legal) -> index``;
 :mod:`arena.strategies.players` wraps them as in-process players for the referee, and

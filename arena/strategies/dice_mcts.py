@@ -32,7 +32,8 @@ rolling decisions (20% on the others): a comparison as sharp as with ~1.6-2.8x t
 playouts.  Playouts also skip the engine's list of applications (the same play, a little
 faster).
 
-Time is spent as by the Ra mcts (:mod:`arena.strategies.mcts`): a share of the arena's
+Time is spent as by the Ra mcts, with the search driver they share
+(:mod:`arena.strategies.search`): a share of the arena's
 time per decision (1.3: 70% minus 40 ms), never the overage bank.  Up to 1.2 the search
 was cut when the process got only part of a core (the Ra mcts's starvation guard); 1.3
 thinks to its deadline on the wall clock whatever the CPU it gets, since the playouts
@@ -43,12 +44,11 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from arena.games.ra_dice import actions as A
-from arena.games.ra_dice.actions import BITS, POPCOUNT, SUBMASKS
+from arena.games.ra_dice.actions import BITS, POPCOUNT
 from arena.games.ra_dice.board import (
     ANKH,
     CIVILIZATION,
@@ -70,15 +70,14 @@ from arena.games.ra_dice.record import state_from_json
 from arena.games.ra_dice.state import (
     APPLY,
     DISASTER,
-    EMPTY,
-    NUM_SPACES,
     OVER,
     PHASES,
     ROLL,
     RaDiceState,
 )
 from arena.strategies import dice_greedy
-from arena.strategies import mcts as ra_mcts
+from arena.strategies import search as driver
+from arena.strategies.search import SearchClock, TimedSearch, TimeShare
 
 if TYPE_CHECKING:  # the bot process itself needs none of the runner
     from arena.runner.players import PythonPlayer
@@ -88,8 +87,9 @@ VERSION = "1.4.0"  # bump with any change of play: leagues tell versions apart b
 
 
 @dataclass(frozen=True)
-class DiceMctsSettings:
-    """The search's knobs (as :class:`arena.strategies.mcts.MctsSettings`)."""
+class DiceMctsSettings(TimeShare):
+    """The search's knobs, after the time's (:class:`TimeShare`), as
+    :class:`arena.strategies.mcts.MctsSettings`."""
 
     exploration: float = 0.7  # UCB constant, for rewards in [0, 1]
     margin_scale: float = 10.0  # points of margin that make a clear lead
@@ -128,8 +128,6 @@ class DiceMctsSettings:
     # decisions (with one stream each, the dice of every later turn differ after a
     # reroll against a stop)
     turn_streams: bool = False
-    time_share: float = 0.6
-    time_reserve: float = 0.08
     # paired search: cut the thinking when the process gets only part of a core (the
     # Ra mcts's starvation guard); off, it thinks to its deadline on the wall clock
     # whatever share of a core it gets
@@ -245,32 +243,6 @@ CIVILIZATION_PLANNING = (-5.0, 0.0, 2.5, 5.0, 10.0, 15.0)
 MONUMENT_BONUS_PLANNING = (0.0, 0.5, 2.5, 5.0, 10.0, 15.0)
 
 
-def _free_counts(state: RaDiceState) -> list[int]:
-    counts = [0] * 6
-    faces, used = state.faces, state.used
-    for i in range(NUM_DICE):
-        if not used >> i & 1:
-            counts[faces[i]] += 1
-    return counts
-
-
-def _free_dice(state: RaDiceState) -> tuple[list[int], int, int]:
-    """:func:`_free_counts`, and the masks of the unused Civilization and Monument dice."""
-    counts = [0] * 6
-    faces, used = state.faces, state.used
-    civ_dice = monument_dice = 0
-    for i in range(NUM_DICE):
-        if used >> i & 1:
-            continue
-        face = faces[i]
-        counts[face] += 1
-        if face == CIVILIZATION:
-            civ_dice |= 1 << i
-        elif face == MONUMENT:
-            monument_dice |= 1 << i
-    return counts, civ_dice, monument_dice
-
-
 def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
     """How much keeping a die showing ``face`` is worth to the player rolling (rough)."""
     seat = state.player
@@ -288,7 +260,7 @@ def _keep_value(state: RaDiceState, face: int, counts: list[int]) -> float:
 
 
 def _roll_choice(state: RaDiceState, rng: random.Random) -> int:
-    counts = _free_counts(state)
+    counts = state.free_dice()[0]
     threshold = 0.5 + 0.5 * rng.random()
     mask = 0
     faces = state.faces
@@ -333,7 +305,7 @@ def application_value(state: RaDiceState, action: int, counts: list[int]) -> flo
 def _apply_choice(state: RaDiceState, legal: list[int]) -> int:
     """The application worth most now, or DONE when none is worth anything (the values
     already charge the Ankhs an application takes from the pairs DONE would score)."""
-    counts = _free_counts(state)
+    counts = state.free_dice()[0]
     best, best_value = A.DONE, 0.0
     monuments: dict[int, float] = {}  # a Monument application's value, by its column
     for action in legal:
@@ -423,12 +395,12 @@ def preference(state: RaDiceState, legal: list[int]) -> list[int]:
     first (stable for equal values, so the order is deterministic)."""
     phase = state.phase
     if phase == APPLY:
-        counts = _free_counts(state)
+        counts = state.free_dice()[0]
         return sorted(legal, key=lambda a: -application_value(state, a, counts))
     if phase == DISASTER:
         return sorted(legal, key=lambda a: -disaster_harm(state, a))
     if phase == ROLL:
-        counts = _free_counts(state)
+        counts = state.free_dice()[0]
         faces = state.faces
         worth = [0.0 if faces[i] == SUN else _keep_value(state, faces[i], counts)
                  for i in range(NUM_DICE)]
@@ -534,106 +506,50 @@ def search(root: RaDiceState, rng: random.Random, *, seconds: float | None = Non
     """The best action for the seat deciding in ``root`` and the tree, by ISMCTS for
     ``seconds`` or ``iterations`` (whichever ends first; at least one must be given),
     among ``candidates`` (default: every legal action; the first is tried first)."""
-    if seconds is None and iterations is None:
-        raise ValueError("search needs a time or an iteration budget")
-    started = time.perf_counter()
-    cpu_started = time.process_time()
-    deadline = math.inf if seconds is None else started + seconds
-    limit = math.inf if iterations is None else iterations
+    clock = SearchClock.start(seconds, iterations)
     tree = Node()
     legal = root.legal_actions() if candidates is None else candidates
     tree.order = list(legal)
     tree.only = None if candidates is None else set(candidates)
     if settings.paired_root:
-        return _paired_search(root, rng, legal, deadline, limit, started, cpu_started,
-                              seconds, settings)
-    done = 0
-    while done < limit:
-        now = time.perf_counter()
-        if now >= deadline:
-            break
-        if done % ra_mcts.CHECK_EVERY == 0 and done:
-            spent = now - started
-            if _decided(tree, legal, done, spent, deadline - now, limit - done):
-                break
-            if seconds is not None and spent > ra_mcts.STARVED_AFTER:
-                deadline = min(deadline, ra_mcts._starved_deadline(
-                    started, seconds, spent, time.process_time() - cpu_started))
-        _iterate(root, tree, rng, settings)
-        done += 1
-    best = max(legal, key=lambda a: _visits(tree, a))
-    return best, tree
+        return _paired_search(root, rng, legal, clock, settings)
+
+    def visits(action: int) -> int:
+        edge = tree.edges.get(action)
+        return -1 if edge is None else edge.visits
+
+    driver.run_iterations(lambda: _iterate(root, tree, rng, settings), visits, legal, clock)
+    return driver.most_visited(legal, visits), tree
 
 
 def _paired_search(root: RaDiceState, rng: random.Random, legal: list[int],
-                   deadline: float, limit: float, started: float, cpu_started: float,
-                   seconds: float | None, settings: DiceMctsSettings) -> tuple[int, Node]:
+                   clock: SearchClock, settings: DiceMctsSettings) -> tuple[int, Node]:
     """Flat Monte Carlo over the root's candidates with common random numbers: each
-    round draws one seed and plays every candidate out from it (``paired_root``).  The
-    tree returned holds one edge per candidate (its visits and totals)."""
+    round draws one seed and plays every candidate out from it (``paired_root``), with
+    the settings' pruning and caution about overruling greedy's favourite.  The tree
+    returned holds one edge per candidate (its visits and totals)."""
     tree = Node()
     n = root.num_players
-    seat = root.current_player()
     for action in legal:
         tree.edges[action] = Edge(n)
-    # the candidates still searched; when some are pruned, the rounds go on among the
-    # others (the survivors have all played every round so far, so their totals compare)
-    active = list(legal)
-    history: dict[int, list[float]] = {action: [] for action in legal}  # seat's rewards
-    prune_every = settings.prune_every
-    done = rounds = 0
-    pruned = True
-    while pruned:
-        pruned = False
-        for results in ra_mcts.paired_rounds(
-                active, lambda a, seed: _playout(root, a, seed, settings), rng, deadline,
-                limit - done, started, cpu_started,
-                seconds if settings.starvation_guard else None):
-            for action, result in zip(active, results, strict=True):
-                edge = tree.edges[action]
-                edge.visits += 1
-                for s in range(n):
-                    edge.totals[s] += result[s]
-                history[action].append(result[seat])
-            done += len(results)
-            rounds += 1
-            if prune_every and rounds % prune_every == 0:
-                survivors = _survivors(tree, active, history, seat, settings.prune_z)
-                if len(survivors) < len(active):
-                    active, pruned = survivors, True
-                    break
-    tree.visits = done
-    if not rounds:
-        return legal[0], tree
-    best = max(active, key=lambda a: tree.edges[a].totals[seat])  # first on ties
-    favourite = legal[0]
-    if (settings.deviate_z and best != favourite and favourite in active
-            and not _significant(history[best], history[favourite], settings.deviate_z)):
-        best = favourite
+    if not settings.starvation_guard:
+        clock = clock.without_starvation_guard()
+    best, tree.visits = driver.paired_search(
+        legal, lambda a, seed: _playout(root, a, seed, settings), rng, clock,
+        root.current_player(), tree.edges, prune_every=settings.prune_every,
+        prune_z=settings.prune_z, deviate_z=settings.deviate_z)
     return best, tree
 
 
-def _significant(better: list[float], worse: list[float], z: float) -> bool:
-    """Whether ``better``'s mean paired advantage over ``worse`` (round by round, the
-    same dice) is more than ``z`` standard errors."""
-    rounds = len(better)
-    if rounds < 2:
-        return False
-    gaps = [x - y for x, y in zip(better, worse, strict=True)]
-    mean = sum(gaps) / rounds
-    variance = sum((g - mean) ** 2 for g in gaps) / (rounds - 1)
-    return mean > z * math.sqrt(variance / rounds)
+# The paired search's statistics, by the names the dice tests pin them (the search
+# itself is the driver's: arena/strategies/search.py).
+_significant = driver.significant
 
 
 def _survivors(tree: Node, active: list[int], history: dict[int, list[float]],
                seat: int, z: float) -> list[int]:
-    """The candidates of ``active`` (in order) whose mean paired deficit to the best is
-    at most ``z`` standard errors: each round played them from the same dice, so the
-    differences round by round carry little of the dice's luck."""
-    best = max(active, key=lambda a: tree.edges[a].totals[seat])  # first on ties
-    leader = history[best]
-    return [action for action in active
-            if action == best or not _significant(leader, history[action], z)]
+    """The pruning rule (:func:`arena.strategies.search.survivors`) on the root's edges."""
+    return driver.survivors(tree.edges, active, history, seat, z)
 
 
 class _NoEvents(list):  # type: ignore[type-arg]
@@ -709,116 +625,49 @@ def _playout(root: RaDiceState, action: int, seed: int,
 
 # ---------------------------------------------------------- the playouts' fast path
 #
-# A playout spends most of its time in the APPLY phase: the engine lists every
-# application after each one (a Monument die alone offers dozens of spaces and partners)
-# and the rollout policy then scores each.  In a playout only the policy's choice is
-# needed, so :class:`_PlayoutState` skips the listing (it only checks that *some*
-# application exists, as the engine does to end a turn with nothing to apply) and
-# :func:`_best_application` finds the policy's choice without the list: the same action
-# as ``_apply_choice(state, state.legal_actions())``, the earliest of the best-valued.
+# A playout spends most of its time in the APPLY phase: listing every application after
+# each one (a Monument die alone offers dozens of spaces and partners) and scoring each
+# would cost most of it.  In a playout only the policy's choice is needed: the engine
+# lists the applications only when asked (``lazy_applications``: it only checks that
+# *some* exists, to end a turn with nothing to apply), and :func:`_best_application`
+# finds the policy's choice from the engine's pieces of the list instead: the same
+# action as ``_apply_choice(state, state.legal_actions())``, the earliest of the
+# best-valued.
 
 
 def _best_application(state: RaDiceState) -> int:
-    """``_apply_choice`` on the engine's list of applications, without the list."""
-    seat = state.player
-    counts, civ_dice, monument_dice = _free_dice(state)
-    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
-        counts[ANKH]
+    """``_apply_choice`` on the engine's list of applications, without the list: the
+    engine's own pieces of it (free_dice, non_monument_applications, monument_options)
+    in its order."""
+    counts, civ_dice, monument_dice = state.free_dice()
     best, best_value = A.DONE, 0.0
-    top = state.board.track_top
     # the engine's order: Pharaoh, Nile, flood, Civilization, Monument applications
-    for free, marker, base in ((pharaohs, state.pharaoh[seat], A.PHARAOH_BASE),
-                               (niles, state.nile[seat], A.NILE_BASE)):
-        room = top - marker
-        if free and room > 0:  # Ankhs only while they still move the marker
-            extra = min(ankhs, room - free) if room > free else 0
-            for action in range(base, base + extra + 1):
-                value = application_value(state, action, counts)
-                if value > best_value:
-                    best, best_value = action, value
-    if niles:
-        for flood_ankhs in range(min(2, ankhs) + 1):
-            if niles + flood_ankhs >= 3:
-                value = application_value(state, A.FLOOD_BASE + flood_ankhs, counts)
-                if value > best_value:
-                    best, best_value = A.FLOOD_BASE + flood_ankhs, value
-    if civs and civs + ankhs >= 3:
-        most = min(3, civs + ankhs - 2)
-        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
-        open_colours = 0
-        for colour in BITS[civ_dice]:
-            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
-                open_colours |= 1 << colour
-        for colours in SUBMASKS[open_colours]:
-            if POPCOUNT[colours] <= most:
-                action = A.CIVILIZATION_BASE + colours
-                value = application_value(state, action, counts)
-                if value > best_value:
-                    best, best_value = action, value
+    for action in state.non_monument_applications(counts, civ_dice):
+        value = application_value(state, action, counts)
+        if value > best_value:
+            best, best_value = action, value
     if monument_dice:
-        spaces = state.monuments
+        spaces, seat = state.monuments, state.player
         # a marker's value by column (_monument_gain's, by the markers already there)
         gains = [_GAIN_BY_OWN[spaces[5 * column : 5 * column + 5].count(seat)]
                  for column in range(NUM_COLUMNS)]
-        if state.placed_monuments == 0:  # the first marker: any empty space, no partner
-            for colour in BITS[monument_dice]:
-                for column in range(NUM_COLUMNS):
-                    if spaces[5 * column + colour] == EMPTY and gains[column] > best_value:
-                        best, best_value = A.MONUMENT_BASE + 8 * (5 * column + colour), \
-                            gains[column]
-        else:
-            own_columns = state.monument_columns[seat]
-            dice = BITS[monument_dice]
-            for colour in dice:
-                # the partners in the engine's order: an Ankh, then the other Monument
-                # dice; a die partner is worth the Ankh's cost more than the Ankh, so
-                # the first die partner (if any) is the only one that can be chosen
-                partner = next((2 + other for other in dice if other != colour), 0)
-                if not partner and not ankhs:
-                    continue
-                for column in range(NUM_COLUMNS):
-                    space = 5 * column + colour
-                    if own_columns >> column & 1 or spaces[space] != EMPTY:
-                        continue
-                    value = gains[column]
-                    if not partner:
-                        value -= ANKH_COST
-                        action = A.MONUMENT_BASE + 8 * space + A.PARTNER_ANKH
-                    else:
-                        action = A.MONUMENT_BASE + 8 * space + partner
-                    if value > best_value:
-                        best, best_value = action, value
+        for targets, partners in state.monument_options(monument_dice, counts[ANKH]):
+            # a die partner (or none, for the turn's first marker) costs nothing and the
+            # Ankh its ANKH_COST, so only the engine's first other partner than the Ankh
+            # can be chosen (the Ankh comes first), or the Ankh when it is the only one
+            partner = partners[0]
+            if partner == A.PARTNER_ANKH and len(partners) > 1:
+                partner = partners[1]
+            cost = ANKH_COST if partner == A.PARTNER_ANKH else 0.0
+            for space in targets:
+                value = gains[space // 5] - cost
+                if value > best_value:
+                    best, best_value = A.MONUMENT_BASE + 8 * space + partner, value
     return best
 
 
-def _can_apply(state: RaDiceState) -> bool:
-    """Whether the engine would list any application besides DONE."""
-    seat = state.player
-    counts, civ_dice, monument_dice = _free_dice(state)
-    pharaohs, niles, civs, ankhs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION], \
-        counts[ANKH]
-    top = state.board.track_top
-    if pharaohs and state.pharaoh[seat] < top:
-        return True
-    if niles and (state.nile[seat] < top or niles + min(2, ankhs) >= 3):
-        return True
-    if civs and civs + ankhs >= 3:
-        bit, capacity, area = 1 << seat, state.board.civilization_capacity, state.civilization
-        for colour in BITS[civ_dice]:
-            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
-                return True
-    if monument_dice:
-        spaces = state.monuments
-        dice = BITS[monument_dice]
-        if state.placed_monuments == 0:
-            return any(spaces[space] == EMPTY
-                       for colour in dice for space in range(colour, NUM_SPACES, 5))
-        if not ankhs and len(dice) < 2:
-            return False
-        own_columns = state.monument_columns[seat]
-        return any(not own_columns >> column & 1 and spaces[5 * column + colour] == EMPTY
-                   for colour in dice for column in range(NUM_COLUMNS))
-    return False
+# the engine's check, by the name the dice tests pin it (once a copy of the engine's rules)
+_can_apply = RaDiceState.can_apply
 
 
 class _PlayoutState(RaDiceState):
@@ -827,6 +676,7 @@ class _PlayoutState(RaDiceState):
     ``turn_streams``, the n-th turn after the root's rolls with the dice counter from
     3n (a turn rolls at most REROLLS + 1 = 3 times, the root's turn from 0)."""
 
+    lazy_applications = True
     turn_streams = False
     turns_begun = 0
 
@@ -835,27 +685,6 @@ class _PlayoutState(RaDiceState):
             self.turns_begun += 1
             self.dice.counter = (REROLLS + 1) * self.turns_begun
         RaDiceState._start_turn(self)
-
-    def _enter_apply(self) -> None:
-        self.phase = APPLY
-        if _can_apply(self):
-            self._legal = None
-        else:  # nothing can be applied: the turn ends by itself
-            self._end_turn()
-
-
-def _visits(node: Node, action: int) -> int:
-    edge = node.edges.get(action)
-    return -1 if edge is None else edge.visits
-
-
-def _decided(tree: Node, legal: list[int], done: int, spent: float, left: float,
-             iterations_left: float) -> bool:
-    if len(legal) < 2:
-        return True
-    possible = min(iterations_left, done / spent * left if spent > 0 else math.inf)
-    visits = sorted((_visits(tree, a) for a in legal), reverse=True)
-    return visits[0] - visits[1] > possible
 
 
 def _iterate(root: RaDiceState, tree: Node, rng: random.Random,
@@ -947,26 +776,23 @@ def legal_matches(state: RaDiceState, legal: list[dict[str, JSON]]) -> list[int]
     return actions
 
 
-class DiceMctsStrategy(ra_mcts.TimedSearch):
+class DiceMctsStrategy(TimedSearch):
     """``choose(observation, legal) -> index`` with ISMCTS over the dice (see the module
     docstring); the same interface and time handling as :class:`MctsStrategy`."""
 
     name = "dice-mcts"
     version = VERSION
+    settings: DiceMctsSettings
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
                  seed: int = 0, settings: DiceMctsSettings = DEFAULT) -> None:
         super().__init__(seconds, iterations, seed)
         self.settings = settings
 
-    def budget(self, observation: dict[str, JSON]) -> float | None:
-        if self.fixed_search():
-            return None
-        epochs = max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
-        settings = ra_mcts.MctsSettings(time_share=self.settings.time_share,
-                                        time_reserve=self.settings.time_reserve)
-        return ra_mcts.think_seconds(self.move_ms, self.seconds, self.clock_left_ms(),
-                                     epochs, settings)
+    def epochs_left(self, observation: dict[str, JSON]) -> float:
+        """The epochs still to score, the current one whole (the dice game shows no
+        finer progress that the clock could follow)."""
+        return max(0.0, EPOCHS - int(observation.get("epoch", 1)) + 1.0)
 
     def _choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]],
                 started: float) -> int:
@@ -990,8 +816,7 @@ class DiceMctsStrategy(ra_mcts.TimedSearch):
             values = dice_greedy.action_values(observation, legal)
             ranked = sorted(range(len(legal)), key=lambda i: (-values[i], i))
             candidates = [actions[i] for i in ranked[:self.settings.root_candidates]]
-        budget = self.budget(observation)
-        seconds = None if budget is None else max(0.0, budget - (time.perf_counter() - started))
+        seconds = self.seconds_left(observation, started)
         if candidates and seconds is not None and seconds < MIN_SEARCH_SECONDS:
             self.last_iterations = 0  # too little time for a round: greedy's favourite
             return actions.index(candidates[0])

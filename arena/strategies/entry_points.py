@@ -55,15 +55,15 @@ def dice_mcts(args: Sequence[str]) -> PythonPlayer:
 
 
 def _search_options(args: Sequence[str]) -> dict[str, Any]:
-    from arena.strategies.mcts import search_options
+    from arena.strategies.search import search_options
 
     return search_options(list(args))
 
 
 def _search_player(strategy: object) -> PythonPlayer:
-    # as serve_search_bot (arena/strategies/mcts.py) runs it
-    from arena.strategies.mcts import TimedSearch
+    # as serve_search_bot (arena/strategies/search.py) runs it
+    from arena.strategies.search import TimedSearch
 
     assert isinstance(strategy, TimedSearch)
-    return PythonPlayer(strategy.name, strategy.choose, version=strategy.version,  # type: ignore[attr-defined]
+    return PythonPlayer(strategy.name, strategy.choose, version=strategy.version,
                         on_new_game=strategy.new_game, on_request=strategy.on_request)

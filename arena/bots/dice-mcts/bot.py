@@ -8,7 +8,7 @@ time (pick N to fit it): the same decisions as the in-process strategy for the s
 seed, whatever the machine's load."""
 
 from arena.strategies.dice_mcts import DiceMctsStrategy
-from arena.strategies.mcts import serve_search_bot
+from arena.strategies.search import serve_search_bot
 
 if __name__ == "__main__":
     serve_search_bot(DiceMctsStrategy, __doc__)

@@ -6,7 +6,8 @@ less when a whole-game clock runs short; ``--seconds S`` caps that lower, and
 time (pick N to fit it): the same decisions as the in-process strategy for the same game
 seed, whatever the machine's load."""
 
-from arena.strategies.mcts import MctsStrategy, serve_search_bot
+from arena.strategies.mcts import MctsStrategy
+from arena.strategies.search import serve_search_bot
 
 if __name__ == "__main__":
     serve_search_bot(MctsStrategy, __doc__)

@@ -56,6 +56,13 @@ EMPTY = -1
 class RaDiceState(GameState):
     """The complete position.  Events are kept as compact lists (see ``record.py``)."""
 
+    # Entering the APPLY phase: list the applications at once (True: whoever plays
+    # asks for them at every decision), or only check that one exists (:meth:`can_apply`,
+    # what ends a turn with nothing to apply) and list them when asked: for a search's
+    # playouts, whose policy picks its application without the list (arena/strategies/
+    # dice_mcts.py), which a Monument die makes long.
+    lazy_applications = False
+
     def __init__(self, board: Board, num_players: int, seed: int) -> None:
         self.board = board
         self.num_players = num_players
@@ -199,27 +206,44 @@ class RaDiceState(GameState):
 
     def _applications(self) -> list[int]:
         """Every application the turn player can make with his unused dice, then DONE."""
-        faces, used, seat = self.faces, self.used, self.player
-        pharaohs = niles = civs = monuments = ankhs = 0
+        counts, civ_dice, monument_dice = self.free_dice()
+        legal = self.non_monument_applications(counts, civ_dice)
+        legal.insert(0, A.DONE)
+        if monument_dice:
+            for targets, partners in self.monument_options(monument_dice, counts[ANKH]):
+                if len(partners) == 1:  # the common case (a turn's first marker): one pass
+                    base = A.MONUMENT_BASE + partners[0]
+                    legal.extend([base + 8 * space for space in targets])
+                else:
+                    legal.extend([A.MONUMENT_BASE + 8 * space + partner
+                                  for space in targets for partner in partners])
+        return legal
+
+    # The pieces of the list of applications, public for the bots' playouts: a rollout
+    # policy that picks its application without the list (which a Monument die makes
+    # long) asks the same rules the list is made of.
+
+    def free_dice(self) -> tuple[list[int], int, int]:
+        """The turn player's unused dice: how many show each face, and the masks of the
+        Civilization dice and of the Monument dice among them."""
+        counts = [0] * 6
+        faces = self.faces
         civ_dice = monument_dice = 0
-        for i in range(NUM_DICE):
-            if used >> i & 1:
-                continue
+        for i in BITS[ALL_DICE & ~self.used]:
             face = faces[i]
-            if face == PHARAOH:
-                pharaohs += 1
-            elif face == NILE:
-                niles += 1
-            elif face == CIVILIZATION:
-                civs += 1
+            counts[face] += 1
+            if face == CIVILIZATION:
                 civ_dice |= 1 << i
             elif face == MONUMENT:
-                monuments += 1
                 monument_dice |= 1 << i
-            elif face == ANKH:
-                ankhs += 1
-        legal = [A.DONE]
-        top = self.board.track_top
+        return counts, civ_dice, monument_dice
+
+    def non_monument_applications(self, counts: list[int], civ_dice: int) -> list[int]:
+        """The Pharaoh, Nile, flood and Civilization applications, in the list's order,
+        for the free dice ``counts`` and Civilization dice ``civ_dice`` (:meth:`free_dice`)."""
+        seat, ankhs, top = self.player, counts[ANKH], self.board.track_top
+        pharaohs, niles, civs = counts[PHARAOH], counts[NILE], counts[CIVILIZATION]
+        legal: list[int] = []
         if pharaohs:
             room = top - self.pharaoh[seat]
             if room > 0:  # Ankhs are offered only while they still move the marker
@@ -230,41 +254,81 @@ class RaDiceState(GameState):
             if room > 0:
                 extra = min(ankhs, room - niles) if room > niles else 0
                 legal.extend(range(A.NILE_BASE, A.NILE_BASE + extra + 1))
-            for flood_ankhs in range(min(2, ankhs) + 1):
+            for flood_ankhs in range(min(2, ankhs) + 1):  # three Niles, up to two Ankhs
                 if niles + flood_ankhs >= 3:
                     legal.append(A.FLOOD_BASE + flood_ankhs)
-        if civs and civs + ankhs >= 3:
-            most = min(3, civs + ankhs - 2)
-            bit, capacity, area = 1 << seat, self.board.civilization_capacity, self.civilization
-            open_colours = 0
-            for colour in BITS[civ_dice]:
-                if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
-                    open_colours |= 1 << colour
-            legal.extend(A.CIVILIZATION_BASE + colours for colours in SUBMASKS[open_colours]
-                         if POPCOUNT[colours] <= most)
-        if monuments:
-            self._monument_applications(legal, monument_dice, ankhs)
+        if civs:
+            open_colours = self.open_civilization_colours(civs, ankhs, civ_dice)
+            if open_colours:  # as many colours as the dice beyond two pay for, up to 3
+                most = min(3, civs + ankhs - 2)
+                legal.extend(A.CIVILIZATION_BASE + colours for colours in SUBMASKS[open_colours]
+                             if POPCOUNT[colours] <= most)
         return legal
 
-    def _monument_applications(self, legal: list[int], monument_dice: int, ankhs: int) -> None:
+    def can_apply(self) -> bool:
+        """Whether the turn player has any application besides DONE (else his turn ends
+        by itself).  The rules of :meth:`_applications`, asked only whether each kind
+        has one: cheaper than the list, which lazy_applications puts off."""
+        counts, civ_dice, monument_dice = self.free_dice()
+        seat, ankhs = self.player, counts[ANKH]
+        top = self.board.track_top
+        if counts[PHARAOH] and self.pharaoh[seat] < top:
+            return True
+        niles = counts[NILE]
+        if niles and (self.nile[seat] < top or niles + min(2, ankhs) >= 3):  # move, flood
+            return True
+        if self.open_civilization_colours(counts[CIVILIZATION], ankhs, civ_dice):
+            return True
+        if not monument_dice:
+            return False
         spaces = self.monuments
-        if self.placed_monuments == 0:  # the first marker of the turn: any empty space
-            for colour in BITS[monument_dice]:
-                for space in range(colour, NUM_SPACES, 5):
-                    if spaces[space] == EMPTY:
-                        legal.append(A.MONUMENT_BASE + 8 * space)
-            return
+        dice = BITS[monument_dice]
+        if self.placed_monuments == 0:  # the first marker: any empty space of its colour
+            return any(spaces[space] == EMPTY
+                       for colour in dice for space in range(colour, NUM_SPACES, 5))
+        if not ankhs and len(dice) < 2:  # no partner
+            return False
+        own_columns = self.monument_columns[seat]
+        return any(not own_columns >> column & 1 and spaces[5 * column + colour] == EMPTY
+                   for colour in dice for column in range(NUM_COLUMNS))
+
+    def open_civilization_colours(self, civs: int, ankhs: int, civ_dice: int) -> int:
+        """The mask of the colours the turn player can place a Civilization marker on
+        with the free Civilization dice ``civ_dice`` (``civs`` of them) and ``ankhs``
+        Ankhs: it takes three dice, and a colour the player already holds or that is
+        full is closed (0: no Civilization application)."""
+        if not civs or civs + ankhs < 3:
+            return 0
+        bit, capacity, area = 1 << self.player, self.board.civilization_capacity, \
+            self.civilization
+        open_colours = 0
+        for colour in BITS[civ_dice]:
+            if not area[colour] & bit and POPCOUNT[area[colour]] < capacity:
+                open_colours |= 1 << colour
+        return open_colours
+
+    def monument_options(self, monument_dice: int, ankhs: int
+                         ) -> list[tuple[list[int], list[int]]]:
+        """Per free Monument die (``monument_dice``) that can be applied, in die order:
+        the spaces its marker can take, column by column, and the partners it can be
+        applied with.  The turn's first marker takes any empty space of its colour and no
+        partner (``[PARTNER_NONE]``); each later one only a column the player has no
+        marker in yet, with an Ankh (if one is free) or another free Monument die."""
+        spaces = self.monuments
+        dice = BITS[monument_dice]
+        if self.placed_monuments == 0:
+            return [([space for space in range(colour, NUM_SPACES, 5) if spaces[space] == EMPTY],
+                     [A.PARTNER_NONE]) for colour in dice]
         own_columns = self.monument_columns[self.player]
-        for colour in BITS[monument_dice]:
+        options = []
+        for colour in dice:
             partners = [A.PARTNER_ANKH] if ankhs else []
-            partners += [2 + other for other in BITS[monument_dice] if other != colour]
-            if not partners:
-                continue
-            for column in range(NUM_COLUMNS):
-                space = 5 * column + colour
-                if not own_columns >> column & 1 and spaces[space] == EMPTY:
-                    base = A.MONUMENT_BASE + 8 * space
-                    legal.extend(base + partner for partner in partners)
+            partners += [2 + other for other in dice if other != colour]
+            if partners:
+                options.append(([space for space in range(colour, NUM_SPACES, 5)
+                                 if not own_columns >> space // 5 & 1 and spaces[space] == EMPTY],
+                                partners))
+        return options
 
     # ------------------------------------------------------------------- the turn
 
@@ -300,6 +364,12 @@ class RaDiceState(GameState):
 
     def _enter_apply(self) -> None:
         self.phase = APPLY
+        if self.lazy_applications:
+            if self.can_apply():
+                self._legal = None  # listed if asked for
+            else:  # nothing can be applied: the turn ends by itself
+                self._end_turn()
+            return
         legal = self._applications()
         if len(legal) == 1:  # nothing can be applied: the turn ends by itself
             self._end_turn()
