@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
@@ -23,16 +23,14 @@ from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
 from arena.league.schedule import ScheduledGame, stable_int, table_games
 from arena.runner.botspec import BotSpec
+from arena.server.context import ServerContext, ladder_spec
 from arena.settings import Limits
-
-if TYPE_CHECKING:
-    from arena.server.core import Server
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
 FEED_SEED_KEY = "ladder_tables"
 
 
-def ladder_config(server: Server) -> LeagueConfig:
+def ladder_config(server: ServerContext) -> LeagueConfig:
     settings = server.settings
     return LeagueConfig(
         path=settings.folder / "settings.toml", name="ladder", game=settings.game,
@@ -61,7 +59,7 @@ class _Listener(LeagueListener):
 
 
 class Ladder:
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerContext) -> None:
         self.server = server
         self.generation = 0
         self.wake = trio.Event()
@@ -78,7 +76,6 @@ class Ladder:
             self.feed_scope.cancel()
 
     def specs(self) -> list[BotSpec]:
-        from arena.server.validation import ladder_spec
 
         settings = self.server.settings
         specs = list(self.server.house_bots)
@@ -163,7 +160,7 @@ class Leaderboards:
     """The leaderboard per player count, recomputed (in a thread) at most once a second
     while games arrive; each computation is announced as a ``rating_changed`` event."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerContext) -> None:
         self.server = server
         self.boards: dict[int, dict[str, Any]] = {}
         self.dirty = trio.Event()

@@ -7,17 +7,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
+from arena.server.context import ServerContext, ladder_spec
 from arena.settings import Limits
-
-if TYPE_CHECKING:
-    from arena.server.core import Server
 
 STDERR_TAIL_CHARS = 4000
 
@@ -50,22 +48,13 @@ async def conformance(spec: BotSpec, games: Mapping[str, Game], opponents: Seque
     return Outcome(False, message[:1000], report.to_json(), tail)
 
 
-def ladder_spec(spec: BotSpec, ladder_name: str, game: str,
-                players: Sequence[int]) -> BotSpec:
-    """The bot as the ladder knows it: named OWNER/NAME@N, its games cut to the ladder's
-    game and player counts."""
-    counts = tuple(n for n in spec.games.get(game, ()) if n in players)
-    return dataclasses.replace(spec, name=ladder_name, games={game: counts},
-                               entry_point=None, source=f"upload {ladder_name}")
-
-
-async def run_queue(server: Server, receive: trio.MemoryReceiveChannel[int]) -> None:
+async def run_queue(server: ServerContext, receive: trio.MemoryReceiveChannel[int]) -> None:
     """Validate the versions sent on ``receive``, one at a time, for ever."""
     async for version_id in receive:
         await validate_one(server, version_id)
 
 
-async def validate_one(server: Server, version_id: int) -> None:
+async def validate_one(server: ServerContext, version_id: int) -> None:
     version = server.store.version(version_id)
     if version is None or version.state != "pending":
         return
@@ -96,7 +85,7 @@ async def validate_one(server: Server, version_id: int) -> None:
         server.ladder.roster_changed()
 
 
-def spec_version(folder: Path, server: Server) -> str:
+def spec_version(folder: Path, server: ServerContext) -> str:
     try:
         return server.load_spec(folder).version
     except ArenaError:
