@@ -202,3 +202,34 @@ def test_the_sqlite_store_is_a_league_store() -> None:
         if name.startswith("_"):
             continue
         assert hasattr(Store, name) or name == "path", name
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["local", "worker-processes"])
+def test_open_ended_play_with_real_bots_on_each_backend(tmp_path: Path, workers: int) -> None:
+    """The caller's tables are played by the same backends as a schedule: in this process
+    (workers = 1) and in worker processes (the Dask backend is tested in test_cluster)."""
+    path = tmp_path / "real.toml"
+    path.write_text('name = "real"\ngame = "ra"\nplayers = [2]\nresults_dir = "out"\n'
+                    f'roster = ["random", "first"]\nconcurrency = 2\nworkers = {workers}\n'
+                    '[limits]\nsandbox = "none"\n')
+    config = load_league(path)
+    recorder = Recorder()
+
+    async def main() -> LeagueSummary:
+        send, receive = trio.open_memory_channel[ScheduledGame](0)
+        async with trio.open_nursery() as nursery:
+            async def feed() -> None:
+                async with send:
+                    for seed in range(3):
+                        for game in table_games("ra", ("random", "first"), seed):
+                            await send.send(game)
+            nursery.start_soon(feed)
+            return await play_league(config, games=receive, listeners=[recorder])
+
+    summary = trio.run(main)
+    assert summary.played == summary.stored == 6
+    assert {game.result.bots for game in recorder.games} == {("random", "first"),
+                                                              ("first", "random")}
+    store = open_store(config.results_dir)
+    assert store.count() == 6 and all(r.game == "ra" for r in store.results())
+    store.close()
