@@ -12,11 +12,13 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.server import archives
 from arena.server.accounts import Cookies, RateLimiter
@@ -135,6 +137,37 @@ class Server:
             raise ArenaError("a bot uploaded to a server runs here: key 'connect' is not "
                              "allowed, give a 'command'")
         return spec
+
+    # -- what the pages read (in a thread: a reading connection of its own) ---------
+    def ladder_results(self) -> list[GameResult]:
+        """The stored ladder games, in the order they finished."""
+        from arena.league.store import open_store
+
+        league = open_store(self.settings.folder)
+        try:
+            return league.results(self.settings.game)
+        finally:
+            league.close()
+
+    def failures_in(self, games: list[tuple[str, int]]) -> list[dict[str, Any]]:
+        """The failure of seat S in game G for each (G, S): its reason, phase, detail,
+        decision and stderr tail, read from the stored records."""
+        from arena.league.store import open_store
+
+        league = open_store(self.settings.folder)
+        found = []
+        try:
+            for game_id, seat in games:
+                try:
+                    record = league.find_game(game_id)
+                except ArenaError:
+                    continue
+                for failure in record.failures:
+                    if failure["seat"] == seat:
+                        found.append({"game_id": game_id, **failure})
+        finally:
+            league.close()
+        return found
 
     # -- background work --------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED

@@ -28,6 +28,7 @@ from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
 FEED_SEED_KEY = "ladder_tables"
+RECENT_GAMES = 10  # the newest games a leaderboard lists
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
@@ -51,6 +52,7 @@ class _Listener(LeagueListener):
         result = game.result
         for bot in result.bots:
             self.ladder.played[bot] += 1
+        self.ladder.in_progress.pop(result.game_id, None)
         self.ladder.server.events.publish("game_stored", {
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
             "bots": list(result.bots), "placements": list(result.placements),
@@ -67,6 +69,9 @@ class Ladder:
         self.played: Counter[str] = Counter()  # games per bot in the current roster
         self.roster: list[BotSpec] = []
         self.running = False
+        # the games handed to the league and not stored yet (the leaderboard page's
+        # "in progress"), by game id
+        self.in_progress: dict[str, ScheduledGame] = {}
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -107,6 +112,7 @@ class Ladder:
                 await self.wake.wait()
                 continue
             self.played = Counter()
+            self.in_progress = {}
             self.running = True
             send, receive = trio.open_memory_channel[ScheduledGame](0)
             try:
@@ -150,6 +156,10 @@ class Ladder:
                     seed = stable_int("ladder-seed", counter)
                     for game in table_games(settings.game, table, seed, round=counter):
                         await send.send(game)
+                        self.in_progress[game.game_id] = game
+                        self.server.events.publish("game_started", {
+                            "game_id": game.game_id, "num_players": game.num_players,
+                            "bots": list(game.seats)})
                     if settings.tables_per_minute:
                         await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
@@ -193,8 +203,17 @@ class Leaderboards:
             by_count: dict[int, list[Any]] = {}
             for result in results:
                 by_count.setdefault(result.num_players, []).append(result)
-            return {count: leaderboard_json(build_leaderboard(
-                games, bootstrap=settings.rating_bootstrap)) for count, games in by_count.items()}
+            boards = {}
+            for count, games in by_count.items():
+                board = leaderboard_json(build_leaderboard(
+                    games, bootstrap=settings.rating_bootstrap))
+                # the newest games, for the leaderboard page's links to their replays
+                board["recent"] = [{"game_id": g.game_id, "bots": list(g.bots),
+                                    "placements": list(g.placements),
+                                    "failures": {str(k): v for k, v in g.failures.items()}}
+                                   for g in reversed(games[-RECENT_GAMES:])]
+                boards[count] = board
+            return boards
 
         try:
             boards = await trio.to_thread.run_sync(build)

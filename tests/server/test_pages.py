@@ -1,0 +1,178 @@
+"""The server's pages in process (httpx's ASGI transport under trio): the leaderboard, a
+game's replay and download, a bot page with its results and failure triage, the upload
+page; their Content-Security-Policy, and every text a user supplied escaped."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.server.conftest import PASSWORD, Api, bot_archive, in_process
+from tests.server.test_app import csrf_of
+
+pytestmark = pytest.mark.anyio
+EVIL = "<script>alert(1)</script>&<b>"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "trio"
+
+
+async def web_login(api: Api, name: str, password: str = PASSWORD) -> None:
+    api.client.cookies.clear()
+    login = await api.client.get("/login")
+    answer = await api.client.post("/login", data={"csrf": csrf_of(login.text), "name": name,
+                                                   "password": password})
+    assert answer.status_code == 303, answer.text
+
+
+async def valid_bot(api: Api, owner: str, name: str) -> str:
+    """OWNER/NAME version 1 uploaded and marked valid (no validation queue here)."""
+    token = await api.account(owner)
+    answer = await api.upload(token, owner, name, bot_archive(name))
+    assert answer.status_code == 202, answer.text
+    version = answer.json()
+    api.server.store.finish_validation(version["id"], "valid", "1", {"passed": True},
+                                       f"passed {EVIL}", f"said {EVIL}")
+    return str(version["ladder_name"])
+
+
+async def store_games(api: Api, names: list[str], count: int, crash: str | None = None,
+                      ) -> list[Any]:
+    """COUNT games of NAMES (2 seats each) stored as the ladder stores them; CRASH's seat
+    crashes at decision 3, with an angry stderr."""
+    from arena.runner.players import random_player
+    from arena.runner.referee import play_game
+    from tests.viewer.conftest import crashes_at
+
+    records = []
+    for i in range(count):
+        seats = names if i % 2 == 0 else names[::-1]
+        players = [crashes_at(3, name) if name == crash else random_player(name)
+                   for name in seats]
+        played = await play_game(api.server.games["ra"], players, seed=100 + i)
+        record = played.in_league(f"abcd{i:04d}ef{i:06d}", "t", i)
+        if record.failures:
+            record = dataclasses.replace(record, failures=tuple(
+                {**f, "stderr_tail": f"Traceback {EVIL}"} for f in record.failures))
+        api.server.league_store.add_game(record)
+        records.append(api.server.league_store.find_game(record.game_id))
+    await api.server.leaderboards.compute()
+    return records
+
+
+def scripts_of(html: str) -> list[str]:
+    return re.findall(r"<script[^>]*>", html)
+
+
+async def test_leaderboard_page_rows_marks_games_and_policy(
+        server_folder: tuple[Path, str]) -> None:
+    async with in_process(server_folder[0]) as api:
+        ada = await valid_bot(api, "ada", "alpha")
+        bob = await valid_bot(api, "bob", "beta")
+        records = await store_games(api, [ada, bob], 4)
+        page = await api.client.get("/")
+        assert page.status_code == 200
+        html = page.text
+        assert ada in html and bob in html and 'href="/bots/ada/alpha"' in html
+        # four games cannot settle two bots' order: both rows carry the mark
+        assert html.count('class="unsettled"') == 2 and "order not settled" in html
+        assert f'href="/games/{records[-1].game_id}"' in html
+        assert 'id="in-progress"' in html
+        # no inline script; the policy runs the server's own files only
+        assert scripts_of(html) == ['<script src="/static/leaderboard.js">']
+        policy = page.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+        assert "connect-src 'self'" in policy and "default-src 'none'" in policy
+        board = (await api.client.get("/api/v1/leaderboard?players=2")).json()
+        assert all(row["unsettled"] for row in board["bots"])
+        assert [g["game_id"] for g in board["recent"]][0] == records[-1].game_id
+        assert board["in_progress"] == []
+        script = await api.client.get("/static/leaderboard.js")
+        assert script.status_code == 200 and "innerHTML" not in script.text
+        assert (await api.client.get("/?players=5")).status_code == 404
+
+
+async def test_game_page_and_download(server_folder: tuple[Path, str]) -> None:
+    async with in_process(server_folder[0]) as api:
+        ada = await valid_bot(api, "ada", "alpha")
+        bob = await valid_bot(api, "bob", "beta")
+        (record,) = await store_games(api, [ada, bob], 1, crash=bob)
+        page = await api.client.get(f"/games/{record.game_id}")
+        assert page.status_code == 200
+        policies = page.headers.get_list("content-security-policy")
+        assert len(policies) == 1  # the page's own: the hashes of its script and style
+        assert "'sha256-" in policies[0] and "unsafe-inline" not in policies[0]
+        assert "frame-ancestors 'none'" in policies[0]
+        assert EVIL not in page.text  # the stderr tail in the embedded data is escaped
+        assert f'href="/games/{record.game_id}/record.json"' in page.text
+        download = await api.client.get(f"/games/{record.game_id}/record.json")
+        assert download.status_code == 200
+        assert "attachment" in download.headers["content-disposition"]
+        assert download.json() == record.to_json() == (
+            await api.client.get(f"/api/v1/games/{record.game_id}")).json()
+        for bad in ("nosuchgame1234", "x", "../../etc"):
+            assert (await api.client.get(f"/games/{bad}")).status_code == 404
+        assert (await api.client.get("/games/nosuchgame1234/record.json")).status_code == 404
+
+
+async def test_bot_page_results_chart_and_failure_triage(
+        server_folder: tuple[Path, str]) -> None:
+    async with in_process(server_folder[0]) as api:
+        ada = await valid_bot(api, "ada", "alpha")
+        bob = await valid_bot(api, "bob", "beta")
+        records = await store_games(api, [ada, bob], 4, crash=bob)
+        await web_login(api, "bob")
+        page = await api.client.get("/bots/bob/beta")
+        assert page.status_code == 200
+        html = page.text
+        assert "Against each opponent" in html and "<td>ada/alpha@1</td>" in html
+        assert '<section class="failure-group" data-reason="crash">' in html
+        assert "crash: 4 games" in html
+        failure = records[-1].failures[0]
+        assert f'href="/games/{records[-1].game_id}#decision={failure["decision"]}"' in html
+        # stderr, the message and the report: escaped, never as markup
+        assert EVIL not in html and "Traceback &lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert "said &lt;script&gt;" in html
+        assert "<svg" in html and "<script>" not in html  # the chart: no script in it
+        assert scripts_of(html) == ['<script src="/static/bot.js">']
+        # another user sees the triage without the stderr tails
+        await web_login(api, "ada")
+        other = await api.client.get("/bots/bob/beta")
+        assert "crash: 4 games" in other.text and "Traceback" not in other.text
+        assert "said &lt;" not in other.text
+        mine = (await api.client.get("/bots/ada/alpha")).text
+        assert "No failure in its ladder games." in mine
+        # the verdict as the page's script reads it: private parts for the owner only
+        seen = (await api.client.get("/bots/bob/beta/versions/1.json")).json()
+        assert seen["state"] == "valid" and seen["report"] is None
+        await web_login(api, "bob")
+        own = (await api.client.get("/bots/bob/beta/versions/1.json")).json()
+        assert own["report"] == {"passed": True} and EVIL in own["stderr_tail"]
+        assert (await api.client.get("/bots/bob/beta/versions/9.json")).status_code == 404
+        assert (await api.client.get("/bots/bob/nobot/versions/1.json")).status_code == 404
+        script = await api.client.get("/static/bot.js")
+        assert "innerHTML" not in script.text
+
+
+async def test_upload_page(server_folder: tuple[Path, str]) -> None:
+    async with in_process(server_folder[0]) as api:
+        anonymous = await api.client.get("/upload")
+        assert anonymous.status_code == 303 and anonymous.headers["location"] == "/login"
+        await api.account("ada")
+        await web_login(api, "ada")
+        page = await api.client.get("/upload?name=clever")
+        assert page.status_code == 200 and 'value="clever"' in page.text
+        assert 'name="owner"' not in page.text  # admins only
+        files = {"archive": ("x.tar.gz", bot_archive("clever"), "application/gzip")}
+        made = await api.client.post("/upload", data={"name": "clever",
+                                                      "csrf": csrf_of(page.text)}, files=files)
+        assert made.headers["location"] == "/bots/ada/clever"
+        bot = await api.client.get("/bots/ada/clever")
+        assert 'data-state="pending"' in bot.text
+        assert "script-src 'self'" in bot.headers["content-security-policy"]
