@@ -37,6 +37,13 @@ from arena.server.store import User
 if TYPE_CHECKING:
     from arena.records import GameRecord, GameResult
 
+# the replay page at phone width: long words (paths in a stderr tail) wrap, the controls
+# shrink
+REPLAY_PHONE_STYLE = (
+    "pre, .failure, #move { overflow-wrap: anywhere; } "
+    "@media (max-width: 600px) { main { padding: 8px; } #position { min-width: 0; } "
+    ".controls input[type=range] { min-width: 0; flex-basis: 100%; } "
+    ".seats { grid-template-columns: 1fr; } }")
 CHART_POINTS = 30  # ratings computed for the bot page's chart, at most
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -469,6 +476,10 @@ def create_app(server: Server) -> Any:
         return page(request, "index.html", web_user(request), board=leaderboard(players),
                     players=settings.players)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(status_code=204)  # no icon: but no 404 in the browser's log
+
     @app.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
     async def game_page(game_id: str) -> Response:
         """The replay viewer of a stored game, with a link back and the download."""
@@ -479,7 +490,8 @@ def create_app(server: Server) -> Any:
         links = (f'<nav class="arena-links"><a href="/">← the ladder</a> · '
                  f'<a href="/games/{record.game_id}/record.json" download>download the '
                  "record (JSON, as arena export writes it)</a></nav>\n")
-        html = html.replace("<main>\n", "<main>\n" + links, 1)
+        html = html.replace("<main>\n", "<main>\n" + links, 1).replace(
+            "</head>", f"<style>{REPLAY_PHONE_STYLE}</style>\n</head>", 1)
         return HTMLResponse(html, headers={"content-security-policy": replay_policy(html)})
 
     @app.get("/games/{game_id}/record.json", include_in_schema=False)
