@@ -13,6 +13,7 @@ import base64
 import hashlib
 import math
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,6 +150,7 @@ def create_app(server: Server) -> Any:
         description="Bots, versions, validation, the ladder's leaderboard and games. "
                     "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
     templates = Jinja2Templates(directory=str(TEMPLATES))
+    templates.env.filters["when"] = _when
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     settings = server.settings
     store = server.store
@@ -723,6 +725,13 @@ def rating_chart(results: list[GameResult], name: str) -> str:
                                     checkpoints=CHART_POINTS)
     return line_chart(sizes, [(name, history.get(name, []))], width=700, height=260,
                       x_label=f"{count}-player ladder games", y_label="Elo")
+
+
+def _when(stamp: float | None) -> str:
+    """A time as the pages show it: UTC, to the minute."""
+    if stamp is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
 
 
 def _mark_unsettled(rows: list[dict[str, Any]]) -> None:

@@ -11,6 +11,7 @@ skips, but under CI=true it fails (tests/viewer/browser.py)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -119,17 +120,26 @@ class Pages:
     def not_reloaded(self) -> bool:
         return bool(self.js("window.__notReloaded === true"))
 
+    def whole_page(self, path: Path, width: int) -> None:
+        """A screenshot of the whole page (up to 2400 px high)."""
+        high = min(2400, int(self.js("document.documentElement.scrollHeight")))
+        shot = self.browser.call("Page.captureScreenshot", session=True, format="png",
+                                 captureBeyondViewport=True,
+                                 clip={"x": 0, "y": 0, "width": width, "height": high,
+                                       "scale": 1})
+        path.write_bytes(base64.b64decode(shot["data"]))
+
     def shots(self, name: str) -> None:
         """Desktop and phone screenshots of the page, and the page fits a phone."""
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.browser.screenshot(SHOTS / f"{name}-desktop.png")
+        self.whole_page(SHOTS / f"{name}-desktop.png", 1200)
         self.browser.call("Emulation.setDeviceMetricsOverride", session=True, width=PHONE,
                           height=1000, deviceScaleFactor=1, mobile=True)
         try:
             time.sleep(0.3)
             wide = self.js("document.documentElement.scrollWidth")
             assert wide <= PHONE, f"{name} is {wide} px wide at phone width"
-            self.browser.screenshot(SHOTS / f"{name}-phone.png")
+            self.whole_page(SHOTS / f"{name}-phone.png", PHONE)
         finally:
             self.browser.call("Emulation.clearDeviceMetricsOverride", session=True)
 
