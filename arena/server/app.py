@@ -201,6 +201,8 @@ def create_app(server: Server) -> Any:
         scheme, _, token = header.partition(" ")
         user = accounts.user_of_token(store, token.strip()) \
             if scheme.lower() == "bearer" else None
+        if user is not None and not user.approved:
+            user = None  # disabled by an admin (its tokens are revoked too)
         if user is None and required:
             raise Refused("a valid API token is needed (Authorization: Bearer TOKEN; "
                           "`arena login URL` or the account page makes one)", 401)
@@ -221,7 +223,8 @@ def create_app(server: Server) -> Any:
         session = session_of(request)
         if session.sid is None:
             return None
-        return store.user_of_session(accounts.digest(session.sid))
+        user = store.user_of_session(accounts.digest(session.sid))
+        return user if user is not None and user.approved else None
 
     def need_web_user(request: Request) -> User:
         user = web_user(request)
@@ -643,25 +646,41 @@ def create_app(server: Server) -> Any:
             return redirect(request, "/account")
         raise Refused(f"no action {action!r}", 404)
 
-    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
-    async def admin_page(request: Request) -> Response:
+    def need_admin(request: Request) -> User:
         user = need_web_user(request)
         if not user.admin:
             raise Refused("admins only", 403)
+        return user
+
+    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
+    async def admin_page(request: Request) -> Response:
+        user = need_admin(request)
+        boards = {count: leaderboard(count) for count in settings.players}
         return page(request, "admin.html", user, users=store.users(), settings=settings,
+                    bots=store.bots(), versions=store.recent_versions(), boards=boards,
                     log=server.log_lines[-50:])
 
     @app.post("/admin/users/{name}/approve", include_in_schema=False)
     async def approve_form(request: Request, name: str) -> Response:
         await form_of(request)
-        user = need_web_user(request)
-        if not user.admin:
-            raise Refused("admins only", 403)
+        need_admin(request)
         target = store.user(name)
         if target is None:
             raise Refused(f"no user {name!r}", 404)
         store.approve(target.id)
         return redirect(request, "/admin")
+
+    @app.post("/admin/users/{name}/disable", include_in_schema=False)
+    async def disable_user_form(request: Request, name: str) -> Response:
+        await form_of(request)
+        server.disable_user(need_admin(request), name)
+        return redirect(request, "/admin")
+
+    @app.post("/admin/versions/{version_id}/revalidate", include_in_schema=False)
+    async def revalidate_form(request: Request, version_id: int) -> Response:
+        await form_of(request)
+        version = server.revalidate(need_admin(request), version_id)
+        return redirect(request, f"/bots/{version.owner}/{version.bot}")
 
     return BodyLimit(app, settings.max_archive_bytes + FORM_OVERHEAD)
 

@@ -275,6 +275,32 @@ class Server:
         self.store.set_bot_disabled(bot.id, disabled)
         self.ladder.roster_changed()
 
+    def disable_user(self, admin: User, name: str) -> None:
+        if not admin.admin:
+            raise Refused("admins only", 403)
+        target = self.store.user(name)
+        if target is None:
+            raise Refused(f"no user {name!r}", 404)
+        if target.admin:
+            raise Refused("an admin cannot be disabled here", 403)
+        self.store.disable_user(target.id)
+        self.ladder.roster_changed()
+
+    def revalidate(self, admin: User, version_id: int) -> Version:
+        """An admin's: the version checked again (after a change of the bundled
+        opponents or of the sandbox, say); it leaves the ladder until it passes."""
+        if not admin.admin:
+            raise Refused("admins only", 403)
+        version = self.store.version(version_id)
+        if version is None:
+            raise Refused(f"no version {version_id}", 404)
+        if version.state == "pending":
+            raise Refused(f"version {version_id} is already waiting for its check", 409)
+        self.store.set_pending(version_id)
+        self.queue_send.send_nowait(version_id)
+        self.ladder.roster_changed()
+        return version
+
     def delete(self, user: User, owner: str, name: str) -> None:
         self.check_owner(user, owner)
         bot = self.store.bot(owner, name)

@@ -246,6 +246,19 @@ class ServerStore:
             self.connection.execute("UPDATE server_users SET approved = 1 WHERE id = ?",
                                     (user_id,))
 
+    def disable_user(self, user_id: int) -> None:
+        """An admin's stop: the account back to unapproved (no login, no token, no
+        upload), its sessions ended, its tokens revoked, its bots disabled."""
+        with self.connection:
+            self.connection.execute("UPDATE server_users SET approved = 0 WHERE id = ?",
+                                    (user_id,))
+            self.connection.execute("DELETE FROM server_sessions WHERE user_id = ?",
+                                    (user_id,))
+            self.connection.execute("UPDATE server_tokens SET revoked = 1 WHERE user_id = ?",
+                                    (user_id,))
+            self.connection.execute("UPDATE server_bots SET disabled = 1 WHERE owner_id = ?",
+                                    (user_id,))
+
     # -- API tokens ---------------------------------------------------------------
     def add_token(self, user_id: int, name: str, token_hash: str) -> Token:
         now = time.time()
@@ -398,6 +411,20 @@ class ServerStore:
                 " message = ?, stderr_tail = ?, validated_at = ? WHERE id = ?",
                 (state, manifest_version, None if report is None else json.dumps(report),
                  message, stderr_tail, time.time(), version_id))
+
+    def recent_versions(self, limit: int = 30) -> list[Version]:
+        """The newest uploads of every bot (the admin page)."""
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE b.deleted = 0"
+            " ORDER BY v.id DESC LIMIT ?", (limit,))
+        return [_version(row) for row in rows]
+
+    def set_pending(self, version_id: int) -> None:
+        """A version back on the validation queue: its verdict forgotten."""
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_versions SET state = 'pending', report = NULL, message = '',"
+                " stderr_tail = '', validated_at = NULL WHERE id = ?", (version_id,))
 
     def set_bot_disabled(self, bot_id: int, disabled: bool) -> None:
         with self.connection:

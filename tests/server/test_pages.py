@@ -176,3 +176,53 @@ async def test_upload_page(server_folder: tuple[Path, str]) -> None:
         bot = await api.client.get("/bots/ada/clever")
         assert 'data-state="pending"' in bot.text
         assert "script-src 'self'" in bot.headers["content-security-policy"]
+
+
+async def test_admin_disables_a_user_and_a_bot_and_validates_again(
+        server_folder: tuple[Path, str]) -> None:
+    folder, password = server_folder
+    async with in_process(folder) as api:
+        ada = await valid_bot(api, "ada", "alpha")
+        await store_games(api, [ada, "arena/x@1"], 1)
+        ada_token = await api.token("ada")
+        # a user cannot use the admin's forms
+        await web_login(api, "ada")
+        page = await api.client.get("/account")
+        for action in ("/admin/users/ada/disable", "/admin/versions/1/revalidate"):
+            answer = await api.client.post(action, data={"csrf": csrf_of(page.text)})
+            assert answer.status_code == 403, action
+        await web_login(api, "root", password)
+        admin = await api.client.get("/admin")
+        html = admin.text
+        assert admin.status_code == 200 and 'id="ladder"' in html
+        assert "/admin/users/ada/disable" in html and "/admin/users/root/disable" not in html
+        assert "/admin/versions/1/revalidate" in html and "ada/alpha@1" in html
+        assert 'action="/bots/ada/alpha/disable"' in html
+        csrf = csrf_of(html)
+        # validate again: pending, out of the ladder, on the queue
+        again = await api.client.post("/admin/versions/1/revalidate", data={"csrf": csrf})
+        assert again.status_code == 303 and again.headers["location"] == "/bots/ada/alpha"
+        version = api.server.store.version(1)
+        assert version is not None and version.state == "pending" and version.report is None
+        assert api.server.queue_receive.receive_nowait() == 1
+        twice = await api.client.post("/admin/versions/1/revalidate", data={"csrf": csrf})
+        assert twice.status_code == 409
+        missing = await api.client.post("/admin/versions/99/revalidate", data={"csrf": csrf})
+        assert missing.status_code == 404
+        # disable the bot, then the user: no login, no token, bots out
+        off = await api.client.post("/bots/ada/alpha/disable", data={"csrf": csrf})
+        assert off.status_code == 303
+        assert api.server.store.bot("ada", "alpha").disabled  # type: ignore[union-attr]
+        gone = await api.client.post("/admin/users/ada/disable", data={"csrf": csrf})
+        assert gone.status_code == 303
+        me = await api.client.get("/api/v1/me", headers={"Authorization": f"Bearer {ada_token}"})
+        assert me.status_code == 401
+        assert (await api.client.post("/admin/users/root/disable",
+                                      data={"csrf": csrf})).status_code == 403
+        assert (await api.client.post("/admin/users/nobody/disable",
+                                      data={"csrf": csrf})).status_code == 404
+        api.client.cookies.clear()
+        login = await api.client.get("/login")
+        refused = await api.client.post("/login", data={
+            "csrf": csrf_of(login.text), "name": "ada", "password": PASSWORD})
+        assert refused.status_code == 403
