@@ -32,7 +32,7 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
-from arena.server.core import Refused, Server
+from arena.server.core import MAX_FRIENDLY_GAMES, Refused, Server
 from arena.server.store import User
 
 if TYPE_CHECKING:
@@ -326,7 +326,7 @@ def create_app(server: Server) -> Any:
         if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
             raise Refused("a game id is 8 to 64 letters and digits", 404)
         try:
-            return server.league_store.find_game(game_id)
+            return server.find_game(game_id)
         except ArenaError as problem:
             raise Refused(str(problem).split(" in /")[0], 404) from None
 
@@ -618,8 +618,15 @@ def create_app(server: Server) -> Any:
                                                     key=lambda item: -item[1])]
         chart = await trio.to_thread.run_sync(rating_chart, every, current) \
             if current else ""
+        bot_row = store.bot(owner, name)
+        assert bot_row is not None
+        in_ladder = [spec.name for spec in server.ladder.roster]
         return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
                     current=current, failures=failures, chart=chart,
+                    friendlies=store.friendlies(bot_row.id),
+                    rivals=[n for n in in_ladder if n != current],
+                    playable=current in in_ladder,
+                    max_friendly=MAX_FRIENDLY_GAMES,
                     opponents=summary["opponents"].get(current, []) if current else [])
 
     @app.get("/bots/{owner}/{name}/versions/{number}.json", include_in_schema=False)
@@ -633,6 +640,18 @@ def create_app(server: Server) -> Any:
         if version is None:
             raise Refused(f"no version {number} of {owner}/{name}", 404)
         return version.to_json(server.may_see(web_user(request), owner))
+
+    @app.post("/bots/{owner}/{name}/friendly", include_in_schema=False)
+    async def friendly_form(request: Request, owner: str, name: str) -> Response:
+        form = await form_of(request)
+        user = need_web_user(request)
+        opponents = [_text(v) for v in (await request.form()).getlist("opponent")]
+        try:
+            games = int(_text(form.get("games")) or "0")
+        except ValueError:
+            raise Refused("the number of games is a whole number") from None
+        server.ask_friendly(user, owner, name, opponents, games)
+        return redirect(request, f"/bots/{owner}/{name}#friendly")
 
     @app.post("/bots/{owner}/{name}/{action}", include_in_schema=False)
     async def bot_action(request: Request, owner: str, name: str, action: str) -> Response:

@@ -12,8 +12,10 @@ replay old tables.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -22,8 +24,11 @@ from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
 from arena.league.schedule import ScheduledGame, stable_int, table_games
+from arena.league.store import LeagueStore
+from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
+from arena.server.store import Friendly
 from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
@@ -164,6 +169,113 @@ class Ladder:
                         await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
+
+
+FRIENDLY_FOLDER = "friendly"  # the friendly games' own league store, beside the ladder's
+FRIENDLY_SEED_KEY = "friendly_tables"
+
+
+class _FriendlyListener(LeagueListener):
+    def __init__(self, friendlies: Friendlies, request_id: int) -> None:
+        self.friendlies = friendlies
+        self.request_id = request_id
+
+    def notice(self, text: str) -> None:
+        self.friendlies.server.log(f"friendly games: {text}")
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        server = self.friendlies.server
+        server.store.friendly_played(self.request_id, game.result.game_id)
+        server.events.publish("friendly_stored", {
+            "request": self.request_id, "game_id": game.result.game_id,
+            "bots": list(game.result.bots), "placements": list(game.result.placements)})
+
+
+class Friendlies:
+    """Owners' requests for unrated games against chosen bots, played one game at a
+    time beside the ladder (the ladder keeps its ``concurrency``; this takes one more
+    slot at most), into a league store of their own (``FOLDER/friendly/``) that the
+    leaderboards never read: they never enter the ratings."""
+
+    def __init__(self, server: ServerContext, ladder: Ladder) -> None:
+        self.server = server
+        self.ladder = ladder
+        self.wake = trio.Event()
+        self.store: LeagueStore | None = None
+
+    def requested(self) -> None:
+        self.wake.set()
+
+    def folder(self) -> Path:
+        return self.server.settings.folder / FRIENDLY_FOLDER
+
+    async def run(self) -> None:
+        from arena.league.store import create_store
+
+        try:
+            while True:
+                self.wake = trio.Event()
+                request = self.server.store.next_friendly()
+                if request is None:
+                    await self.wake.wait()
+                    continue
+                if self.store is None:
+                    self.store = create_store(self.folder())
+                try:
+                    await self.play(request)
+                except Exception as problem:  # the next request goes on regardless
+                    what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
+                    self.server.log(f"friendly games {request.id} stopped: {what}")
+                    self.server.store.friendly_state(request.id, "failed", what[:300])
+        finally:
+            if self.store is not None:
+                self.store.close()
+                self.store = None
+
+    async def play(self, request: Friendly) -> None:
+        settings = self.server.settings
+        store = self.server.store
+        specs = {spec.name: spec for spec in self.ladder.specs()}
+        missing = [name for name in request.seats if name not in specs]
+        if missing:
+            store.friendly_state(request.id, "failed",
+                                 f"not in the ladder any more: {', '.join(missing)}")
+            return
+        store.friendly_state(request.id, "playing")
+        k = len(request.seats)
+        config = dataclasses.replace(ladder_config(self.server), name="friendly",
+                                     results_dir=self.folder(), concurrency=1)
+        bots = [specs[name] for name in request.seats]
+        send, receive = trio.open_memory_channel[ScheduledGame](0)
+
+        async def feed() -> None:
+            async with send:
+                for _ in range(request.games - request.played):
+                    counter = store.next_counter(FRIENDLY_SEED_KEY)
+                    rng = random.Random(stable_int("friendly-table", counter))
+                    seats = list(request.seats)
+                    rng.shuffle(seats)
+                    seed = stable_int("friendly-seed", counter)
+                    game = table_games(settings.game, seats, seed, round=counter)[0]
+                    await send.send(game)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(feed)
+            assert self.store is not None
+            await play_league(config, store=self.store, bots=bots, games=receive,
+                              listeners=[_FriendlyListener(self, request.id)],
+                              concurrency=1, cluster=self.server.cluster)
+        store.friendly_state(request.id, "done", f"{k}-player games, unrated")
+
+    def find_game(self, game_id: str) -> GameRecord:
+        """A stored friendly game (ArenaError if none)."""
+        from arena.league.store import open_store
+
+        league = open_store(self.folder())
+        try:
+            return league.find_game(game_id)
+        finally:
+            league.close()
 
 
 class Leaderboards:

@@ -5,6 +5,7 @@ page; their Content-Security-Policy, and every text a user supplied escaped."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -226,3 +227,54 @@ async def test_admin_disables_a_user_and_a_bot_and_validates_again(
         refused = await api.client.post("/login", data={
             "csrf": csrf_of(login.text), "name": "ada", "password": PASSWORD})
         assert refused.status_code == 403
+
+
+async def test_friendly_games_are_played_apart_and_never_rated(
+        server_folder: tuple[Path, str]) -> None:
+    import trio
+
+    async with in_process(server_folder[0]) as api:
+        ada = await valid_bot(api, "ada", "alpha")
+        bob = await valid_bot(api, "bob", "beta")
+        server = api.server
+        server.ladder.roster = server.ladder.specs()  # as the running ladder sets it
+        assert {spec.name for spec in server.ladder.roster} == {ada, bob}
+        await web_login(api, "ada")
+        page = await api.client.get("/bots/ada/alpha")
+        assert 'id="friendly-form"' in page.text and f'value="{bob}"' in page.text
+        csrf = csrf_of(page.text)
+        for form, status in (({"games": "2"}, 400),  # no opponent
+                             ({"games": "0", "opponent": bob}, 400),
+                             ({"games": "99", "opponent": bob}, 400),
+                             ({"games": "x", "opponent": bob}, 400),
+                             ({"games": "2", "opponent": "eve/x@1"}, 400),
+                             ({"games": "2", "opponent": ada}, 400)):
+            answer = await api.client.post("/bots/ada/alpha/friendly",
+                                           data={**form, "csrf": csrf})
+            assert answer.status_code == status, (form, answer.text)
+        others = await api.client.post("/bots/bob/beta/friendly",
+                                       data={"games": "2", "opponent": ada, "csrf": csrf})
+        assert others.status_code == 403
+        asked = await api.client.post("/bots/ada/alpha/friendly",
+                                      data={"games": "2", "opponent": bob, "csrf": csrf})
+        assert asked.status_code == 303
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server.friendlies.run)
+            with trio.fail_after(120):
+                while server.store.friendlies(1)[0].state not in ("done", "failed"):
+                    await trio.sleep(0.2)
+            nursery.cancel_scope.cancel()
+        (request,) = server.store.friendlies(1)
+        assert request.state == "done" and request.played == 2, request
+        assert len(request.game_ids) == 2
+        # apart from the ladder's games: no rating, no leaderboard
+        assert server.league_store.count() == 0
+        await server.leaderboards.compute()
+        assert (await api.client.get("/api/v1/leaderboard?players=2")).json()["games"] == 0
+        # the bot page lists them; each opens in the viewer and downloads
+        page = await api.client.get("/bots/ada/alpha")
+        for game_id in request.game_ids:
+            assert f'href="/games/{game_id}"' in page.text
+            assert (await api.client.get(f"/games/{game_id}")).status_code == 200
+            record = (await api.client.get(f"/games/{game_id}/record.json")).json()
+            assert record["game_id"] == game_id and ada in json.dumps(record)
