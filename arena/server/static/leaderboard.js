@@ -33,9 +33,9 @@
       el("td", { class: "num" }, bot.low === null || bot.high === null ? ""
         : `${round(bot.low, 0)}–${round(bot.high, 0)}`),
       el("td", { class: "num" }, String(bot.games)),
-      el("td", { class: "num" }, String(bot.first_places)),
-      el("td", { class: "num" }, round(bot.average_place, 2)),
-      el("td", {}, failures));
+      el("td", { class: "num wide" }, String(bot.first_places)),
+      el("td", { class: "num wide" }, round(bot.average_place, 2)),
+      el("td", { class: "wide" }, failures));
   }
 
   function game(g) {
