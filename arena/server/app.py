@@ -793,7 +793,7 @@ def replay_policy(html: str) -> str:
             for text in re.findall(f"<{element}>(.*?)</{element}>", html, re.S))
 
     return (f"default-src 'none'; script-src {hashes('script')}; "
-            f"style-src {hashes('style')}; img-src 'self' data:; form-action 'none'; "
+            f"style-src {hashes('style')}; img-src 'self'; form-action 'none'; "
             "frame-ancestors 'none'; base-uri 'none'")
 
 

@@ -161,6 +161,23 @@ async def test_bot_page_results_chart_and_failure_triage(
         assert "innerHTML" not in script.text
 
 
+async def test_token_names_and_messages_are_escaped(server_folder: tuple[Path, str]) -> None:
+    async with in_process(server_folder[0]) as api:
+        await api.account("ada")
+        await web_login(api, "ada")
+        account = await api.client.get("/account")
+        shown = await api.client.post("/account/tokens", data={
+            "csrf": csrf_of(account.text), "token_name": EVIL})
+        assert EVIL not in shown.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown.text
+        listed = await api.client.get("/account")
+        assert EVIL not in listed.text and "&lt;b&gt;" in listed.text
+        # a refusal's message quotes what was sent: escaped too
+        refused = await api.client.get("/games/" + "a" * 70)
+        assert refused.status_code == 404
+        error = await api.client.get("/bots/ada/%3Cscript%3E")
+        assert error.status_code == 404 and "<script>" not in error.text
+
+
 async def test_upload_page(server_folder: tuple[Path, str]) -> None:
     async with in_process(server_folder[0]) as api:
         anonymous = await api.client.get("/upload")

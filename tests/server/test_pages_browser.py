@@ -244,6 +244,22 @@ def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
                     "the replay at the failure")
         assert pages.js("document.getElementById('board').dataset.decision") == str(decision)
         assert "failed (crash" in pages.js("document.querySelector('.failure').textContent")
+        # friendly games: alpha's owner asks for two against crashy; unrated, listed
+        pages.go("/bots/ada/alpha")
+        pages.fill({"games": "2"})
+        pages.js("document.querySelector('input[name=opponent][value=\"ada/crashy@1\"]')"
+                 ".checked = true")
+        pages.submit("#friendly-form", "/bots/ada/alpha")
+        wait_until(lambda: pages.go("/bots/ada/alpha") or pages.js(
+            "document.querySelector('#friendlies li')?.dataset.state === 'done'"),
+            120, "the friendly games")
+        assert pages.js("document.querySelectorAll('#friendlies li a').length") == 2
+        rated = httpx.get(f"{url}/api/v1/leaderboard?players=2").json()
+        friendly = pages.js("document.querySelector('#friendlies li a').pathname")
+        assert friendly.split("/")[-1] not in json.dumps(rated)
+        pages.js("document.querySelector('#friendlies li a').click()")
+        pages.until("!!document.getElementById('board')?.dataset.decision", 30,
+                    "a friendly game's replay")
         # nothing was blocked, nothing threw, on any page
         assert browser.problems == [], browser.problems
     finally:

@@ -69,7 +69,7 @@
         const answer = await fetch(`/api/v1/leaderboard?players=${players}`);
         if (answer.ok) draw(await answer.json());
       } catch (problem) { status.textContent = "live updates interrupted"; }
-    }, 250);
+    }, 500);
   }
 
   const events = new EventSource("/api/v1/events");
