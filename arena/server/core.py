@@ -167,7 +167,9 @@ class Server:
                     continue
                 for failure in record.failures:
                     if failure["seat"] == seat:
-                        found.append({"game_id": game_id, **failure})
+                        # the server's own paths are nobody else's business
+                        tail = failure["stderr_tail"].replace(f"{self.settings.folder}/", "")
+                        found.append({"game_id": game_id, **failure, "stderr_tail": tail})
         finally:
             league.close()
         return found

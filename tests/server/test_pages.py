@@ -94,6 +94,13 @@ async def test_leaderboard_page_rows_marks_games_and_policy(
         assert all(row["unsettled"] for row in board["bots"])
         assert [g["game_id"] for g in board["recent"]][0] == records[-1].game_id
         assert board["in_progress"] == []
+        # a game the ladder has handed to the league and not stored yet
+        from arena.league.schedule import ScheduledGame
+
+        api.server.ladder.in_progress["f00d"] = ScheduledGame("f00d", "t", 9, (bob, ada), 1)
+        playing = (await api.client.get("/")).text
+        listed = playing.split('id="in-progress"')[1].split("</ul>")[0]
+        assert f"{bob} · {ada}" in listed
         script = await api.client.get("/static/leaderboard.js")
         assert script.status_code == 200 and "innerHTML" not in script.text
         assert (await api.client.get("/?players=5")).status_code == 404
