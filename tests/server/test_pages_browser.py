@@ -234,6 +234,7 @@ def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
             120, "a crash in the ladder")
         stderr = pages.js("document.querySelector('.failure-group pre.stderr').textContent")
         assert "about to fail <b>not bold</b>" in stderr and "boom <img" in stderr
+        assert str(folder) not in stderr and "uploads/ada/crashy/1/bot.py" in stderr
         assert pages.js("document.querySelectorAll('.failure-group pre b, "
                         ".failure-group pre img').length") == 0
         link = pages.js("document.querySelector('.failure-group a.replay').href")
