@@ -598,14 +598,13 @@ def create_app(server: Server) -> Any:
         current = valid[-1]["ladder_name"] if valid else None
         failures: list[dict[str, Any]] = []
         if current is not None:
-            failed = [(r.game_id, seat) for r in reversed(results)
+            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
                       for seat, bot in enumerate(r.bots)
                       if bot == current and seat in r.failures]
             # the newest few of each reason, read from their records
             per_reason: dict[str, int] = {}
             chosen = []
-            for game_id, seat in failed:
-                reason = next(r.failures[seat] for r in results if r.game_id == game_id)
+            for game_id, seat, reason in failed:
                 per_reason[reason] = per_reason.get(reason, 0) + 1
                 if per_reason[reason] <= FAILURES_SHOWN:
                     chosen.append((game_id, seat))

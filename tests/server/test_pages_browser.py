@@ -145,15 +145,20 @@ class Pages:
 
 
 def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    browser = Browser(tmp_path / "profile", width=1200, height=1100)  # skips without one
     folder = tmp_path / "server"
     make_server_folder(folder, capsys)
+    browser = Browser(tmp_path / "profile", width=1200, height=1100)  # skips without one
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
-                               "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
-                              env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    try:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", str(folder), "--port", str(port)],
+            stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+    except BaseException:
+        browser.close()
+        raise
     try:
         def up() -> bool:
             try:
