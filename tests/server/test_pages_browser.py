@@ -178,6 +178,7 @@ def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
         pages.go("/login")
         pages.fill({"name": "ada", "password": PASSWORD})
         pages.submit("main form", "/account")
+        pages.shots("account")
         # a bot that crashes in the ladder, uploaded with a token (as `arena upload` does)
         token = httpx.post(f"{url}/api/v1/tokens", json={
             "name": "ada", "password": PASSWORD, "token_name": "cli"}).json()["token"]
