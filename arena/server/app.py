@@ -9,10 +9,14 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
+import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from fastapi import FastAPI, Request
@@ -28,8 +32,20 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
-from arena.server.core import Refused, Server
+from arena.server.core import MAX_FRIENDLY_GAMES, Refused, Server
 from arena.server.store import User
+
+if TYPE_CHECKING:
+    from arena.records import GameRecord, GameResult
+
+# the replay page at phone width: long words (paths in a stderr tail) wrap, the controls
+# shrink
+REPLAY_PHONE_STYLE = (
+    "pre, .failure, #move { overflow-wrap: anywhere; } "
+    "@media (max-width: 600px) { main { padding: 8px; } #position { min-width: 0; } "
+    ".controls input[type=range] { min-width: 0; flex-basis: 100%; } "
+    ".seats { grid-template-columns: 1fr; } }")
+CHART_POINTS = 30  # ratings computed for the bot page's chart, at most
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -47,9 +63,12 @@ Send = Callable[[Message], Awaitable[None]]
 # other sites; the pages load nothing but the server's own stylesheet
 DOCS_HEADERS = [(b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
                 (b"referrer-policy", b"same-origin")]
-HEADERS = [*DOCS_HEADERS, (b"content-security-policy",
-                           b"default-src 'none'; style-src 'self'; img-src 'self'; "
-                           b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")]
+# the pages run only the server's own script files (no inline script) and talk only to
+# the server (the events stream, the JSON API); a replay page sends a policy of its own
+# (the hashes of its inline script and style), which this one then does not replace
+CSP = (b"default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; "
+       b"img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+HEADERS = [*DOCS_HEADERS, (b"content-security-policy", CSP)]
 
 
 class TooLarge(Exception):
@@ -91,8 +110,11 @@ class BodyLimit:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                headers = message.get("headers", [])
+                own = docs or any(key.lower() == b"content-security-policy"
+                                  for key, _ in headers)
                 message = {**message, "headers": [
-                    *message.get("headers", []), *(DOCS_HEADERS if docs else HEADERS)]}
+                    *headers, *(DOCS_HEADERS if own else HEADERS)]}
             await send(message)
 
         try:
@@ -128,6 +150,7 @@ def create_app(server: Server) -> Any:
         description="Bots, versions, validation, the ladder's leaderboard and games. "
                     "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
     templates = Jinja2Templates(directory=str(TEMPLATES))
+    templates.env.filters["when"] = _when
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     settings = server.settings
     store = server.store
@@ -178,6 +201,8 @@ def create_app(server: Server) -> Any:
         scheme, _, token = header.partition(" ")
         user = accounts.user_of_token(store, token.strip()) \
             if scheme.lower() == "bearer" else None
+        if user is not None and not user.approved:
+            user = None  # disabled by an admin (its tokens are revoked too)
         if user is None and required:
             raise Refused("a valid API token is needed (Authorization: Bearer TOKEN; "
                           "`arena login URL` or the account page makes one)", 401)
@@ -198,7 +223,8 @@ def create_app(server: Server) -> Any:
         session = session_of(request)
         if session.sid is None:
             return None
-        return store.user_of_session(accounts.digest(session.sid))
+        user = store.user_of_session(accounts.digest(session.sid))
+        return user if user is not None and user.approved else None
 
     def need_web_user(request: Request) -> User:
         user = web_user(request)
@@ -285,10 +311,24 @@ def create_app(server: Server) -> Any:
         for row in (board or {}).get("bots", []):
             version = names.get(row["bot"])
             rows.append({**_finite(row), "owner": version.owner if version else "arena",
-                         "version_id": version.id if version else None})
+                         "version_id": version.id if version else None,
+                         "page": f"/bots/{version.owner}/{version.bot}" if version else None})
+        _mark_unsettled(rows)
+        playing = [{"game_id": game.game_id, "bots": list(game.seats)}
+                   for game in list(server.ladder.in_progress.values())
+                   if game.num_players == count]
         return {"game": settings.game, "num_players": count,
                 "games": (board or {}).get("games", 0), "bots": rows,
-                "roster": [spec.name for spec in server.ladder.roster]}
+                "roster": [spec.name for spec in server.ladder.roster],
+                "in_progress": playing, "recent": (board or {}).get("recent", [])}
+
+    def record_of(game_id: str) -> GameRecord:
+        if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
+            raise Refused("a game id is 8 to 64 letters and digits", 404)
+        try:
+            return server.find_game(game_id)
+        except ArenaError as problem:
+            raise Refused(str(problem).split(" in /")[0], 404) from None
 
     # -- the JSON API -------------------------------------------------------------------
     @app.post("/api/v1/register", status_code=201, tags=["accounts"])
@@ -403,18 +443,13 @@ def create_app(server: Server) -> Any:
     @app.get("/api/v1/games/{game_id}", tags=["ladder"])
     async def api_game(game_id: str) -> dict[str, Any]:
         """A stored game's record: the JSON of ``arena export`` (docs/records.md)."""
-        if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
-            raise Refused("a game id is 8 to 64 letters and digits", 404)
-        try:
-            record = server.league_store.find_game(game_id)
-        except ArenaError as problem:
-            raise Refused(str(problem).split(" in /")[0], 404) from None
-        return record.to_json()
+        return record_of(game_id).to_json()
 
     @app.get("/api/v1/events", tags=["ladder"],
              responses={200: {"content": {"text/event-stream": {}}}})
     async def api_events() -> StreamingResponse:
-        """Server-sent events: ``game_stored``, ``rating_changed``, ``upload_validated``."""
+        """Server-sent events: ``game_started``, ``game_stored``, ``rating_changed``,
+        ``upload_validated``."""
         if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
             raise Refused("too many event streams open; try again later", 503)
         receive = server.events.subscribe()
@@ -440,8 +475,35 @@ def create_app(server: Server) -> Any:
     # -- the web pages ------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def home(request: Request, players: int | None = None) -> Response:
+        if players is not None and players not in settings.players:
+            raise Refused(f"this ladder plays with {'/'.join(map(str, settings.players))} "
+                          "players", 404)
         return page(request, "index.html", web_user(request), board=leaderboard(players),
                     players=settings.players)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return Response(status_code=204)  # no icon: but no 404 in the browser's log
+
+    @app.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+    async def game_page(game_id: str) -> Response:
+        """The replay viewer of a stored game, with a link back and the download."""
+        from arena.viewer.page import render_replay
+
+        record = record_of(game_id)
+        html = await trio.to_thread.run_sync(render_replay, record)
+        links = (f'<nav class="arena-links"><a href="/">← the ladder</a> · '
+                 f'<a href="/games/{record.game_id}/record.json" download>download the '
+                 "record (JSON, as arena export writes it)</a></nav>\n")
+        html = html.replace("<main>\n", "<main>\n" + links, 1).replace(
+            "</head>", f"<style>{REPLAY_PHONE_STYLE}</style>\n</head>", 1)
+        return HTMLResponse(html, headers={"content-security-policy": replay_policy(html)})
+
+    @app.get("/games/{game_id}/record.json", include_in_schema=False)
+    async def game_download(game_id: str) -> Response:
+        record = record_of(game_id)
+        return JSONResponse(record.to_json(), headers={
+            "content-disposition": f'attachment; filename="{record.game_id}.json"'})
 
     @app.get("/register", response_class=HTMLResponse, include_in_schema=False)
     async def register_page(request: Request) -> Response:
@@ -504,6 +566,13 @@ def create_app(server: Server) -> Any:
             raise Refused(f"you have no token {token_id}", 404)
         return redirect(request, "/account")
 
+    @app.get("/upload", response_class=HTMLResponse, include_in_schema=False)
+    async def upload_page(request: Request, name: str = "") -> Response:
+        user = web_user(request)
+        if user is None:
+            return redirect(request, "/login")
+        return page(request, "upload.html", user, bot_name=name[:64], players=settings.players)
+
     @app.post("/upload", include_in_schema=False)
     async def upload_form(request: Request) -> Response:
         form = await form_of(request)
@@ -521,7 +590,67 @@ def create_app(server: Server) -> Any:
         user = web_user(request)
         data = bot_json(owner, name, user)
         mine = server.may_see(user, owner)
-        return page(request, "bot.html", user, bot=data, mine=mine)
+        valid = [v for v in data["versions"] if v["state"] == "valid"]
+        names = {v["ladder_name"] for v in valid}
+        every = await trio.to_thread.run_sync(server.ladder_results) if names else []
+        results = [result for result in every if names.intersection(result.bots)]
+        summary = bot_results(data["versions"], results)
+        current = valid[-1]["ladder_name"] if valid else None
+        failures: list[dict[str, Any]] = []
+        if current is not None:
+            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
+                      for seat, bot in enumerate(r.bots)
+                      if bot == current and seat in r.failures]
+            # the newest few of each reason, read from their records
+            per_reason: dict[str, int] = {}
+            chosen = []
+            for game_id, seat, reason in failed:
+                per_reason[reason] = per_reason.get(reason, 0) + 1
+                if per_reason[reason] <= FAILURES_SHOWN:
+                    chosen.append((game_id, seat))
+            details = await trio.to_thread.run_sync(server.failures_in, chosen)
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for failure in details:
+                groups.setdefault(failure["reason"], []).append(failure)
+            failures = [{"reason": reason, "count": count, "shown": groups.get(reason, [])}
+                        for reason, count in sorted(per_reason.items(),
+                                                    key=lambda item: -item[1])]
+        chart = await trio.to_thread.run_sync(rating_chart, every, current) \
+            if current else ""
+        bot_row = store.bot(owner, name)
+        assert bot_row is not None
+        in_ladder = [spec.name for spec in server.ladder.roster]
+        return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
+                    current=current, failures=failures, chart=chart,
+                    friendlies=store.friendlies(bot_row.id),
+                    rivals=[n for n in in_ladder if n != current],
+                    playable=current in in_ladder,
+                    max_friendly=MAX_FRIENDLY_GAMES,
+                    opponents=summary["opponents"].get(current, []) if current else [])
+
+    @app.get("/bots/{owner}/{name}/versions/{number}.json", include_in_schema=False)
+    async def version_state(request: Request, owner: str, name: str, number: int
+                            ) -> dict[str, Any]:
+        """One version as the bot page's script reads it (the report and the stderr tail
+        only for its owner and admins, by the session)."""
+        bot = store.bot(owner, name)
+        version = next((v for v in store.versions(bot.id) if v.number == number), None) \
+            if bot is not None else None
+        if version is None:
+            raise Refused(f"no version {number} of {owner}/{name}", 404)
+        return version.to_json(server.may_see(web_user(request), owner))
+
+    @app.post("/bots/{owner}/{name}/friendly", include_in_schema=False)
+    async def friendly_form(request: Request, owner: str, name: str) -> Response:
+        form = await form_of(request)
+        user = need_web_user(request)
+        opponents = [_text(v) for v in (await request.form()).getlist("opponent")]
+        try:
+            games = int(_text(form.get("games")) or "0")
+        except ValueError:
+            raise Refused("the number of games is a whole number") from None
+        server.ask_friendly(user, owner, name, opponents, games)
+        return redirect(request, f"/bots/{owner}/{name}#friendly")
 
     @app.post("/bots/{owner}/{name}/{action}", include_in_schema=False)
     async def bot_action(request: Request, owner: str, name: str, action: str) -> Response:
@@ -535,25 +664,41 @@ def create_app(server: Server) -> Any:
             return redirect(request, "/account")
         raise Refused(f"no action {action!r}", 404)
 
-    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
-    async def admin_page(request: Request) -> Response:
+    def need_admin(request: Request) -> User:
         user = need_web_user(request)
         if not user.admin:
             raise Refused("admins only", 403)
+        return user
+
+    @app.get("/admin", response_class=HTMLResponse, include_in_schema=False)
+    async def admin_page(request: Request) -> Response:
+        user = need_admin(request)
+        boards = {count: leaderboard(count) for count in settings.players}
         return page(request, "admin.html", user, users=store.users(), settings=settings,
+                    bots=store.bots(), versions=store.recent_versions(), boards=boards,
                     log=server.log_lines[-50:])
 
     @app.post("/admin/users/{name}/approve", include_in_schema=False)
     async def approve_form(request: Request, name: str) -> Response:
         await form_of(request)
-        user = need_web_user(request)
-        if not user.admin:
-            raise Refused("admins only", 403)
+        need_admin(request)
         target = store.user(name)
         if target is None:
             raise Refused(f"no user {name!r}", 404)
         store.approve(target.id)
         return redirect(request, "/admin")
+
+    @app.post("/admin/users/{name}/disable", include_in_schema=False)
+    async def disable_user_form(request: Request, name: str) -> Response:
+        await form_of(request)
+        server.disable_user(need_admin(request), name)
+        return redirect(request, "/admin")
+
+    @app.post("/admin/versions/{version_id}/revalidate", include_in_schema=False)
+    async def revalidate_form(request: Request, version_id: int) -> Response:
+        await form_of(request)
+        version = server.revalidate(need_admin(request), version_id)
+        return redirect(request, f"/bots/{version.owner}/{version.bot}")
 
     return BodyLimit(app, settings.max_archive_bytes + FORM_OVERHEAD)
 
@@ -565,6 +710,90 @@ def _text(value: Any) -> str:
 def _finite(row: dict[str, Any]) -> dict[str, Any]:
     return {key: (None if isinstance(value, float) and not math.isfinite(value) else value)
             for key, value in row.items()}
+
+
+FAILURES_SHOWN = 5  # the newest failures of each reason on a bot page
+
+
+def bot_results(versions: list[dict[str, Any]], results: list[GameResult]
+                ) -> dict[str, Any]:
+    """Per ladder name: games, first places and failures; and its results against each
+    opponent (won: placed ahead of it; lost; tied), most played first."""
+    names = {v["ladder_name"] for v in versions}
+    totals: dict[str, dict[str, Any]] = {
+        name: {"games": 0, "firsts": 0, "failures": {}} for name in names}
+    against: dict[str, dict[str, dict[str, int]]] = {name: {} for name in names}
+    for result in results:
+        for seat, bot in enumerate(result.bots):
+            if bot not in names:
+                continue
+            total = totals[bot]
+            total["games"] += 1
+            total["firsts"] += result.placements[seat] == 1
+            if seat in result.failures:
+                reason = result.failures[seat]
+                total["failures"][reason] = total["failures"].get(reason, 0) + 1
+            for other, opponent in enumerate(result.bots):
+                if other == seat:
+                    continue
+                line = against[bot].setdefault(opponent, {"games": 0, "won": 0, "lost": 0,
+                                                          "tied": 0})
+                line["games"] += 1
+                mine, theirs = result.placements[seat], result.placements[other]
+                line["won" if mine < theirs else "lost" if mine > theirs else "tied"] += 1
+    return {"totals": totals, "opponents": {
+        name: sorted(({"bot": opponent, **line} for opponent, line in lines.items()),
+                     key=lambda line: (-line["games"], line["bot"]))
+        for name, lines in against.items()}}
+
+
+def rating_chart(results: list[GameResult], name: str) -> str:
+    """The report's chart (arena/report/svg.py) of NAME's Elo as the ladder's games of its
+    player count came in: the ratings refitted on growing prefixes of those games,
+    centred like the leaderboard's table; "" before its second game."""
+    from arena.rating import rating_history
+    from arena.report.svg import line_chart
+
+    mine = [result for result in results if name in result.bots]
+    if len(mine) < 2:
+        return ""
+    count = mine[-1].num_players
+    sizes, history = rating_history([r for r in results if r.num_players == count],
+                                    checkpoints=CHART_POINTS)
+    return line_chart(sizes, [(name, history.get(name, []))], width=700, height=260,
+                      x_label=f"{count}-player ladder games", y_label="Elo")
+
+
+def _when(stamp: float | None) -> str:
+    """A time as the pages show it: UTC, to the minute."""
+    if stamp is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
+
+
+def _mark_unsettled(rows: list[dict[str, Any]]) -> None:
+    """``unsettled`` on each row whose 95% interval overlaps a neighbour's in the same
+    group (the report's "order not settled": more games could swap them)."""
+    for row in rows:
+        row["unsettled"] = False
+    for upper, lower in zip(rows, rows[1:], strict=False):
+        if None in (upper.get("low"), lower.get("high")):
+            continue
+        if upper.get("group") == lower.get("group") and lower["high"] >= upper["low"]:
+            upper["unsettled"] = lower["unsettled"] = True
+
+
+def replay_policy(html: str) -> str:
+    """The Content-Security-Policy of a replay page: only its own inline script and
+    style run (by their hashes), nothing is loaded."""
+    def hashes(element: str) -> str:
+        return " ".join(
+            "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+            for text in re.findall(f"<{element}>(.*?)</{element}>", html, re.S))
+
+    return (f"default-src 'none'; script-src {hashes('script')}; "
+            f"style-src {hashes('style')}; img-src 'self'; form-action 'none'; "
+            "frame-ancestors 'none'; base-uri 'none'")
 
 
 def _context(request: Request, user: User | None, **values: Any) -> dict[str, Any]:

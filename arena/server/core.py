@@ -12,20 +12,24 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server import archives
 from arena.server.accounts import Cookies, RateLimiter
 from arena.server.events import Events
-from arena.server.ladder import Ladder, Leaderboards
+from arena.server.ladder import Friendlies, Ladder, Leaderboards
 from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
 from arena.server.store import ServerStore, User, Version
 
 DAY = 24 * 3600
+MAX_FRIENDLY_GAMES = 20  # per request
+MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 
 
 class Refused(ArenaError):
@@ -87,6 +91,7 @@ class Server:
         self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
         self.ladder = Ladder(self)
         self.leaderboards = Leaderboards(self)
+        self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
 
     @classmethod
@@ -136,6 +141,39 @@ class Server:
                              "allowed, give a 'command'")
         return spec
 
+    # -- what the pages read (in a thread: a reading connection of its own) ---------
+    def ladder_results(self) -> list[GameResult]:
+        """The stored ladder games, in the order they finished."""
+        from arena.league.store import open_store
+
+        league = open_store(self.settings.folder)
+        try:
+            return league.results(self.settings.game)
+        finally:
+            league.close()
+
+    def failures_in(self, games: list[tuple[str, int]]) -> list[dict[str, Any]]:
+        """The failure of seat S in game G for each (G, S): its reason, phase, detail,
+        decision and stderr tail, read from the stored records."""
+        from arena.league.store import open_store
+
+        league = open_store(self.settings.folder)
+        found = []
+        try:
+            for game_id, seat in games:
+                try:
+                    record = league.find_game(game_id)
+                except ArenaError:
+                    continue
+                for failure in record.failures:
+                    if failure["seat"] == seat:
+                        # the server's own paths are nobody else's business
+                        tail = failure["stderr_tail"].replace(f"{self.settings.folder}/", "")
+                        found.append({"game_id": game_id, **failure, "stderr_tail": tail})
+        finally:
+            league.close()
+        return found
+
     # -- background work --------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
@@ -148,6 +186,7 @@ class Server:
             nursery.start_soon(run_queue, self, self.queue_receive)
             nursery.start_soon(self.ladder.run)
             nursery.start_soon(self.leaderboards.run)
+            nursery.start_soon(self.friendlies.run)
             task_status.started()
 
     # -- uploads ------------------------------------------------------------------
@@ -241,6 +280,81 @@ class Server:
                 raise Refused(f"quota: {self.settings.active_bots} active bots per user", 429)
         self.store.set_bot_disabled(bot.id, disabled)
         self.ladder.roster_changed()
+
+    def disable_user(self, admin: User, name: str) -> None:
+        if not admin.admin:
+            raise Refused("admins only", 403)
+        target = self.store.user(name)
+        if target is None:
+            raise Refused(f"no user {name!r}", 404)
+        if target.admin:
+            raise Refused("an admin cannot be disabled here", 403)
+        self.store.disable_user(target.id)
+        self.ladder.roster_changed()
+
+    def revalidate(self, admin: User, version_id: int) -> Version:
+        """An admin's: the version checked again (after a change of the bundled
+        opponents or of the sandbox, say); it leaves the ladder until it passes."""
+        if not admin.admin:
+            raise Refused("admins only", 403)
+        version = self.store.version(version_id)
+        if version is None:
+            raise Refused(f"no version {version_id}", 404)
+        if version.state == "pending":
+            raise Refused(f"version {version_id} is already waiting for its check", 409)
+        self.store.set_pending(version_id)
+        self.queue_send.send_nowait(version_id)
+        self.ladder.roster_changed()
+        return version
+
+    def ask_friendly(self, user: User, owner: str, name: str, opponents: list[str],
+                     games: int) -> int:
+        """An owner's request for GAMES unrated games of its bot (the version in the
+        ladder) against OPPONENTS (ladder names of bots in the ladder now)."""
+        self.check_owner(user, owner)
+        if not user.approved:
+            raise Refused("your account waits for an admin's approval", 403)
+        bot = self.store.bot(owner, name)
+        if bot is None:
+            raise Refused(f"no bot {owner}/{name}", 404)
+        roster = {spec.name for spec in self.ladder.roster}
+        mine = next((v.ladder_name for v in reversed(self.store.versions(bot.id))
+                     if v.ladder_name in roster), None)
+        if mine is None:
+            raise Refused(f"{owner}/{name} is not in the ladder now (no valid version, or "
+                          "disabled): friendly games are between bots of the ladder")
+        if not 1 <= games <= MAX_FRIENDLY_GAMES:
+            raise Refused(f"ask for 1 to {MAX_FRIENDLY_GAMES} friendly games")
+        chosen = list(dict.fromkeys(opponents))
+        unknown = [o for o in chosen if o not in roster or o == mine]
+        if unknown or not chosen:
+            raise Refused("choose opponents among the other bots in the ladder now"
+                          + (f" (not: {', '.join(unknown)})" if unknown else ""))
+        seats = len(chosen) + 1
+        if seats not in self.settings.players:
+            raise Refused(f"this ladder plays with {'/'.join(map(str, self.settings.players))}"
+                          f" players; {len(chosen)} opponents make {seats}")
+        specs = {spec.name: spec for spec in self.ladder.roster}
+        cannot = [n for n in [mine, *chosen] if not specs[n].plays(self.settings.game, seats)]
+        if cannot:
+            raise Refused(f"{', '.join(cannot)} do not play {seats}-player games")
+        if not user.admin and self.store.open_friendlies(user.id) >= MAX_OPEN_FRIENDLIES:
+            raise Refused(f"quota: {MAX_OPEN_FRIENDLIES} requests waiting at a time", 429)
+        request = self.store.add_friendly(user.id, bot.id, [mine, *chosen], games)
+        self.friendlies.requested()
+        return request
+
+    def find_game(self, game_id: str) -> GameRecord:
+        """A stored game: the ladder's, else a friendly one (ArenaError if neither)."""
+        try:
+            return self.league_store.find_game(game_id)
+        except ArenaError:
+            if not (self.friendlies.folder() / "league.sqlite").exists():
+                raise
+            try:
+                return self.friendlies.find_game(game_id)
+            except ArenaError:
+                raise ArenaError(f"no game {game_id!r}") from None
 
     def delete(self, user: User, owner: str, name: str) -> None:
         self.check_owner(user, owner)

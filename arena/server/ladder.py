@@ -12,8 +12,10 @@ replay old tables.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -22,12 +24,16 @@ from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
 from arena.league.schedule import ScheduledGame, stable_int, table_games
+from arena.league.store import LeagueStore
+from arena.records import GameRecord
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
+from arena.server.store import Friendly
 from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
 FEED_SEED_KEY = "ladder_tables"
+RECENT_GAMES = 10  # the newest games a leaderboard lists
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
@@ -51,6 +57,7 @@ class _Listener(LeagueListener):
         result = game.result
         for bot in result.bots:
             self.ladder.played[bot] += 1
+        self.ladder.in_progress.pop(result.game_id, None)
         self.ladder.server.events.publish("game_stored", {
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
             "bots": list(result.bots), "placements": list(result.placements),
@@ -67,6 +74,9 @@ class Ladder:
         self.played: Counter[str] = Counter()  # games per bot in the current roster
         self.roster: list[BotSpec] = []
         self.running = False
+        # the games handed to the league and not stored yet (the leaderboard page's
+        # "in progress"), by game id
+        self.in_progress: dict[str, ScheduledGame] = {}
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -107,6 +117,7 @@ class Ladder:
                 await self.wake.wait()
                 continue
             self.played = Counter()
+            self.in_progress = {}
             self.running = True
             send, receive = trio.open_memory_channel[ScheduledGame](0)
             try:
@@ -150,10 +161,121 @@ class Ladder:
                     seed = stable_int("ladder-seed", counter)
                     for game in table_games(settings.game, table, seed, round=counter):
                         await send.send(game)
+                        self.in_progress[game.game_id] = game
+                        self.server.events.publish("game_started", {
+                            "game_id": game.game_id, "num_players": game.num_players,
+                            "bots": list(game.seats)})
                     if settings.tables_per_minute:
                         await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
+
+
+FRIENDLY_FOLDER = "friendly"  # the friendly games' own league store, beside the ladder's
+FRIENDLY_SEED_KEY = "friendly_tables"
+
+
+class _FriendlyListener(LeagueListener):
+    def __init__(self, friendlies: Friendlies, request_id: int) -> None:
+        self.friendlies = friendlies
+        self.request_id = request_id
+
+    def notice(self, text: str) -> None:
+        self.friendlies.server.log(f"friendly games: {text}")
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        server = self.friendlies.server
+        server.store.friendly_played(self.request_id, game.result.game_id)
+        server.events.publish("friendly_stored", {
+            "request": self.request_id, "game_id": game.result.game_id,
+            "bots": list(game.result.bots), "placements": list(game.result.placements)})
+
+
+class Friendlies:
+    """Owners' requests for unrated games against chosen bots, played one game at a
+    time beside the ladder (the ladder keeps its ``concurrency``; this takes one more
+    slot at most), into a league store of their own (``FOLDER/friendly/``) that the
+    leaderboards never read: they never enter the ratings."""
+
+    def __init__(self, server: ServerContext, ladder: Ladder) -> None:
+        self.server = server
+        self.ladder = ladder
+        self.wake = trio.Event()
+        self.store: LeagueStore | None = None
+
+    def requested(self) -> None:
+        self.wake.set()
+
+    def folder(self) -> Path:
+        return self.server.settings.folder / FRIENDLY_FOLDER
+
+    async def run(self) -> None:
+        from arena.league.store import create_store
+
+        try:
+            while True:
+                self.wake = trio.Event()
+                request = self.server.store.next_friendly()
+                if request is None:
+                    await self.wake.wait()
+                    continue
+                if self.store is None:
+                    self.store = create_store(self.folder())
+                try:
+                    await self.play(request)
+                except Exception as problem:  # the next request goes on regardless
+                    what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
+                    self.server.log(f"friendly games {request.id} stopped: {what}")
+                    self.server.store.friendly_state(request.id, "failed", what[:300])
+        finally:
+            if self.store is not None:
+                self.store.close()
+                self.store = None
+
+    async def play(self, request: Friendly) -> None:
+        settings = self.server.settings
+        store = self.server.store
+        specs = {spec.name: spec for spec in self.ladder.specs()}
+        missing = [name for name in request.seats if name not in specs]
+        if missing:
+            store.friendly_state(request.id, "failed",
+                                 f"not in the ladder any more: {', '.join(missing)}")
+            return
+        store.friendly_state(request.id, "playing")
+        k = len(request.seats)
+        config = dataclasses.replace(ladder_config(self.server), name="friendly",
+                                     results_dir=self.folder(), concurrency=1)
+        bots = [specs[name] for name in request.seats]
+        send, receive = trio.open_memory_channel[ScheduledGame](0)
+
+        async def feed() -> None:
+            async with send:
+                for _ in range(request.games - request.played):
+                    counter = store.next_counter(FRIENDLY_SEED_KEY)
+                    rng = random.Random(stable_int("friendly-table", counter))
+                    seats = list(request.seats)
+                    rng.shuffle(seats)
+                    seed = stable_int("friendly-seed", counter)
+                    game = table_games(settings.game, seats, seed, round=counter)[0]
+                    await send.send(game)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(feed)
+            assert self.store is not None
+            await play_league(config, store=self.store, bots=bots, games=receive,
+                              listeners=[_FriendlyListener(self, request.id)],
+                              concurrency=1, cluster=self.server.cluster)
+        store.friendly_state(request.id, "done", f"{k}-player games, unrated")
+
+    def find_game(self, game_id: str) -> GameRecord:
+        """A stored friendly game (ArenaError if none)."""
+        from arena.league.store import open_store
+
+        league = open_store(self.folder())
+        try:
+            return league.find_game(game_id)
+        finally:
+            league.close()
 
 
 class Leaderboards:
@@ -193,8 +315,17 @@ class Leaderboards:
             by_count: dict[int, list[Any]] = {}
             for result in results:
                 by_count.setdefault(result.num_players, []).append(result)
-            return {count: leaderboard_json(build_leaderboard(
-                games, bootstrap=settings.rating_bootstrap)) for count, games in by_count.items()}
+            boards = {}
+            for count, games in by_count.items():
+                board = leaderboard_json(build_leaderboard(
+                    games, bootstrap=settings.rating_bootstrap))
+                # the newest games, for the leaderboard page's links to their replays
+                board["recent"] = [{"game_id": g.game_id, "bots": list(g.bots),
+                                    "placements": list(g.placements),
+                                    "failures": {str(k): v for k, v in g.failures.items()}}
+                                   for g in reversed(games[-RECENT_GAMES:])]
+                boards[count] = board
+            return boards
 
         try:
             boards = await trio.to_thread.run_sync(build)

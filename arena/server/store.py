@@ -69,6 +69,21 @@ CREATE TABLE IF NOT EXISTS server_versions (
     UNIQUE (bot_id, number)
 );
 CREATE INDEX IF NOT EXISTS server_versions_uploader ON server_versions (uploader_id, uploaded_at);
+CREATE TABLE IF NOT EXISTS server_friendly (
+    id INTEGER PRIMARY KEY,
+    requester_id INTEGER NOT NULL REFERENCES server_users (id),
+    bot_id INTEGER NOT NULL REFERENCES server_bots (id),
+    seats TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    played INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL CHECK (state IN ('queued', 'playing', 'done', 'failed')),
+    message TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS server_friendly_games (
+    request_id INTEGER NOT NULL REFERENCES server_friendly (id),
+    game_id TEXT NOT NULL PRIMARY KEY
+);
 """
 SERVER_SCHEMA_VERSION = 1
 
@@ -93,6 +108,23 @@ class Token:
     created_at: float
     last_used: float | None
     revoked: bool
+
+
+@dataclass(frozen=True)
+class Friendly:
+    """An owner's request for unrated games: its bot's ladder name first in ``seats``,
+    then the chosen opponents."""
+
+    id: int
+    requester: str
+    bot_id: int
+    seats: tuple[str, ...]
+    games: int
+    played: int
+    state: str
+    message: str
+    created_at: float
+    game_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -244,6 +276,19 @@ class ServerStore:
     def approve(self, user_id: int) -> None:
         with self.connection:
             self.connection.execute("UPDATE server_users SET approved = 1 WHERE id = ?",
+                                    (user_id,))
+
+    def disable_user(self, user_id: int) -> None:
+        """An admin's stop: the account back to unapproved (no login, no token, no
+        upload), its sessions ended, its tokens revoked, its bots disabled."""
+        with self.connection:
+            self.connection.execute("UPDATE server_users SET approved = 0 WHERE id = ?",
+                                    (user_id,))
+            self.connection.execute("DELETE FROM server_sessions WHERE user_id = ?",
+                                    (user_id,))
+            self.connection.execute("UPDATE server_tokens SET revoked = 1 WHERE user_id = ?",
+                                    (user_id,))
+            self.connection.execute("UPDATE server_bots SET disabled = 1 WHERE owner_id = ?",
                                     (user_id,))
 
     # -- API tokens ---------------------------------------------------------------
@@ -399,6 +444,20 @@ class ServerStore:
                 (state, manifest_version, None if report is None else json.dumps(report),
                  message, stderr_tail, time.time(), version_id))
 
+    def recent_versions(self, limit: int = 30) -> list[Version]:
+        """The newest uploads of every bot (the admin page)."""
+        rows = self.connection.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE b.deleted = 0"
+            " ORDER BY v.id DESC LIMIT ?", (limit,))
+        return [_version(row) for row in rows]
+
+    def set_pending(self, version_id: int) -> None:
+        """A version back on the validation queue: its verdict forgotten."""
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_versions SET state = 'pending', report = NULL, message = '',"
+                " stderr_tail = '', validated_at = NULL WHERE id = ?", (version_id,))
+
     def set_bot_disabled(self, bot_id: int, disabled: bool) -> None:
         with self.connection:
             self.connection.execute("UPDATE server_bots SET disabled = ? WHERE id = ?",
@@ -416,6 +475,62 @@ class ServerStore:
         with self.connection:
             self.connection.execute(
                 "UPDATE server_bots SET deleted = 0, disabled = 0 WHERE id = ?", (bot_id,))
+
+    # -- friendly games (unrated; their records are in the friendly store) ---------
+    def add_friendly(self, requester_id: int, bot_id: int, seats: list[str],
+                     games: int) -> int:
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT INTO server_friendly (requester_id, bot_id, seats, games, state,"
+                " created_at) VALUES (?, ?, ?, ?, 'queued', ?)",
+                (requester_id, bot_id, json.dumps(seats), games, time.time()))
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def _friendlies(self, where: str, params: tuple[Any, ...], limit: int = -1
+                    ) -> list[Friendly]:
+        rows = self.connection.execute(
+            "SELECT f.id, u.name, f.bot_id, f.seats, f.games, f.played, f.state, f.message,"
+            " f.created_at FROM server_friendly f JOIN server_users u ON f.requester_id = u.id"
+            f" WHERE {where} ORDER BY f.id DESC LIMIT ?", (*params, limit)).fetchall()
+        found = []
+        for row in rows:
+            ids = tuple(r[0] for r in self.connection.execute(
+                "SELECT game_id FROM server_friendly_games WHERE request_id = ?"
+                " ORDER BY rowid", (row[0],)))
+            found.append(Friendly(row[0], row[1], row[2], tuple(json.loads(row[3])),
+                                  row[4], row[5], row[6], row[7], row[8], ids))
+        return found
+
+    def friendlies(self, bot_id: int, limit: int = 20) -> list[Friendly]:
+        return self._friendlies("f.bot_id = ?", (bot_id,), limit)
+
+    def next_friendly(self) -> Friendly | None:
+        """The oldest request not yet played (one left "playing" by a stop comes first)."""
+        found = self._friendlies("f.state IN ('queued', 'playing')", ())
+        return found[-1] if found else None
+
+    def open_friendlies(self, requester_id: int) -> int:
+        row = self.connection.execute(
+            "SELECT COUNT(*) FROM server_friendly WHERE requester_id = ?"
+            " AND state IN ('queued', 'playing')", (requester_id,)).fetchone()
+        return int(row[0])
+
+    def friendly_state(self, request_id: int, state: str, message: str = "") -> None:
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_friendly SET state = ?, message = ? WHERE id = ?",
+                (state, message, request_id))
+
+    def friendly_played(self, request_id: int, game_id: str) -> None:
+        with self.connection:
+            self.connection.execute(
+                "INSERT OR IGNORE INTO server_friendly_games (request_id, game_id)"
+                " VALUES (?, ?)", (request_id, game_id))
+            self.connection.execute(
+                "UPDATE server_friendly SET played = (SELECT COUNT(*) FROM"
+                " server_friendly_games WHERE request_id = ?) WHERE id = ?",
+                (request_id, request_id))
 
     def iter_text(self) -> Iterator[str]:
         """Every text value of the server's tables (tests look for secrets in clear)."""
