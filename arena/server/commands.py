@@ -151,23 +151,18 @@ def backup(folder: Path, out: Path) -> None:
     SQLite's online backup, then the settings, the secret and the uploads (a version's
     files never change once it is listed, and every listed one is copied)."""
     from arena.league.store import DB_NAME
+    from arena.server.ladder import FRIENDLY_FOLDER
     from arena.server.settings import SECRET_NAME, SETTINGS_NAME, UPLOADS_NAME, load_settings
 
     settings = load_settings(folder)
     if out.exists() and any(out.iterdir()):
         raise ArenaError(f"{out} exists and is not empty; choose a new folder")
     out.mkdir(parents=True, exist_ok=True)
-    target = out / DB_NAME
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.close(descriptor)
-    source = sqlite3.connect(settings.database, timeout=30)
-    destination = sqlite3.connect(target)
-    try:
-        source.backup(destination)
-        destination.execute("PRAGMA journal_mode=WAL")
-    finally:
-        destination.close()
-        source.close()
+    _backup_database(settings.database, out / DB_NAME)
+    friendly = folder / FRIENDLY_FOLDER / DB_NAME  # the owners' unrated games, if any
+    if friendly.is_file():
+        (out / FRIENDLY_FOLDER).mkdir(mode=0o700)
+        _backup_database(friendly, out / FRIENDLY_FOLDER / DB_NAME)
     for name in (SETTINGS_NAME, SECRET_NAME):
         shutil.copy2(folder / name, out / name)
         os.chmod(out / name, 0o600)
@@ -180,6 +175,20 @@ def backup(folder: Path, out: Path) -> None:
                 shutil.copy2(path, copy)
     shutil.copytree(folder / UPLOADS_NAME, out / UPLOADS_NAME, symlinks=True,
                     ignore=shutil.ignore_patterns(".upload-*"))
+
+
+def _backup_database(path: Path, target: Path) -> None:
+    """A consistent copy of a live SQLite database (its online backup), owner-only."""
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(descriptor)
+    source = sqlite3.connect(path, timeout=30)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+        destination.execute("PRAGMA journal_mode=WAL")
+    finally:
+        destination.close()
+        source.close()
 
 
 # --- arena login / arena upload --------------------------------------------------------
