@@ -29,11 +29,12 @@ and the information the games played so far hold at the true ratings: it aims at
 exactly the neighbouring pairs not yet right on the leaderboard) and ``ours`` (the same
 matchmaker given only the estimate).
 
-Tables are chosen in batches: a batch is ``max(N/k, 3% of the tables so far)`` tables;
-the ratings are refitted (Newton warm-started from the last fit) and the criterion
-checked after each batch, so every count may overshoot by up to one batch (3%), alike
-for every method.  Ours and the oracle choose N/k distinct tables per batch, each played
-batch·k/N times.  Each run stops at a cap (``CAP_PER_BOT`` games per bot) and is then
+Tables are chosen in batches: a batch is ``max(N/k, 5% of the tables so far)`` tables
+(``max(1, 5%)`` for the new bot); the ratings are refitted (Newton warm-started from the
+last fit) and the criterion checked after each batch, so every count may overshoot by
+up to one batch, alike for every method.  Ours and the oracle choose N/(2k) distinct
+tables per batch (each chosen as if the ones before it had been played), each played
+2·batch·k/N times.  Each run stops at a cap (``CAP_PER_BOT`` games per bot) and is then
 reported as not settled, counted at the cap.
 """
 
@@ -63,7 +64,7 @@ SCENARIOS: tuple[tuple[str, int], ...] = (
     ("scratch-20", 20), ("scratch-50", 50), ("scratch-100", 100), ("new-bot", 50))
 REPETITIONS = 20
 GAP = (20.0, 40.0)  # Elo between neighbours, uniform
-GROWTH = 0.03  # a batch: this share of the tables so far (at least N/k tables)
+GROWTH = 0.05  # a batch: this share of the tables so far (at least N/k tables)
 CAP_PER_BOT = 30_000  # games per bot before a run is called unsettled
 NEW_BOT_CAP = 30_000  # games of the new-bot scenario
 NEW_BOT_WIDTH = 50.0  # Elo
@@ -158,7 +159,7 @@ def halite_tables(ladder: Ladder, count: int, rng: np.random.Generator) -> np.nd
 def informed_tables(ladder: Ladder, count: int, rng: np.random.Generator, *, oracle: bool,
                     new: int | None = None) -> np.ndarray:
     n, k = len(ladder.truth), ladder.players
-    picks = max(1, min(count, math.ceil(n / k)))
+    picks = max(1, min(count, math.ceil(n / (2 * k))))
     plays = math.ceil(count / picks)
     fresh = np.zeros(n, dtype=bool)
     if new is not None:
@@ -203,13 +204,14 @@ def chooser(method: str, new: int | None = None) -> Chooser:
 
 
 def run(ladder: Ladder, choose: Chooser, done: Callable[[Ladder], bool], cap: int,
-        rng: np.random.Generator) -> int | None:
-    """Games played until ``done`` (None: not within ``cap`` games)."""
+        rng: np.random.Generator, smallest: int | None = None) -> int | None:
+    """Games played until ``done`` (None: not within ``cap`` games); batches of at
+    least ``smallest`` tables (default N/k)."""
     start = ladder.played
     n = len(ladder.truth)
+    smallest = smallest or math.ceil(n / ladder.players)
     while ladder.played - start < cap:
-        count = max(math.ceil(n / ladder.players),
-                    math.ceil(GROWTH * (ladder.tables - start / ladder.players)))
+        count = max(smallest, math.ceil(GROWTH * (ladder.tables - start / ladder.players)))
         ladder.play(choose(ladder, count, rng), rng)
         if done(ladder):
             return ladder.played - start
@@ -254,7 +256,7 @@ def scenario_games(name: str, n: int, players: int, repetition: int, seed: int,
                         estimate(bigger, design_effect(players)))
         out[method] = run(ladder, chooser(method, new=n),
                           lambda lad: new_bot_settled(lad, n), NEW_BOT_CAP,
-                          np.random.default_rng(run_seed))
+                          np.random.default_rng(run_seed), smallest=1)
     return out
 
 
