@@ -277,6 +277,29 @@ def interval_check(players: int, seed: int) -> dict[str, Any]:
             "min": round(float(ratio.min()), 3), "max": round(float(ratio.max()), 3)}
 
 
+def matchmaker_speed(players: int, seed: int, bots: int = 100, games: int = 100_000
+                     ) -> dict[str, Any]:
+    """Seconds for ``next_tables`` on a ladder of ``bots`` bots and ``games`` games (from
+    its sufficient statistics: fit, covariance and one table), median of a few."""
+    from arena.league.matchmaking import LadderState, next_tables
+
+    rng = np.random.default_rng(seed)
+    truth = true_ratings(bots, rng)
+    names = tuple(f"bot{i:03d}" for i in range(bots))
+    tables = random_tables(Ladder.empty(truth, players), games // players, rng)
+    wins = play_tables(truth, tables, rng)
+    played = np.bincount(tables.ravel(), minlength=bots) * players
+    state = LadderState(names, wins, played, {players: games})
+    timings = []
+    for repeat in range(5):
+        start = time.perf_counter()
+        next_tables(state, names, players, new=names[:1] if repeat == 0 else (), seed=repeat)
+        timings.append(time.perf_counter() - start)
+    return {"bots": bots, "games": games, "players": players,
+            "next table (s, median of 5)": round(float(np.median(timings)), 4),
+            "slowest (s)": round(max(timings), 4)}
+
+
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     seed = int(getattr(args, "seed", 1))
     repetitions = getattr(args, "repetitions", None) or REPETITIONS
@@ -313,6 +336,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "rows": rows,
         "scenarios": scenarios,
         "check": interval_check(players, seed),
+        "speed": matchmaker_speed(players, seed),
         "notes": [
             "target (issue 32 item 3): ours below both baselines in every scenario and at "
             "most 1.3x the oracle.",
