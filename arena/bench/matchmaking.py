@@ -66,7 +66,7 @@ REPETITIONS = 20
 GAP = (20.0, 40.0)  # Elo between neighbours, uniform
 GROWTH = 0.05  # a batch: this share of the tables so far (at least N/k tables)
 CAP_PER_BOT = 30_000  # games per bot before a run is called unsettled
-NEW_BOT_CAP = 30_000  # games of the new-bot scenario
+NEW_BOT_CAP = 100_000  # games of the new-bot scenario
 NEW_BOT_WIDTH = 50.0  # Elo
 
 
