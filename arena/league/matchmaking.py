@@ -22,8 +22,9 @@ information", has the formula):
   current order, where s is a bot's interval half-width and ``u_j`` is 1 while the two
   intervals overlap and ``RESOLVED_WEIGHT`` once they are apart (a pair apart but in the
   wrong order is still revisited, only less often);
-* a table is built greedily: the best pair among near neighbours, then the bot that adds
-  the most, until it has k bots.
+* a table is built greedily: the best pair of one of the neediest bots (Σ u_j × its
+  interval) with a near neighbour in the ranking, then the bot that adds the most, until
+  it has k bots.
 
 Two rules come first: a bot flagged *new* whose interval still overlaps a neighbour's
 gets a seat at every table (the most uncertain new bot first); and an active bot whose
@@ -285,8 +286,9 @@ def _seed(fresh: np.ndarray, on: np.ndarray, weight: np.ndarray, played: np.ndar
 def _build(seed: int | None, mean: np.ndarray, covariance: np.ndarray, weight: np.ndarray,
            on: np.ndarray, players: int, plays: float, rng: np.random.Generator,
            ranked: np.ndarray) -> list[int]:
-    """Greedy: the best first pair (with the seed if any, else among near neighbours in
-    the ranking), then the bot adding the most, until the table is full."""
+    """Greedy: the best first pair (with the seed if any, else one of the ``SEEDS``
+    neediest bots with a bot at most ``NEAR`` ranks away), then the bot adding the most
+    (within ``2 NEAR`` ranks of the table), until the table is full."""
     n = len(mean)
     position = np.full(n, -1, dtype=np.int64)
     position[ranked] = np.arange(len(ranked))
