@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {
     "sprt": "arena.bench.sprt",
     "plan": "arena.bench.plan",
     "scale": "arena.bench.scale",
+    "matchmaking": "arena.bench.matchmaking",
 }
 
 
@@ -56,6 +57,10 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="scale: games of the league whose memory is sampled (default 10000)",
     )
     parser.add_argument(
+        "--repetitions", type=int, metavar="N",
+        help="matchmaking: simulated ladders per scenario (default 20)",
+    )
+    parser.add_argument(
         "--against", metavar="DIR",
         help="scale: also run the commands with this checkout of the arena first on "
              "PYTHONPATH (before and after, in one run)",
@@ -65,7 +70,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
 def bench_command(args: argparse.Namespace) -> int:
     if not args.seconds > 0:
         raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
-    for option in ("games", "league_games"):
+    for option in ("games", "league_games", "repetitions"):
         value = getattr(args, option, None)
         if value is not None and value < 1:
             raise ArenaError(f"--{option.replace('_', '-')} must be at least 1, not {value}")

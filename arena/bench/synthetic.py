@@ -169,3 +169,26 @@ def equal_field(size: int, players: tuple[int, ...], decisive: float = 0.3) -> F
 
 def elo_for_share(share: float) -> float:
     return score_elo(share)
+
+
+def play_tables(strength: np.ndarray, tables: np.ndarray, rng: np.random.Generator
+                ) -> np.ndarray:
+    """The points matrix of tables played in all their seat rotations, many at once.
+
+    ``strength`` is each bot's true rating in natural log-odds, ``tables`` one row of bot
+    indices per table (k columns).  Each table is k games (one per rotation; seats do
+    not matter here), each an independent Plackett–Luce draw: strength plus Gumbel
+    noise.  Returns ``W[i, j]``, the points i took from j over all those games (as
+    ``Pairs.matrix``)."""
+    n = len(strength)
+    count, k = tables.shape
+    performance = strength[tables][:, None, :] + rng.gumbel(size=(count, k, k))
+    cells: list[np.ndarray] = []
+    points: list[np.ndarray] = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            ahead = (performance[:, :, a] > performance[:, :, b]).sum(axis=1)
+            cells += [tables[:, a] * n + tables[:, b], tables[:, b] * n + tables[:, a]]
+            points += [ahead, k - ahead]
+    return np.bincount(np.concatenate(cells), weights=np.concatenate(points).astype(float),
+                       minlength=n * n).reshape(n, n)
