@@ -297,7 +297,8 @@ def _build(seed: int | None, mean: np.ndarray, covariance: np.ndarray, weight: n
         # the neediest bots (weight x interval) and their near neighbours in the ranking
         sd = np.sqrt(np.clip(_centred_variance(covariance), 0.0, None))
         need = np.where(usable, weight * sd, -np.inf) + 1e-12 * rng.random(n)
-        firsts = np.argsort(-need, kind="stable")[:SEEDS]
+        by_need = np.argsort(-need, kind="stable")
+        firsts = by_need[usable[by_need]][:SEEDS]  # never a bot that is not active
         pairs = [(int(a), int(b)) for a in firsts
                  for b in np.flatnonzero(usable & (np.abs(position - position[a]) <= NEAR))
                  if b != a]

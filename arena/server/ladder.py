@@ -4,10 +4,11 @@ as a library (:func:`arena.league.engine.play_league` with a feed of tables).
 A ``play_league`` call has a fixed roster, so the ladder plays in *rounds of roster*:
 when the set of valid versions changes (a version validated, a bot disabled or deleted)
 the feeder closes its channel, the call finishes the games in flight and returns, and a
-new call starts with the new roster on the same store.  Tables are dealt to the bots
-with the fewest games in the current roster first (round-robin-ish), seats shuffled,
-each table's seed from a counter kept in the database, so that a restart does not
-replay old tables.
+new call starts with the new roster on the same store.  Tables are chosen for
+information by :mod:`arena.league.matchmaking` (new versions first, a floor share for
+every bot, then the table expected to settle the most of the leaderboard's order), each
+table's seed from a counter kept in the database, so that a restart does not replay old
+tables.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import trio
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
+from arena.league.matchmaking import LadderState, next_tables
 from arena.league.schedule import ScheduledGame, stable_int, table_games
 from arena.league.store import LeagueStore
-from arena.records import GameRecord
+from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import Friendly
@@ -33,6 +35,9 @@ from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
 FEED_SEED_KEY = "ladder_tables"
+# an uploaded version is "new" to the matchmaker (seated first while its interval
+# overlaps a neighbour's) until it has played this many ladder games
+NEW_VERSION_GAMES = 50
 RECENT_GAMES = 10  # the newest games a leaderboard lists
 
 
@@ -55,8 +60,10 @@ class _Listener(LeagueListener):
 
     def game_stored(self, league: League, game: StoredGame) -> None:
         result = game.result
+        self.ladder.results.append(result)
         for bot in result.bots:
             self.ladder.played[bot] += 1
+            self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
         self.ladder.server.events.publish("game_stored", {
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
@@ -77,6 +84,11 @@ class Ladder:
         # the games handed to the league and not stored yet (the leaderboard page's
         # "in progress"), by game id
         self.in_progress: dict[str, ScheduledGame] = {}
+        # every stored ladder game (read once, then kept up as games are stored), games
+        # per bot over them, and the matchmaker's state made from them
+        self.results: list[GameResult] = []
+        self.games_of: Counter[str] = Counter()
+        self.matchmaking: tuple[int, LadderState] | None = None
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -118,6 +130,9 @@ class Ladder:
                 continue
             self.played = Counter()
             self.in_progress = {}
+            if not self.results:  # read once: then kept up by the listener
+                self.results = self.server.league_store.results()
+                self.games_of = Counter(bot for r in self.results for bot in r.bots)
             self.running = True
             send, receive = trio.open_memory_channel[ScheduledGame](0)
             try:
@@ -137,8 +152,13 @@ class Ladder:
 
     async def _feed(self, send: trio.MemorySendChannel[ScheduledGame], specs: list[BotSpec],
                     generation: int) -> None:
+        """The ladder's tables, chosen for information (arena.league.matchmaking: the
+        table expected to shrink most the intervals of neighbours whose order is not
+        settled, new versions first, a floor share for every bot), a batch of
+        ``concurrency`` at a time, each played in all its seat rotations with one seed."""
         settings = self.server.settings
         store = self.server.store
+        house = {spec.name for spec in self.server.house_bots}
         async with send:
             with trio.CancelScope() as scope:
                 self.feed_scope = scope
@@ -153,22 +173,30 @@ class Ladder:
                         await trio.sleep(0)
                         continue
                     counter = store.next_counter(FEED_SEED_KEY)
-                    rng = random.Random(stable_int("ladder-table", counter))
-                    rng.shuffle(names)
-                    names.sort(key=lambda name: self.played[name])  # fewest games first
-                    table = names[:k]
-                    rng.shuffle(table)
-                    seed = stable_int("ladder-seed", counter)
-                    for game in table_games(settings.game, table, seed, round=counter):
-                        await send.send(game)
-                        self.in_progress[game.game_id] = game
-                        self.server.events.publish("game_started", {
-                            "game_id": game.game_id, "num_players": game.num_players,
-                            "bots": list(game.seats)})
-                    if settings.tables_per_minute:
-                        await trio.sleep(60 / settings.tables_per_minute)
+                    new = [name for name in names
+                           if name not in house and self.games_of[name] < NEW_VERSION_GAMES]
+                    tables = next_tables(self._state(), names, k,
+                                         count=max(1, settings.concurrency), new=new,
+                                         seed=stable_int("ladder-table", counter))
+                    for number, table in enumerate(tables):
+                        seed = stable_int("ladder-seed", counter, number)
+                        for game in table_games(settings.game, table, seed, round=counter):
+                            await send.send(game)
+                            self.in_progress[game.game_id] = game
+                            self.server.events.publish("game_started", {
+                                "game_id": game.game_id, "num_players": game.num_players,
+                                "bots": list(game.seats)})
+                        if settings.tables_per_minute:
+                            await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
+
+    def _state(self) -> LadderState:
+        """The matchmaker's view of every stored ladder game, made again only when games
+        were stored since (the results are kept as they are stored)."""
+        if self.matchmaking is None or self.matchmaking[0] != len(self.results):
+            self.matchmaking = (len(self.results), LadderState.from_results(self.results))
+        return self.matchmaking[1]
 
 
 FRIENDLY_FOLDER = "friendly"  # the friendly games' own league store, beside the ladder's

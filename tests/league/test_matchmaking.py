@@ -128,3 +128,22 @@ def test_the_intervals_agree_with_the_leaderboards() -> None:
     ratio = (high - low) / (board.high - board.low)
     assert 0.9 < ratio.mean() < 1.15
     assert ratio.min() > 0.8 and ratio.max() < 1.3
+
+
+
+def test_a_bot_that_is_not_active_is_never_seated_whatever_the_estimate() -> None:
+    # random estimates (means, covariances, games) with one bot paused: the greedy's first
+    # candidates once included a paused bot whose need was -inf (few active bots), and
+    # the ladder then seated a retired version it could not start
+    for trial in range(300):
+        rng = np.random.default_rng(trial)
+        n = int(rng.integers(3, 6))
+        root = rng.normal(size=(n, n))
+        covariance = root @ root.T * 0.1 + np.eye(n) * 0.05
+        paused = int(rng.integers(0, n))
+        active = np.ones(n, dtype=bool)
+        active[paused] = False
+        for choice in choose_tables(rng.normal(size=n), covariance,
+                                    rng.integers(5, 50, size=n).astype(float), 2, 3,
+                                    active=active, rng=np.random.default_rng(trial)):
+            assert paused not in choice.bots, (trial, choice)
