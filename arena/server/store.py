@@ -29,6 +29,17 @@ def printable(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
 
 
+def printable_json(value: Any) -> Any:
+    """``value`` (JSON data) with :func:`printable` applied to every string in it."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [printable_json(item) for item in value]
+    if isinstance(value, dict):
+        return {printable(str(key)): printable_json(item) for key, item in value.items()}
+    return value
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS server_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS server_users (
@@ -408,7 +419,8 @@ class ServerStore:
                 "UPDATE server_versions SET state = ?, manifest_version = ?, report = ?,"
                 " message = ?, stderr_tail = ?, validated_at = ? WHERE id = ?",
                 (state, printable(manifest_version),
-                 None if report is None else json.dumps(report), printable(message),
+                 None if report is None else json.dumps(printable_json(report)),
+                 printable(message),
                  printable(stderr_tail), time.time(), version_id))
 
     def set_bot_disabled(self, bot_id: int, disabled: bool) -> None:
