@@ -136,10 +136,10 @@ async def serve(server: object, host: str, port: int) -> None:
     config.errorlog = "-"
     config.graceful_timeout = 2.0
     # slow clients: a connection must send its request's head within idle_seconds (also
-    # the keep-alive between requests), read nothing for at most request_seconds, and
-    # send a body whole within request_seconds (RequestDeadline); heads at most 16 KiB
+    # the keep-alive between requests) and a body whole within request_seconds
+    # (RequestDeadline); heads at most 16 KiB.  No read_timeout: an event stream's
+    # client rightly sends nothing for hours (their number is capped by the app)
     config.keep_alive_timeout = server.settings.idle_seconds
-    config.read_timeout = int(max(1, server.settings.request_seconds))
     config.h11_max_incomplete_size = 16 * 1024
     config.backlog = 256
     tls = server.settings.tls
