@@ -24,6 +24,7 @@ BENCHMARKS: dict[str, str] = {
     "sprt": "arena.bench.sprt",
     "plan": "arena.bench.plan",
     "scale": "arena.bench.scale",
+    "serve": "arena.bench.serve",
 }
 
 
@@ -54,6 +55,10 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--league-games", type=int, metavar="N",
         help="scale: games of the league whose memory is sampled (default 10000)",
+    )
+    parser.add_argument(
+        "--clients", type=int, metavar="N",
+        help="serve: clients watching the server (default 50)",
     )
     parser.add_argument(
         "--against", metavar="DIR",
