@@ -121,16 +121,24 @@ async def _setup(url: str) -> None:
             raise ArenaError(f"arena bench serve: the bot was rejected: {version['message']}")
 
 
-async def _watcher(url: str, until: float, latencies: list[float], errors: list[str],
+def _clients(url: str, count: int) -> list[Any]:
+    """``count`` httpx clients, made once for the run (a client is costly to make: made
+    in a phase, they would be timed as the server's latency)."""
+    import httpx
+
+    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
+    return [httpx.AsyncClient(base_url=url, timeout=30, limits=limits, verify=False)
+            for _ in range(count)]
+
+
+async def _watcher(client: Any, until: float, latencies: list[float], errors: list[str],
                    paced: bool, seed: int) -> None:
     """One client: the event stream held open (read in the background) and a page or
     an API answer about once a second (``paced``) or back to back, until ``until``."""
     import httpx
 
     rng = random.Random(seed)
-    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
-    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as client, \
-            trio.open_nursery() as nursery:
+    async with trio.open_nursery() as nursery:
         async def events() -> None:
             with contextlib.suppress(httpx.HTTPError):
                 async with client.stream("GET", "/api/v1/events") as stream:
@@ -159,7 +167,7 @@ async def _watcher(url: str, until: float, latencies: list[float], errors: list[
         nursery.cancel_scope.cancel()
 
 
-async def _phase(url: str, database: Path, seconds: float, clients: int, paced: bool,
+async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
                  seed: int) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -167,8 +175,8 @@ async def _phase(url: str, database: Path, seconds: float, clients: int, paced: 
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
-        for number in range(clients):
-            nursery.start_soon(_watcher, url, until, latencies, errors, paced,
+        for number, client in enumerate(clients):
+            nursery.start_soon(_watcher, client, until, latencies, errors, paced,
                                seed * 1000 + number)
         if not clients:
             await trio.sleep(seconds)
@@ -185,14 +193,20 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
     loaded: list[float] = []
     latencies: list[float] = []
     errors: list[str] = []
-    for number in range(rounds):
-        first = await _phase(url, database, seconds, 0, True, seed)
-        alone.append(first["games_per_second"])
-        second = await _phase(url, database, seconds, clients, True, seed + number)
-        loaded.append(second["games_per_second"])
-        latencies += second["latencies"]
-        errors += second["errors"]
-    saturated = await _phase(url, database, seconds, SATURATION_CLIENTS, False, seed)
+    class_clients = _clients(url, clients)
+    try:
+        for number in range(rounds):
+            first = await _phase([], database, seconds, True, seed)
+            alone.append(first["games_per_second"])
+            second = await _phase(class_clients, database, seconds, True, seed + number)
+            loaded.append(second["games_per_second"])
+            latencies += second["latencies"]
+            errors += second["errors"]
+        saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
+                                 False, seed)
+    finally:
+        for client in class_clients:
+            await client.aclose()
     return {"alone": alone, "loaded": loaded, "latencies": latencies, "errors": errors,
             "saturated": saturated}
 
