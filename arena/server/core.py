@@ -8,6 +8,7 @@ then a ``pending`` version on the validation queue."""
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import shutil
 import sys
@@ -28,6 +29,20 @@ from arena.server.store import Bot, ServerStore, User, Version, printable
 
 DAY = 24 * 3600
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+def sweep_staging(uploads: Path) -> int:
+    """Remove the ``.upload-*`` folders a stop (``kill -9``, a crash, a full disk) left
+    in ``uploads/OWNER/NAME/``: an upload becomes a version only when its row is stored,
+    after its folder was renamed from the staging name.  Returns how many."""
+    swept = 0
+    if not uploads.is_dir():
+        return 0
+    for staging in uploads.glob("*/*/.upload-*"):
+        if staging.is_dir() and not staging.is_symlink():
+            shutil.rmtree(staging, ignore_errors=True)
+            swept += 1
+    return swept
+
+
 def make_private(folder: Path) -> list[str]:
     """The server folder readable by its owner only (mode 0700), its database and secret
     files 0600: other users of the machine read neither the accounts nor the uploads.
@@ -110,9 +125,13 @@ class Server:
         self.leaderboards = Leaderboards(self)
         self.log_lines: list[str] = []
         self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
+        swept = sweep_staging(settings.uploads)
         if tightened:
             self.log(f"made {', '.join(tightened)} private to this user (other users of "
                      "the machine could read them)")
+        if swept:
+            self.log(f"removed {swept} unfinished upload(s) left by a stop (never stored: "
+                     "their uploaders saw no answer, or an error)")
 
     @classmethod
     def open(cls, folder: Path, *, lock: bool = True, cluster: str | None = None) -> Server:
@@ -222,6 +241,13 @@ class Server:
             # the server's own paths are nobody else's business
             raise Refused(printable(str(problem).replace(f"{staging}/", "").replace(
                 str(settings.folder), ""))) from None
+        except OSError as problem:
+            shutil.rmtree(staging, ignore_errors=True)
+            if problem.errno in (errno.ENOSPC, errno.EDQUOT):
+                self.log(f"an upload of {owner}/{name} failed: the disk is full")
+                raise Refused("the server's disk is full: nothing was stored; try again "
+                              "later (the admin is told)", 507) from None
+            raise
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
