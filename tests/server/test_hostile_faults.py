@@ -1,13 +1,15 @@
 """Faults (issue 33 item 8), in process: a stop in the middle of an upload or of a
-validation, and a full disk during an upload: a clear message, nothing lost or doubled,
-the server goes on where it was at its next start."""
+validation, a full disk during an upload, a corrupt upload folder: a clear message,
+nothing lost or doubled, the server goes on where it was at its next start."""
 
 from __future__ import annotations
 
 import errno
+import shutil
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.server import archives
 from tests.server.conftest import bot_archive, in_process
@@ -65,3 +67,33 @@ async def test_a_full_disk_during_an_upload_says_so_and_stores_nothing(
         monkeypatch.setattr(archives, "_write", real_write)
         answer = await api.upload(ada, "ada", "mine", bot_archive("mine"))
         assert answer.status_code == 202 and answer.json()["number"] == 1
+
+
+async def test_a_corrupt_upload_folder_leaves_that_bot_out_with_a_clear_line(
+        server_folder: tuple[Path, str]) -> None:
+    folder = server_folder[0]
+    async with in_process(folder, background=True) as api:
+        ada = await api.account("ada")
+        bob = await api.account("bob")
+        ids = [(await api.upload(token, name, "mine", bot_archive("mine"))).json()["id"]
+               for token, name in ((ada, "ada"), (bob, "bob"))]
+        for version_id in ids:
+            assert (await api.wait_state(version_id))["state"] == "valid"
+        folders = [api.server.folder_of(api.server.store.version(i))  # type: ignore[arg-type]
+                   for i in ids]
+    (folders[0] / "bot.toml").write_bytes(b"\x00\xff not toml [[[")
+    shutil.rmtree(folders[1])
+    async with in_process(folder, background=True) as api:
+        with_lines = []
+        for _ in range(100):
+            with_lines = [line for line in api.server.log_lines if "left out" in line]
+            if len(with_lines) >= 2:
+                break
+            await trio.sleep(0.1)
+        assert any(line.startswith("ada/mine@1 left out of the ladder") for line in with_lines)
+        assert any(line.startswith("bob/mine@1 left out of the ladder") for line in with_lines)
+        assert all("\n" not in line for line in with_lines)
+        assert (await api.client.get("/")).status_code == 200
+        assert (await api.client.get("/bots/ada/mine")).status_code == 200
+        answer = await api.upload(ada, "ada", "mine", bot_archive("mine"))  # a fix: v2
+        assert answer.status_code == 202 and answer.json()["number"] == 2
