@@ -29,6 +29,8 @@ from arena.server.store import Bot, ServerStore, User, Version, printable
 
 DAY = 24 * 3600
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+
+
 def sweep_staging(uploads: Path) -> int:
     """Remove the ``.upload-*`` folders a stop (``kill -9``, a crash, a full disk) left
     in ``uploads/OWNER/NAME/``: an upload becomes a version only when its row is stored,
@@ -58,7 +60,11 @@ def make_private(folder: Path) -> list[str]:
         except FileNotFoundError:
             continue
         if info.st_mode & 0o077:
-            os.chmod(path, mode, follow_symlinks=False)
+            try:
+                os.chmod(path, mode, follow_symlinks=False)
+            except OSError:  # not ours (a read-only copy): said, not fatal
+                changed.append(f"{path.name} (could not: do it by hand)")
+                continue
             changed.append(path.name)
     return changed
 
