@@ -203,3 +203,45 @@ async def test_a_hostile_bot_cannot_reach_the_server_nor_read_its_database(
     assert "port: " in tail and "REACHED" not in tail, tail
     assert tail.count("file: ") == 3 and "READ" not in tail, tail
     assert "listing of the server folder" not in tail or "league.sqlite" not in tail, tail
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "app.py's event stream yields inside `with trio.move_on_after(KEEPALIVE_SECONDS)` in an "
+    "async generator: a client that leaves while an event is on its way corrupts trio's "
+    "cancel-scope stack (RuntimeError 'Cancel scope stack corrupted'; trio then gives no "
+    "guarantees). Fix in app.py: receive inside the scope, yield outside it"))
+async def test_event_stream_clients_leaving_mid_event_leave_the_server_sound(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys)
+    async with trio.open_nursery() as nursery:
+        server, port = await start(folder, nursery)
+
+        async def publish() -> None:
+            number = 0
+            while True:
+                number += 1
+                server.events.publish("game_stored", {"n": number})  # type: ignore[attr-defined]
+                await trio.sleep(0.001)
+
+        nursery.start_soon(publish)
+
+        async def leave_mid_stream() -> None:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+                with trio.move_on_after(0.3):
+                    async with client.stream("GET", "/api/v1/events") as stream:
+                        async for _ in stream.aiter_bytes():
+                            pass
+
+        for _ in range(5):
+            async with trio.open_nursery() as clients:
+                for _ in range(20):
+                    clients.start_soon(leave_mid_stream)
+        await trio.sleep(0.5)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            assert (await client.get("/api/v1/leaderboard")).status_code == 200
+        nursery.cancel_scope.cancel()
+    server.close()  # type: ignore[attr-defined]
+    log = capsys.readouterr().err
+    assert "Cancel scope stack corrupted" not in log
+    assert "Error in ASGI Framework" not in log
