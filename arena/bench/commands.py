@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "plan": "arena.bench.plan",
     "scale": "arena.bench.scale",
     "matchmaking": "arena.bench.matchmaking",
+    "serve": "arena.bench.serve",
 }
 
 
@@ -61,6 +62,10 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="matchmaking: simulated ladders per scenario (default 20)",
     )
     parser.add_argument(
+        "--clients", type=int, metavar="N",
+        help="serve: clients watching the server (default 50)",
+    )
+    parser.add_argument(
         "--against", metavar="DIR",
         help="scale: also run the commands with this checkout of the arena first on "
              "PYTHONPATH (before and after, in one run)",
@@ -70,7 +75,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
 def bench_command(args: argparse.Namespace) -> int:
     if not args.seconds > 0:
         raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
-    for option in ("games", "league_games", "repetitions"):
+    for option in ("games", "league_games", "repetitions", "clients"):
         value = getattr(args, option, None)
         if value is not None and value < 1:
             raise ArenaError(f"--{option.replace('_', '-')} must be at least 1, not {value}")

@@ -12,6 +12,7 @@ O_NOFOLLOW`` under a fresh folder, each path checked to stay inside it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import io
 import os
@@ -158,7 +159,15 @@ def _unpack_tar(data: bytes, destination: Path, limits: Limits) -> None:
                     assert source is not None
                     _write(destination, entry, source)
     except (tarfile.TarError, EOFError, OSError, zlib_error()) as problem:
+        _server_fault(problem)
         raise ArchiveRefused(f"refused: the archive is damaged ({problem})") from None
+
+
+def _server_fault(problem: BaseException) -> None:
+    """A full disk (or quota) is the server's fault, not the archive's: raised as it is
+    (the caller says so), never reported as a damaged archive."""
+    if isinstance(problem, OSError) and problem.errno in (errno.ENOSPC, errno.EDQUOT):
+        raise problem
 
 
 def zlib_error() -> type[Exception]:
@@ -223,6 +232,7 @@ def _unpack_zip(data: bytes, destination: Path, limits: Limits) -> None:
                     left -= _write(destination, entry, limited)
         except (zipfile.BadZipFile, OSError, EOFError, zlib_error(), NotImplementedError,
                 RuntimeError) as problem:
+            _server_fault(problem)
             raise ArchiveRefused(f"refused: the archive is damaged ({problem})") from None
 
 

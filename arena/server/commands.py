@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError
 
@@ -50,6 +51,7 @@ def serve_command(args: argparse.Namespace) -> int:
 def init_server(folder: Path, admin: str) -> int:
     from arena.league.store import create_store
     from arena.server import accounts
+    from arena.server.core import make_private
     from arena.server.settings import (
         DEFAULT_SETTINGS,
         SECRET_NAME,
@@ -75,6 +77,7 @@ def init_server(folder: Path, admin: str) -> int:
     password = accounts.new_secret()[:24]
     store.add_user(admin, accounts.hash_password(password), "admin", True)
     store.close()
+    make_private(folder)  # the folder 0700, the database 0600: nobody else's to read
     print(f"made the server folder {folder}: {SETTINGS_NAME} (edit it), the database "
           f"{settings.database.name}, {settings.uploads.name}/")
     print(f"admin account: {admin}, password (shown this once): {password}")
@@ -132,18 +135,89 @@ async def serve(server: object, host: str, port: int) -> None:
     config.accesslog = None
     config.errorlog = "-"
     config.graceful_timeout = 2.0
+    # slow clients: a connection must send its request's head within idle_seconds (also
+    # the keep-alive between requests) and a body whole within request_seconds
+    # (RequestDeadline); heads at most 16 KiB.  No read_timeout: an event stream's
+    # client rightly sends nothing for hours (their number is capped by the app)
+    config.keep_alive_timeout = server.settings.idle_seconds
+    config.h11_max_incomplete_size = 16 * 1024
+    config.backlog = 256
     tls = server.settings.tls
     if tls is not None:
         config.certfile, config.keyfile = str(tls[0]), str(tls[1])
     scheme = "https" if tls else "http"
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        await nursery.start(hypercorn_serve, create_app(server), config)
+        app = RequestDeadline(create_app(server), server.settings.request_seconds)
+        await nursery.start(hypercorn_serve, app, config)
         print(f"arena serve: {server.settings.folder} on {scheme}://{address}:{port} "
               f"(ladder: {server.settings.game}, "
               f"{'/'.join(map(str, server.settings.players))} players"
               + (f", games on {server.cluster.address}" if server.cluster else "") + ")",
               file=sys.stderr, flush=True)
+
+
+class RequestDeadline:
+    """An ASGI wrapper: a request whose body has not arrived whole ``seconds`` after it
+    began (a client sending a byte a second) is answered 408 and its connection closed.
+    Only the body is timed: a request without one, or once the answer has begun (an
+    event stream), runs as long as it needs."""
+
+    def __init__(self, app: Any, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import trio
+
+        if scope["type"] != "http" or not _has_body(scope):
+            await self.app(scope, receive, send)
+            return
+        done = False  # the body is in, or the answer has begun
+
+        async def watched_receive() -> Any:
+            nonlocal done
+            message = await receive()
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                done = True
+            return message
+
+        started = False
+
+        async def watched_send(message: Any) -> None:
+            nonlocal done, started
+            if message["type"] == "http.response.start":
+                done = started = True
+            await send(message)
+
+        late = False
+        async with trio.open_nursery() as nursery:
+            async def timer() -> None:
+                nonlocal late
+                await trio.sleep(self.seconds)
+                if not done:
+                    late = True
+                    nursery.cancel_scope.cancel()
+
+            nursery.start_soon(timer)
+            await self.app(scope, watched_receive, watched_send)
+            nursery.cancel_scope.cancel()
+        if late and not started:
+            body = (f'{{"error": "the request did not arrive whole within '
+                    f'{self.seconds:g} s"}}').encode()
+            await send({"type": "http.response.start", "status": 408, "headers": [
+                (b"content-type", b"application/json"), (b"connection", b"close"),
+                (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+
+
+def _has_body(scope: Any) -> bool:
+    for key, value in scope.get("headers", []):
+        if key == b"transfer-encoding":
+            return True
+        if key == b"content-length":
+            return value.strip() not in (b"0", b"")
+    return False
 
 
 def backup(folder: Path, out: Path) -> None:
@@ -158,6 +232,7 @@ def backup(folder: Path, out: Path) -> None:
     if out.exists() and any(out.iterdir()):
         raise ArenaError(f"{out} exists and is not empty; choose a new folder")
     out.mkdir(parents=True, exist_ok=True)
+    os.chmod(out, 0o700)  # a copy of the accounts: as private as the original
     _backup_database(settings.database, out / DB_NAME)
     friendly = folder / FRIENDLY_FOLDER / DB_NAME  # the owners' unrated games, if any
     if friendly.is_file():

@@ -8,6 +8,8 @@ then a ``pending`` version on the validation queue."""
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 import shutil
 import sys
 import time
@@ -25,11 +27,50 @@ from arena.server.accounts import Cookies, RateLimiter
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder, Leaderboards
 from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
-from arena.server.store import ServerStore, User, Version
+from arena.server.store import Bot, ServerStore, User, Version, printable
 
 DAY = 24 * 3600
 MAX_FRIENDLY_GAMES = 20  # per request
 MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
+UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+
+
+def sweep_staging(uploads: Path) -> int:
+    """Remove the ``.upload-*`` folders a stop (``kill -9``, a crash, a full disk) left
+    in ``uploads/OWNER/NAME/``: an upload becomes a version only when its row is stored,
+    after its folder was renamed from the staging name.  Returns how many."""
+    swept = 0
+    if not uploads.is_dir():
+        return 0
+    for staging in uploads.glob("*/*/.upload-*"):
+        if staging.is_dir() and not staging.is_symlink():
+            shutil.rmtree(staging, ignore_errors=True)
+            swept += 1
+    return swept
+
+
+def make_private(folder: Path) -> list[str]:
+    """The server folder readable by its owner only (mode 0700), its database and secret
+    files 0600: other users of the machine read neither the accounts nor the uploads.
+    Returns what was tightened (an older folder, a copy made with another umask)."""
+    from arena.league.store import DB_NAME
+
+    changed = []
+    paths = [(folder, 0o700)] + [(folder / name, 0o600) for name in (
+        DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", SECRET_NAME, "settings.toml")]
+    for path, mode in paths:
+        try:
+            info = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if info.st_mode & 0o077:
+            try:
+                os.chmod(path, mode, follow_symlinks=False)
+            except OSError:  # not ours (a read-only copy): said, not fatal
+                changed.append(f"{path.name} (could not: do it by hand)")
+                continue
+            changed.append(path.name)
+    return changed
 
 
 class Refused(ArenaError):
@@ -63,6 +104,7 @@ class Server:
 
         self.settings = settings
         self.cluster = settings.cluster(cluster)  # checked before anything is opened
+        tightened = make_private(settings.folder)
         self.sandbox = _sandbox_level(settings)
         # the ladder's games: the league store (its lock keeps a second server out)
         self.league_store = create_store(settings.folder) if lock else open_store(
@@ -93,6 +135,14 @@ class Server:
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
+        self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
+        swept = sweep_staging(settings.uploads)
+        if tightened:
+            self.log(f"made {', '.join(tightened)} private to this user (other users of "
+                     "the machine could read them)")
+        if swept:
+            self.log(f"removed {swept} unfinished upload(s) left by a stop (never stored: "
+                     "their uploaders saw no answer, or an error)")
 
     @classmethod
     def open(cls, folder: Path, *, lock: bool = True, cluster: str | None = None) -> Server:
@@ -109,6 +159,7 @@ class Server:
         return user is not None and (user.name == owner or user.admin)
 
     def log(self, line: str) -> None:
+        line = printable(line)
         self.log_lines = [*self.log_lines[-199:], line]
         print(f"arena serve: {line}", file=sys.stderr, flush=True)
 
@@ -213,15 +264,10 @@ class Server:
         if len(data) > settings.max_archive_bytes:
             raise Refused(f"the archive has {len(data)} bytes, more than the server's limit "
                           f"of {settings.max_archive_bytes}", 413)
-        if not user.admin and self.store.uploads_since(user.id, time.time() - DAY) \
-                >= settings.uploads_per_day:
-            raise Refused(f"quota: {settings.uploads_per_day} uploads per day; try again "
-                          "tomorrow", 429)
-        bot = self.store.bot(owner, name, deleted=True)
-        if (bot is None or bot.deleted or bot.disabled) and not user.admin \
-                and self.store.active_bots(target.id) >= settings.active_bots:
-            raise Refused(f"quota: {settings.active_bots} active bots per user; disable or "
-                          "delete one first", 429)
+        self._check_quotas(user, target, owner, name)
+        if self.uploading.get(user.id, 0) >= UPLOADS_AT_ONCE and not user.admin:
+            raise Refused(f"quota: {UPLOADS_AT_ONCE} uploads at a time; wait for the "
+                          "others to be answered", 429)
         folder = settings.uploads / owner / name
         folder.mkdir(parents=True, exist_ok=True)
         staging = folder / f".upload-{time.time_ns()}"
@@ -232,13 +278,35 @@ class Server:
             bot_folder = archives.unpack(data, staging, limits)
             return bot_folder, self.load_spec(bot_folder)
 
+        self.uploading[user.id] = self.uploading.get(user.id, 0) + 1
         try:
             bot_folder, spec = await trio.to_thread.run_sync(unpack_and_read)
         except ArenaError as problem:
             shutil.rmtree(staging, ignore_errors=True)
             # the server's own paths are nobody else's business
-            raise Refused(str(problem).replace(f"{staging}/", "").replace(
-                str(settings.folder), "")) from None
+            raise Refused(printable(str(problem).replace(f"{staging}/", "").replace(
+                str(settings.folder), ""))) from None
+        except OSError as problem:
+            shutil.rmtree(staging, ignore_errors=True)
+            if problem.errno in (errno.ENOSPC, errno.EDQUOT):
+                self.log(f"an upload of {owner}/{name} failed: the disk is full")
+                raise Refused("the server's disk is full: nothing was stored; try again "
+                              "later (the admin is told)", 507) from None
+            raise
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        finally:
+            self.uploading[user.id] -= 1
+            if not self.uploading[user.id]:
+                del self.uploading[user.id]
+        # the quotas again, now that the unpacking let other uploads in: from here to the
+        # version's row nothing awaits, so two uploads can never both take the last place
+        try:
+            bot = self._check_quotas(user, target, owner, name)
+        except Refused:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
         if spec.name != name:
             shutil.rmtree(staging, ignore_errors=True)
             raise Refused(f"the bot.toml names the bot {spec.name!r}, not {name!r}")
@@ -267,6 +335,20 @@ class Server:
         version = self.store.version(version_id)
         assert version is not None
         return version
+
+    def _check_quotas(self, user: User, target: User, owner: str, name: str) -> Bot | None:
+        """Uploads per day and active bots (admins have none); the bot, if it exists."""
+        settings = self.settings
+        if not user.admin and self.store.uploads_since(user.id, time.time() - DAY) \
+                >= settings.uploads_per_day:
+            raise Refused(f"quota: {settings.uploads_per_day} uploads per day; try again "
+                          "tomorrow", 429)
+        bot = self.store.bot(owner, name, deleted=True)
+        if (bot is None or bot.deleted or bot.disabled) and not user.admin \
+                and self.store.active_bots(target.id) >= settings.active_bots:
+            raise Refused(f"quota: {settings.active_bots} active bots per user; disable or "
+                          "delete one first", 429)
+        return bot
 
     def set_disabled(self, user: User, owner: str, name: str, disabled: bool) -> None:
         self.check_owner(user, owner)

@@ -31,6 +31,8 @@ approval_required = false   # new accounts wait for an admin's approval
 login_per_minute = 10       # attempts per client address (and per account)
 register_per_hour = 5       # new accounts per client address
 unsandboxed_ok = false      # start even without bubblewrap (uploaded bots then run as you)
+idle_seconds = 5            # a connection that sends no whole request in this time is closed
+request_seconds = 30        # a request body (an upload) must arrive whole within this time
 
 [uploads]
 max_archive_mb = 5          # the .tar.gz or .zip as sent
@@ -72,6 +74,8 @@ class ServerSettings:
     login_per_minute: int = 10
     register_per_hour: int = 5
     unsandboxed_ok: bool = False
+    idle_seconds: float = 5
+    request_seconds: float = 30
     max_archive_mb: float = 5
     max_files: int = 200
     max_unpacked_mb: float = 20
@@ -142,7 +146,8 @@ _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
     "server": {"host": (str, None), "port": (int, 0), "tls_cert": (str, None),
                "tls_key": (str, None), "approval_required": (bool, None),
                "login_per_minute": (int, 1), "register_per_hour": (int, 1),
-               "unsandboxed_ok": (bool, None)},
+               "unsandboxed_ok": (bool, None), "idle_seconds": (float, 0.1),
+               "request_seconds": (float, 0.1)},
     "uploads": {"max_archive_mb": (float, 0.001), "max_files": (int, 1),
                 "max_unpacked_mb": (float, 0.001), "max_ratio": (float, 1),
                 "uploads_per_day": (int, 0), "active_bots": (int, 0)},

@@ -9,6 +9,7 @@ games go through the league store (:mod:`arena.league.store`), never through her
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -17,6 +18,27 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as U+FFFD: what
+    users write (a token's name, a bot's messages and stderr) never carries an escape
+    sequence to a terminal (the server's log, ``arena upload``, ``curl`` of a page)."""
+    return _CONTROL.sub("\ufffd", text)
+
+
+def printable_json(value: Any) -> Any:
+    """``value`` (JSON data) with :func:`printable` applied to every string in it."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [printable_json(item) for item in value]
+    if isinstance(value, dict):
+        return {printable(str(key)): printable_json(item) for key, item in value.items()}
+    return value
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS server_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -297,9 +319,9 @@ class ServerStore:
         with self.connection:
             cursor = self.connection.execute(
                 "INSERT INTO server_tokens (user_id, name, token_hash, created_at)"
-                " VALUES (?, ?, ?, ?)", (user_id, name, token_hash, now))
+                " VALUES (?, ?, ?, ?)", (user_id, printable(name), token_hash, now))
         assert cursor.lastrowid is not None
-        return Token(cursor.lastrowid, name, now, None, False)
+        return Token(cursor.lastrowid, printable(name), now, None, False)
 
     def tokens(self, user_id: int) -> list[Token]:
         rows = self.connection.execute(
@@ -441,8 +463,10 @@ class ServerStore:
             self.connection.execute(
                 "UPDATE server_versions SET state = ?, manifest_version = ?, report = ?,"
                 " message = ?, stderr_tail = ?, validated_at = ? WHERE id = ?",
-                (state, manifest_version, None if report is None else json.dumps(report),
-                 message, stderr_tail, time.time(), version_id))
+                (state, printable(manifest_version),
+                 None if report is None else json.dumps(printable_json(report)),
+                 printable(message),
+                 printable(stderr_tail), time.time(), version_id))
 
     def recent_versions(self, limit: int = 30) -> list[Version]:
         """The newest uploads of every bot (the admin page)."""

@@ -15,6 +15,7 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
+from arena.server.store import printable
 from arena.settings import Limits
 
 STDERR_TAIL_CHARS = 4000
@@ -74,6 +75,9 @@ async def validate_one(server: ServerContext, version_id: int) -> None:
     except Exception as problem:  # a bug here must not stop the queue
         server.log(f"validation of version {version_id} failed: {problem!r}")
         outcome = Outcome(False, "the server could not validate it (see its log)", None, "")
+    # what the bot wrote reaches pages, the events and terminals: no control characters
+    outcome = dataclasses.replace(outcome, message=printable(outcome.message),
+                                  stderr_tail=printable(outcome.stderr_tail))
     state = "valid" if outcome.valid else "rejected"
     manifest_version = spec_version(server.folder_of(version), server)
     server.store.finish_validation(version_id, state, manifest_version, outcome.report,

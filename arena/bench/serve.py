@@ -1,0 +1,340 @@
+"""``arena bench serve``: the server under a class watching, while its ladder plays.
+
+A fresh server folder in a temporary directory (house bots ``random`` and ``first`` and
+one uploaded copy of ``random``, two-player tables as fast as they go), served by
+``arena serve`` in its own process on a free loopback port.  Then, in one run:
+
+* **ladder alone** and **ladder + N clients**, alternated (alone, clients, alone,
+  clients, ... ``--seconds`` each): the ladder's games per second in each (counted in
+  the database), and, with the clients, each request's latency.  A client holds the
+  event stream open and reads, about once a second (jittered), the leaderboard page, a
+  bot page, the leaderboard API or the bot API in turn: a class of N watching.
+* **saturation**: a few clients requesting with no pause (the same four routes), while
+  the ladder plays: requests per second and their latency.
+
+Everything is on 127.0.0.1, bounded in time (each phase stops at its end, the whole at
+``phases * seconds`` plus set-up) and in requests (a client makes at most two a second
+when paced); the server and its folder are removed at the end.  The goal (issue 33):
+with 50 clients, p99 at most 100 ms and the ladder losing at most 10% of its games per
+second, on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import random
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.errors import ArenaError
+
+ROUTES = ("/", "/bots/bench/watched", "/api/v1/leaderboard", "/api/v1/bots/bench/watched")
+SATURATION_CLIENTS = 8
+PASSWORD = "bench password 1234"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _make_folder(folder: Path, pace: float) -> None:
+    from arena.server.commands import init_server
+
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+        init_server(folder, "root")
+    path = folder / "settings.toml"
+    text = path.read_text()
+    for old, new in {"players = [3]": "players = [2]",
+                     "tables_per_minute = 60": f"tables_per_minute = {pace:g}",
+                     "games = 2 ": "games = 1 ",
+                     "register_per_hour = 5": "register_per_hour = 100",
+                     "login_per_minute = 10": "login_per_minute = 100"}.items():
+        if old not in text:
+            raise ArenaError(f"arena bench serve: the default settings changed ({old!r})")
+        text = text.replace(old, new)
+    path.write_text(text)
+
+
+def _games(database: Path) -> int:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+    try:
+        return int(connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+    finally:
+        connection.close()
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def _setup(url: str) -> None:
+    """An account and one uploaded bot, valid (so that the bot pages exist)."""
+    import httpx
+
+    from arena.package_data import package_folder
+    from arena.server.archives import pack_folder
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        answer = await client.post("/api/v1/register", json={"name": "bench",
+                                                             "password": PASSWORD})
+        if answer.status_code != 201:
+            raise ArenaError(f"arena bench serve: registering: {answer.text}")
+        token = (await client.post("/api/v1/tokens", json={
+            "name": "bench", "password": PASSWORD})).json()["token"]
+        with tempfile.TemporaryDirectory() as scratch:
+            bot = Path(scratch) / "watched"
+            shutil.copytree(package_folder("bots") / "random", bot)
+            manifest = bot / "bot.toml"
+            text = manifest.read_text().replace('name = "random"', 'name = "watched"')
+            manifest.write_text("\n".join(line for line in text.splitlines()
+                                          if not line.startswith("entry_point")) + "\n")
+            data = pack_folder(bot)
+        auth = {"Authorization": f"Bearer {token}"}
+        answer = await client.post("/api/v1/bots/bench/watched/versions", content=data,
+                                   headers={**auth, "Content-Type": "application/gzip"})
+        if answer.status_code != 202:
+            raise ArenaError(f"arena bench serve: uploading: {answer.text}")
+        with trio.fail_after(300):
+            while True:
+                version = (await client.get(f"/api/v1/versions/{answer.json()['id']}",
+                                            headers=auth)).json()
+                if version["state"] != "pending":
+                    break
+                await trio.sleep(0.5)
+        if version["state"] != "valid":
+            raise ArenaError(f"arena bench serve: the bot was rejected: {version['message']}")
+
+
+def _clients(url: str, count: int) -> list[Any]:
+    """``count`` httpx clients, made once for the run (a client is costly to make: made
+    in a phase, they would be timed as the server's latency)."""
+    import httpx
+
+    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
+    return [httpx.AsyncClient(base_url=url, timeout=30, limits=limits, verify=False)
+            for _ in range(count)]
+
+
+ARRIVAL = 2.0  # seconds: the class arriving (connections, event streams) is told apart
+
+
+async def _watcher(client: Any, until: float, latencies: list[tuple[float, float]],
+                   errors: list[str], paced: bool, seed: int) -> None:
+    """One client: the event stream held open (read in the background) and a page or
+    an API answer about once a second (``paced``) or back to back, until ``until``."""
+    import httpx
+
+    rng = random.Random(seed)
+    async with trio.open_nursery() as nursery:
+        async def events() -> None:
+            with contextlib.suppress(httpx.HTTPError):
+                async with client.stream("GET", "/api/v1/events") as stream:
+                    async for _ in stream.aiter_bytes():
+                        pass
+
+        if paced:
+            nursery.start_soon(events)
+            await trio.sleep(rng.random())  # spread the class over the second
+        turn = rng.randrange(len(ROUTES))
+        while trio.current_time() < until:
+            route = ROUTES[turn % len(ROUTES)]
+            turn += 1
+            began = time.perf_counter()
+            try:
+                answer = await client.get(route)
+                await answer.aread()
+                if answer.status_code != 200:
+                    errors.append(f"{route}: {answer.status_code}")
+            except httpx.HTTPError as problem:
+                errors.append(f"{route}: {problem!r}")
+            latencies.append((began, time.perf_counter() - began))
+            if paced:
+                await trio.sleep(max(0.0, rng.uniform(0.8, 1.2)
+                                     - (time.perf_counter() - began)))
+        nursery.cancel_scope.cancel()
+
+
+async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
+                 seed: int) -> dict[str, Any]:
+    latencies: list[tuple[float, float]] = []
+    errors: list[str] = []
+    before = _games(database)
+    began = time.perf_counter()
+    until = trio.current_time() + seconds
+    async with trio.open_nursery() as nursery:
+        for number, client in enumerate(clients):
+            nursery.start_soon(_watcher, client, until, latencies, errors, paced,
+                               seed * 1000 + number)
+        if not clients:
+            await trio.sleep(seconds)
+    elapsed = time.perf_counter() - began
+    return {"games_per_second": (_games(database) - before) / elapsed,
+            "latencies": [latency for _, latency in latencies],
+            "steady": [latency for at, latency in latencies if at - began >= ARRIVAL],
+            "arrival": [latency for at, latency in latencies if at - began < ARRIVAL],
+            "errors": errors, "seconds": elapsed}
+
+
+async def _measure(url: str, database: Path, clients: int, seconds: float, rounds: int,
+                   seed: int) -> dict[str, Any]:
+    await _setup(url)
+    await trio.sleep(min(seconds, 5.0))  # the ladder's new roster gets going
+    alone: list[float] = []
+    loaded: list[float] = []
+    latencies: list[float] = []
+    steady: list[float] = []
+    arrival: list[float] = []
+    errors: list[str] = []
+    class_clients = _clients(url, clients)
+    try:
+        for number in range(rounds):
+            first = await _phase([], database, seconds, True, seed)
+            alone.append(first["games_per_second"])
+            second = await _phase(class_clients, database, seconds, True, seed + number)
+            loaded.append(second["games_per_second"])
+            latencies += second["latencies"]
+            steady += second["steady"]
+            arrival += second["arrival"]
+            errors += second["errors"]
+        saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
+                                 False, seed)
+    finally:
+        for client in class_clients:
+            await client.aclose()
+    return {"alone": alone, "loaded": loaded, "latencies": latencies, "steady": steady,
+            "arrival": arrival, "errors": errors, "saturated": saturated}
+
+
+PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
+
+
+def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    clients = int(getattr(args, "clients", None) or 50)
+    if not 1 <= clients <= 500:
+        raise ArenaError(f"--clients must be 1 to 500, not {clients}")
+    seconds = float(args.seconds)
+    rounds = 2
+    seed = int(getattr(args, "seed", 1))
+    rows: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for pace in PACES:
+        result = _run_one(pace, clients, seconds, rounds, seed)
+        more_rows, more_notes = _summary(pace, clients, seconds, rounds, result)
+        rows += more_rows
+        notes += more_notes
+    return {
+        "title": f"arena serve: {clients} clients watching while the ladder plays "
+                 f"(alternated, {rounds} rounds of {seconds:g} s each; loopback; "
+                 f"{os.cpu_count()} cores)",
+        "benchmark": "serve",
+        "rows": rows,
+        "notes": [*notes,
+                  "the load clients run in this process (one trio loop), the server in its "
+                  "own, the bots in the sandbox: all on the same cores; latency is from "
+                  "sending the request to the last byte of the answer"],
+    }
+
+
+def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
+             ) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="arena-bench-serve-") as scratch:
+        folder = Path(scratch) / "server"
+        _make_folder(folder, pace)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        log = open(Path(scratch) / "server.log", "w")  # noqa: SIM115 (closed below)
+        server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
+                                   "--host", "127.0.0.1", "--port", str(port)],
+                                  stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                if server.poll() is not None:
+                    raise ArenaError("arena bench serve: the server stopped: "
+                                     + (Path(scratch) / "server.log").read_text()[-500:])
+                with contextlib.suppress(OSError):
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                if time.monotonic() > deadline:
+                    raise ArenaError("arena bench serve: the server did not start in 60 s")
+                time.sleep(0.2)
+            return trio.run(_measure, url, folder / "league.sqlite", clients, seconds,  # type: ignore[no-any-return]
+                            rounds, seed)
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            log.close()
+
+
+def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any]
+             ) -> tuple[list[dict[str, Any]], list[str]]:
+    alone = sum(result["alone"]) / len(result["alone"])
+    loaded = sum(result["loaded"]) / len(result["loaded"])
+    latencies = result["latencies"]
+    saturated = result["saturated"]
+    ms = 1000.0
+    ladder = f"{pace:g} tables/min" if pace else "flat out"
+    rows = [
+        {"ladder": ladder, "phase": "ladder alone", "clients": 0, "requests": 0,
+         "requests/s": 0.0, "p50 (ms)": float("nan"), "p99 (ms)": float("nan"),
+         "max (ms)": float("nan"), "ladder games/s": alone,
+         "per round": " ".join(f"{v:.2f}" for v in result["alone"])},
+        {"ladder": ladder, "phase": "+ class (1 request/s each, events open)",
+         "clients": clients, "requests": len(latencies),
+         "requests/s": len(latencies) / (seconds * rounds),
+         "p50 (ms)": _percentile(latencies, 0.5) * ms,
+         "p99 (ms)": _percentile(latencies, 0.99) * ms,
+         "max (ms)": max(latencies, default=float("nan")) * ms, "ladder games/s": loaded,
+         "per round": " ".join(f"{v:.2f}" for v in result["loaded"])},
+        {"ladder": ladder, "phase": f"  of which steady (after {ARRIVAL:g} s)",
+         "clients": clients, "requests": len(result["steady"]),
+         "requests/s": float("nan"),
+         "p50 (ms)": _percentile(result["steady"], 0.5) * ms,
+         "p99 (ms)": _percentile(result["steady"], 0.99) * ms,
+         "max (ms)": max(result["steady"], default=float("nan")) * ms,
+         "ladder games/s": float("nan"), "per round": ""},
+        {"ladder": ladder, "phase": f"  of which arriving (first {ARRIVAL:g} s)",
+         "clients": clients, "requests": len(result["arrival"]),
+         "requests/s": float("nan"),
+         "p50 (ms)": _percentile(result["arrival"], 0.5) * ms,
+         "p99 (ms)": _percentile(result["arrival"], 0.99) * ms,
+         "max (ms)": max(result["arrival"], default=float("nan")) * ms,
+         "ladder games/s": float("nan"), "per round": ""},
+        {"ladder": ladder, "phase": "saturation (no pause)", "clients": SATURATION_CLIENTS,
+         "requests": len(saturated["latencies"]),
+         "requests/s": len(saturated["latencies"]) / saturated["seconds"],
+         "p50 (ms)": _percentile(saturated["latencies"], 0.5) * ms,
+         "p99 (ms)": _percentile(saturated["latencies"], 0.99) * ms,
+         "max (ms)": max(saturated["latencies"], default=float("nan")) * ms,
+         "ladder games/s": saturated["games_per_second"], "per round": ""},
+    ]
+    loss = 1 - loaded / alone if alone else float("nan")
+    p99 = _percentile(latencies, 0.99) * ms
+    steady_p99 = _percentile(result["steady"], 0.99) * ms
+    errors = result["errors"] + saturated["errors"]
+    notes = [f"{ladder}: ladder {loaded:.2f} games/s with the class against {alone:.2f} "
+             f"alone ({loss:+.1%} lost; goal at most 10%); p99 {p99:.0f} ms, {steady_p99:.0f} "
+             f"ms once the class has arrived (goal at most 100 ms with 50 clients); "
+             f"errors: {len(errors)}"
+             + (f" (first: {errors[0]})" if errors else "")]
+    return rows, notes
