@@ -93,14 +93,15 @@ class BodyLimit:
                 await _send_json(send, 413, f"the request has more than {self.limit} bytes")
                 return
         seen = 0
-        started = False
+        started = too_large = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, too_large
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    too_large = True
                     raise TooLarge()
             return message
 
@@ -108,6 +109,12 @@ class BodyLimit:
 
         async def watched(message: Message) -> None:
             nonlocal started
+            if too_large:  # the app answered a body cut at the limit (FastAPI: a 400)
+                if not started and message["type"] == "http.response.start":
+                    started = True
+                    await _send_json(send, 413, f"the request has more than {self.limit} "
+                                                "bytes")
+                return
             if message["type"] == "http.response.start":
                 started = True
                 headers = message.get("headers", [])
@@ -458,10 +465,13 @@ def create_app(server: Server) -> Any:
             try:
                 yield ": ra-arena events\n\n"
                 while True:
+                    # never yield inside the timeout's scope: a client that leaves while
+                    # the generator is suspended there would unwind it out of order
+                    # (trio: "cancel scope stack corrupted")
+                    text = ": keep-alive\n\n"
                     with trio.move_on_after(KEEPALIVE_SECONDS):
-                        yield await receive.receive()
-                        continue
-                    yield ": keep-alive\n\n"
+                        text = await receive.receive()
+                    yield text
             finally:
                 server.events.unsubscribe(receive)
 

@@ -205,11 +205,6 @@ async def test_a_hostile_bot_cannot_reach_the_server_nor_read_its_database(
     assert "listing of the server folder" not in tail or "league.sqlite" not in tail, tail
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "app.py's event stream yields inside `with trio.move_on_after(KEEPALIVE_SECONDS)` in an "
-    "async generator: a client that leaves while an event is on its way corrupts trio's "
-    "cancel-scope stack (RuntimeError 'Cancel scope stack corrupted'; trio then gives no "
-    "guarantees). Fix in app.py: receive inside the scope, yield outside it"))
 async def test_event_stream_clients_leaving_mid_event_leave_the_server_sound(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "server"

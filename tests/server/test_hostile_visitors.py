@@ -224,7 +224,7 @@ async def test_oversized_bodies_are_refused_before_they_are_read(
         read = 0
         answer = await api.client.post("/api/v1/register", content=counted(),
                                        headers={"Content-Type": "application/json"})
-        assert answer.status_code in (400, 413), answer.text  # 413: see the xfail below
+        assert answer.status_code == 413, answer.text
         assert read <= limit + 2 * 65536  # stopped at the limit, not read whole
         # the web upload form, logged in, with a file over the limit
         csrf = await web_login(api.client, "ada")
@@ -235,9 +235,6 @@ async def test_oversized_bodies_are_refused_before_they_are_read(
         assert not (api.server.settings.uploads / "ada").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="FastAPI turns BodyLimit's TooLarge, raised while it "
-                   "reads a JSON body, into 400 'There was an error parsing the body' "
-                   "(the body is still refused at the limit); the fix is in app.py")
 async def test_an_oversized_chunked_json_body_says_413(server_folder: tuple[Path, str]) -> None:
     async with in_process(server_folder[0]) as api:
         async def chunks():  # type: ignore[no-untyped-def]
