@@ -19,6 +19,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -28,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.errors import ArenaError
-from arena.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
+    from arena.league.store import PackedRecord
     from arena.runner.botspec import BotSpec
 
 try:  # the worker plugin's base class, when Dask is installed
@@ -137,18 +138,40 @@ class _Runtime:
             self.pools[key] = await self.nursery.start(self._keep_pool, settings)
         return self.pools[key]
 
-    async def _play(self, settings: GameSettings, seating: Sequence[BotSpec],
-                    seed: int) -> GameRecord:
+    async def _play_chunk(self, settings: GameSettings, seatings: Sequence[Sequence[BotSpec]],
+                          seeds: Sequence[int], at_once: int,
+                          dictionary: tuple[int, bytes] | None) -> list[Any]:
         from arena.league.play import engine, play_seating
+        from arena.league.store import pack_record
 
         pool = await self._pool(settings)
-        return await play_seating(pool, engine(settings.game), settings, seating, seed)
+        game = engine(settings.game)
+        replies: list[Any] = [None] * len(seeds)
+        order = iter(range(len(seeds)))  # taken in the chunk's order
 
-    def play(self, settings: GameSettings, seating: Sequence[BotSpec], seed: int) -> GameRecord:
-        """One game, from a worker thread (Dask runs tasks in threads)."""
-        record: GameRecord = trio.from_thread.run(self._play, settings, seating, seed,
-                                                  trio_token=self.token)
-        return record
+        async def player() -> None:
+            for i in order:
+                try:
+                    record = await play_seating(pool, game, settings, seatings[i], seeds[i])
+                    replies[i] = (pack_record(record, dictionary), None)
+                except ArenaError as error:
+                    replies[i] = (None, str(error))
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(max(1, min(at_once, len(seeds)))):
+                nursery.start_soon(player)
+        return replies
+
+    def play_chunk(self, settings: GameSettings, seatings: Sequence[Sequence[BotSpec]],
+                   seeds: Sequence[int], at_once: int,
+                   dictionary: tuple[int, bytes] | None) -> list[Any]:
+        """A chunk's games, ``at_once`` at a time, from a worker thread (Dask runs tasks in
+        threads): one hop into the loop per chunk.  Per game (PackedRecord, None) or
+        (None, error message), in the chunk's order."""
+        replies: list[Any] = trio.from_thread.run(
+            self._play_chunk, settings, seatings, seeds, at_once, dictionary,
+            trio_token=self.token)
+        return replies
 
     def close(self) -> None:
         if self.token is not None and self.stop_event is not None:
@@ -193,9 +216,14 @@ def play_chunk(
     specs: dict[str, BotSpec],
     packs: dict[str, BotPack],
     games: Sequence[tuple[str, Sequence[str], int]],
-) -> list[tuple[str, GameRecord | None, str | None, str]]:
-    """A Dask task: play ``games`` (id, seats, seed) one after another on this worker.
-    Returns (game id, record, error, worker address) per game."""
+    at_once: int = 1,
+    dictionary: tuple[int, bytes] | None = None,
+) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float]:
+    """A Dask task: play ``games`` (id, seats, seed) on this worker, ``at_once`` at a
+    time, each record packed here as the store keeps it (compressed with ``dictionary``,
+    the store's for the game, once it has one), so the coordinator only inserts rows.
+    Returns (game id, packed record, error, worker address) per game and the chunk's
+    seconds."""
     from distributed import get_worker
 
     worker = get_worker()
@@ -210,11 +238,10 @@ def play_chunk(
         else:
             local[name] = replace(spec, folder=unpack_bot(pack, plugin.bots_folder()))
     runtime = plugin.runtime_for()
-    replies: list[tuple[str, GameRecord | None, str | None, str]] = []
-    for game_id, seats, seed in games:
-        try:
-            record = runtime.play(settings, [local[name] for name in seats], seed)
-            replies.append((game_id, record, None, plugin.address))
-        except ArenaError as error:
-            replies.append((game_id, None, str(error), plugin.address))
-    return replies
+    start = time.perf_counter()
+    played = runtime.play_chunk(settings, [[local[name] for name in seats]
+                                           for _, seats, _ in games],
+                                [seed for _, _, seed in games], at_once, dictionary)
+    seconds = time.perf_counter() - start
+    return [(game_id, record, error, plugin.address)
+            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], seconds
