@@ -49,6 +49,7 @@ CHUNKS_PER_THREAD = 2
 # games a worker thread plays at once, at least (the local backend's workers: two per
 # core; one game at a time leaves the core idle while its bots think)
 AT_ONCE_PER_THREAD = 2
+CHUNK_WAVES = 8
 # games handed to the dispatcher at once: enough for every worker's chunks to be full
 GAMES_IN_FLIGHT = 4096
 
@@ -119,6 +120,9 @@ class _ChunkSizer:
         else:
             per_game = self.seconds / self.games
             size = max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
+            # and a few waves of at_once games: a chunk ends with its slowest game, its
+            # other slots idle meanwhile (slow bots: games of seconds)
+            size = max(size, CHUNK_WAVES * self.at_once)
         if waiting is not None:  # a fair share of what is left, in slices of in-flight
             share = math.ceil(waiting / (self.threads * CHUNKS_PER_THREAD))
             size = min(size, max(share, self.at_once))

@@ -100,6 +100,10 @@ def test_the_last_games_are_shared_among_the_worker_threads() -> None:
     assert sizer.size(waiting=400) == 100  # 2 threads x 2 chunks in flight: a quarter
     assert sizer.size(waiting=9) == 3
     assert sizer.size(waiting=1) == 2  # never fewer than a thread plays at once
+    slow = _ChunkSizer(target=2.0, threads=2, at_once=8)
+    slow.observe(40.0, games=64)  # bots that think: 0.6 s a game, 8 at once
+    assert slow.size() == 64  # eight waves, or the chunk's last game idles 7 slots long
+    assert slow.size(waiting=120) == 30
 
 
 # -- bots by content -------------------------------------------------------------------------
