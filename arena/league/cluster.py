@@ -152,7 +152,12 @@ async def open_cluster(
     async with trio.open_nursery() as nursery:
         client = await trio.to_thread.run_sync(_connect, cluster)
         try:
-            threads = await trio.to_thread.run_sync(_register, client, packs)
+            workers = await trio.to_thread.run_sync(_register, client, packs)
+            threads = sum(workers.values())
+            # games sent to each worker and not back yet: a chunk goes to the least busy
+            # (a worker plays its chunks side by side, out of Dask's thread count, so
+            # Dask's own balancing sees every worker free)
+            busy = dict.fromkeys(workers, 0)
             packed = await trio.to_thread.run_sync(_scatter, client, packs)
             send_games, receive_games = trio.open_memory_channel[
                 tuple[ScheduledGame,
@@ -164,6 +169,8 @@ async def open_cluster(
             remote_settings = replace(settings, log_dir=None)
 
             async def run_chunk(chunk: _Chunk) -> None:
+                target = min(busy, key=lambda a: busy[a] / workers[a])
+                busy[target] += len(chunk.games)
                 try:
                     from arena.league.cluster_worker import play_chunk
 
@@ -172,6 +179,8 @@ async def open_cluster(
                         play_chunk, remote_settings, specs, packed, request, at_once,
                         dictionary(settings.game),
                         pure=False, key=f"arena-chunk-{chunk.games[0].game_id}-{len(request)}",
+                        # elsewhere if that worker is gone (Dask reruns a lost chunk)
+                        workers=[target], allow_other_workers=True,
                     )
                     try:
                         replies, seconds = await trio.to_thread.run_sync(
@@ -188,6 +197,7 @@ async def open_cluster(
                             record = replace(record, worker=worker)
                         channel.send_nowait((record, error))
                 finally:
+                    busy[target] -= len(chunk.games)
                     slots.release()
 
             async def dispatch() -> None:
@@ -246,8 +256,8 @@ def _connect(cluster: ClusterSettings) -> Any:
         ) from None
 
 
-def _register(client: Any, packs: dict[str, Any]) -> int:
-    """Install the arena's worker plugin on every worker; the number of worker threads."""
+def _register(client: Any, packs: dict[str, Any]) -> dict[str, int]:
+    """Install the arena's worker plugin on every worker; their threads by address."""
     from arena.league.cluster_worker import ArenaWorkerPlugin
 
     try:
@@ -258,7 +268,7 @@ def _register(client: Any, packs: dict[str, Any]) -> int:
             f"{CONNECT_SECONDS:g} s; start some with `dask worker {client.scheduler.address}`"
         ) from None
     client.register_plugin(ArenaWorkerPlugin(), name=ArenaWorkerPlugin.name)
-    return sum(client.nthreads().values())
+    return {str(address): int(n) for address, n in client.nthreads().items()}
 
 
 def _scatter(client: Any, packs: dict[str, Any]) -> Any:
