@@ -26,8 +26,13 @@ import argparse
 import bisect
 import contextlib
 import io
+import math
 import os
 import resource
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -38,7 +43,7 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.league.config import LeagueConfig
+from arena.league.config import ClusterSettings, LeagueConfig
 from arena.league.run import run_league
 from arena.league.store import DB_NAME, open_store
 from arena.runner.botspec import BotSpec
@@ -366,59 +371,183 @@ def _trusted_columns(bots: list[BotSpec], k: int, rounds: int, seed: int, cores:
     return {"trusted games/s": rate, "x process": rate / process_rate}
 
 
+# ---- on Dask (issue 14; issue 34: sized by games, not by a one-round probe)
+GAMES_PER_SECOND_ASKED = 100  # --cluster: games per measurement = this x --seconds
+THINK_SECONDS = 0.05  # the thinking bots' time per decision
+THINK_CONCURRENCY_PER_CORE = 8  # games in flight for bots that think (docs/leagues.md)
+
+
 def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     """``arena bench league --cluster``: the same league on the local backend and on a
-    Dask cluster of one and of two worker processes on loopback, in one run."""
-    from distributed import LocalCluster
-
-    from arena.league.cluster import ClusterSettings
-
+    Dask cluster of one and of two worker processes on loopback (a ``dask scheduler``
+    process and ``dask worker`` processes, as a user starts them), in one run; then the
+    same with bots that think :data:`THINK_SECONDS` per decision, on two workers."""
     players = args.players or [3]
+    if any(not 2 <= k <= BOTS for k in players):
+        raise ArenaError(f"arena bench league plays 2-{BOTS} players")
     cores = usable_cores()
     bots = _trivial_bots()
+    wanted = args.games or max(1, round(GAMES_PER_SECOND_ASKED * args.seconds))
     rows = []
-    for k in players:
-        tables = len(_tables(k))
-        # sized from a first local measurement so every variant plays about args.seconds
-        probe = _timed_league(bots, k, 1, args.seed, cores, None)
-        rounds = max(2, round(probe * args.seconds / (tables * k)))
-        games = rounds * tables * k
-        local = _timed_league(bots, k, rounds, args.seed, cores, None)
-        row: dict[str, Any] = {"players": k, "games": games, "local games/s": local}
-        for workers in (1, 2):
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              host="127.0.0.1", dashboard_address=None) as cluster:
-                address = cluster.scheduler_address
-                # warm-up: the plugin, the bot packs and the bots' first start
-                _timed_league(bots, k, 1, args.seed + 1, cores, ClusterSettings(address))
-                rate = _timed_league(bots, k, rounds, args.seed, cores,
-                                     ClusterSettings(address))
-            row[f"cluster {workers}w games/s"] = rate
-        row["cluster 2w / local %"] = 100 * row["cluster 2w games/s"] / local
+    with _DaskProcesses() as dask:
+        for k in players:
+            per_round = len(_tables(k)) * k
+            rounds = max(2, math.ceil(wanted / per_round))
+            concurrency = 2 * cores  # for bots that answer at once (docs/leagues.md)
+            row: dict[str, Any] = {"players": k, "bots": "trivial",
+                                   "games": rounds * per_round}
+            row.update(_compare(dask, bots, k, rounds, args.seed, concurrency,
+                                workers=(1, 2)))
+            rows.append(row)
+        k = players[0]
+        think_folder = tempfile.TemporaryDirectory(prefix="arena-bench-think-")
+        thinking = _thinking_bots(bots, Path(think_folder.name))
+        concurrency = THINK_CONCURRENCY_PER_CORE * cores
+        per_round = len(_tables(k)) * k
+        # a Ra game of thinking bots takes seconds: fewer games (about a minute each)
+        think_games = args.games or max(2 * concurrency,
+                                        round(GAMES_PER_SECOND_ASKED * args.seconds / 8))
+        rounds = max(1, math.ceil(think_games / per_round))
+        row = {"players": k, "bots": f"think {THINK_SECONDS:g} s", "games": rounds * per_round}
+        with think_folder:
+            row.update(_compare(dask, thinking, k, rounds, args.seed, concurrency,
+                                workers=(2,)))
         rows.append(row)
     return {
-        "title": f"League of trivial subprocess bots (Ra) on Dask vs the local backend, "
-        f"{cores} cores",
+        "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} cores",
         "benchmark": "league-cluster",
         "rows": rows,
         "notes": [
             "baseline: the local backend (worker processes = cores) on the same league, "
-            "same run",
-            "cluster: LocalCluster worker processes on loopback, 1 thread each; the "
-            "coordinator (store, progress) is this process; one warm-up league first",
-            f"goal (issue 14): cluster with {cores} workers >= 95% of local",
+            "same run: measured before the cluster and after it, the mean (local drift %: "
+            "after against before; a shared machine's speed moves)",
+            "games/s: over the league's steady window (from the game stored at the 10th "
+            "percentile to the last, the store's times), every figure from one league of "
+            "'games' games; whole run: from start to end (starting processes included)",
+            "cluster: a `dask scheduler` process and `dask worker --nthreads 1 --no-nanny` "
+            "processes on loopback; the coordinator (store, progress) is this process; one "
+            "warm-up league first on each cluster",
+            f"trivial: copies of the bundled `first` bot, concurrency {2 * cores}; think: "
+            f"the same bot waiting {THINK_SECONDS:g} s before each answer, concurrency "
+            f"{THINK_CONCURRENCY_PER_CORE * cores}",
+            f"games per measurement: --games, else {GAMES_PER_SECOND_ASKED} x --seconds "
+            "(trivial bots) and an eighth of that, at least twice the concurrency (thinking "
+            "bots), whole rounds",
+            "load: the 1-minute load average at the row's end (other processes on the "
+            "machine slow every figure; only same-run ratios compare)",
+            f"goal (issue 34): cluster with {cores} workers >= 90% of local with trivial "
+            "bots, >= 97% with thinking bots",
         ],
     }
 
 
-def _timed_league(bots: list[BotSpec], k: int, rounds: int, seed: int, cores: int,
-                  cluster: Any) -> float:
-    """Games per second of one league in a temporary folder."""
+def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, seed: int,
+             concurrency: int, workers: tuple[int, ...]) -> dict[str, Any]:
+    """Local before and after, each Dask size between: the columns of one row."""
+    before = _timed_league(bots, k, rounds, seed, concurrency, None)
+    row: dict[str, Any] = {}
+    for n in workers:
+        address = dask.with_workers(n)
+        # warm-up: the plugin, the bot packs and the bots' first start
+        _timed_league(bots, k, 1, seed + 1, concurrency, ClusterSettings(address))
+        rate, whole = _timed_league(bots, k, rounds, seed, concurrency,
+                                    ClusterSettings(address))
+        row[f"cluster {n}w games/s"] = rate
+        row[f"cluster {n}w whole run"] = whole
+    after = _timed_league(bots, k, rounds, seed, concurrency, None)
+    local = (before[0] + after[0]) / 2
+    row = {"local games/s": local, "local whole run": (before[1] + after[1]) / 2,
+           "local drift %": 100 * (after[0] / before[0] - 1), **row}
+    most = max(workers)
+    row[f"cluster {most}w / local %"] = 100 * row[f"cluster {most}w games/s"] / local
+    row["load"] = os.getloadavg()[0]
+    return row
+
+
+def _thinking_bots(bots: list[BotSpec], folder: Path) -> list[BotSpec]:
+    """Copies of ``bots`` that wait :data:`THINK_SECONDS` before each answer, in
+    ``folder`` (sent to the workers by content, as any bot)."""
+    folder.chmod(0o755)  # bots run under uids of their own
+    (folder / "bot.py").write_text(
+        "import time\n\nfrom arena.sdk import run\n\n\n"
+        "def choose(observation, legal):\n"
+        f"    time.sleep({THINK_SECONDS!r})\n    return 0\n\n\n"
+        "if __name__ == \"__main__\":\n"
+        "    run(choose, name=\"think\", version=\"1.0.0\", observation=False)\n")
+    (folder / "bot.py").chmod(0o644)
+    return [replace(b, folder=folder, content_hash=None, entry_point=None,
+                    source=f"folder {folder}") for b in bots]
+
+
+class _DaskProcesses:
+    """A ``dask scheduler`` and up to two ``dask worker`` processes on loopback."""
+
+    def __init__(self) -> None:
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self.address = ""
+        self.folder = tempfile.TemporaryDirectory(prefix="arena-bench-dask-")
+
+    def __enter__(self) -> _DaskProcesses:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        self.address = f"tcp://127.0.0.1:{port}"
+        self.processes.append(self._start(
+            "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+            "--no-dashboard", "--no-show"))
+        return self
+
+    def _start(self, module: str, *argv: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", module, *argv],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True, cwd=self.folder.name)
+
+    def with_workers(self, n: int) -> str:
+        """The scheduler's address, with exactly ``n`` workers connected."""
+        from distributed import Client
+
+        while len(self.workers) > n:
+            self._stop(self.workers.pop())
+        while len(self.workers) < n:
+            name = f"w{len(self.workers)}"
+            self.workers.append(self._start(
+                "distributed.cli.dask_worker", self.address, "--nthreads", "1",
+                "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", "--name", name,
+                "--local-directory", str(Path(self.folder.name) / name)))
+        with Client(self.address, timeout=60, set_as_default=False) as client:
+            deadline = time.monotonic() + 60
+            while len(client.scheduler_info(n_workers=-1)["workers"]) != n:
+                if time.monotonic() > deadline:
+                    raise ArenaError(f"the benchmark's Dask cluster has no {n} workers")
+                time.sleep(0.1)
+        return self.address
+
+    def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+    def __exit__(self, *exc: object) -> None:
+        for process in reversed(self.workers + self.processes):
+            self._stop(process)
+        self.folder.cleanup()
+
+
+def _timed_league(bots: list[BotSpec], k: int, rounds: int, seed: int, concurrency: int,
+                  cluster: Any) -> tuple[float, float]:
+    """Games per second of one league in a temporary folder: over its steady window
+    (:func:`_steady_rate`; the whole run when it has too few games) and over the whole
+    run."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as folder:
         config = LeagueConfig(
             path=Path(folder) / "bench.toml", name="bench", game="ra", players=(k,),
             roster=tuple(b.name for b in bots), rounds=rounds, seed=seed,
-            concurrency=2 * cores, results_dir=Path(folder) / "results",
+            concurrency=concurrency, results_dir=Path(folder) / "results",
             limits=Limits(move_seconds=5.0),
         )
         start = time.perf_counter()
@@ -427,7 +556,9 @@ def _timed_league(bots: list[BotSpec], k: int, rounds: int, seed: int, cores: in
         elapsed = time.perf_counter() - start
         if code != 0:
             raise ArenaError("the benchmark league was interrupted")
-    return rounds * len(_tables(k)) * k / elapsed
+        whole = rounds * len(_tables(k)) * k / elapsed
+        steady = _steady_rate(config.results_dir / DB_NAME)
+    return (whole if steady is None else steady), whole
 
 
 def _tables(k: int) -> list[tuple[int, ...]]:

@@ -158,5 +158,6 @@ class DaskBackend:
     async def play(self, games: Games, results: Results, concurrency: int) -> None:
         from arena.league.cluster import open_cluster
 
-        async with open_cluster(self.settings, self.roster, self.cluster) as (play_one, slots):
+        async with open_cluster(self.settings, self.roster, self.cluster, concurrency,
+                                results.dictionary) as (play_one, slots):
             await _run_each(games, slots, play_one, results)

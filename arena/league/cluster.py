@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -35,9 +35,8 @@ import trio
 
 from arena.errors import ArenaError
 from arena.league.config import ClusterSettings
-from arena.league.play import PlayFunction
+from arena.league.play import Finished, PlayFunction
 from arena.league.schedule import ScheduledGame
-from arena.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
@@ -47,6 +46,10 @@ CONNECT_SECONDS = 20.0
 FIRST_CHUNK_GAMES = 2
 MAX_CHUNK_GAMES = 256
 CHUNKS_PER_THREAD = 2
+# games a worker thread plays at once, at least (the local backend's workers: two per
+# core; one game at a time leaves the core idle while its bots think)
+AT_ONCE_PER_THREAD = 2
+CHUNK_WAVES = 8
 # games handed to the dispatcher at once: enough for every worker's chunks to be full
 GAMES_IN_FLIGHT = 4096
 
@@ -88,26 +91,42 @@ def _is_loopback(host: str) -> bool:
 @dataclass
 class _Chunk:
     games: list[ScheduledGame]
-    waiting: dict[str, trio.MemorySendChannel[tuple[GameRecord | None, str | None]]]
+    waiting: dict[str, trio.MemorySendChannel[tuple[Finished | None, str | None]]]
 
 
 class _ChunkSizer:
-    """Games per chunk so that a chunk takes about ``target`` seconds of a worker."""
+    """Games per chunk so that a chunk takes about ``target`` seconds of a worker, and,
+    when few games are left, so that they are shared among the worker threads (a last
+    chunk of ``target`` seconds on one worker while the others idle would cost up to
+    ``target`` seconds of every other thread)."""
 
-    def __init__(self, target: float) -> None:
+    def __init__(self, target: float, threads: int = 1, at_once: int = 1) -> None:
         self.target = target
+        self.threads = max(1, threads)
+        self.at_once = max(1, at_once)
         self.games = 0
         self.seconds = 0.0
 
-    def observe(self, seconds: float) -> None:
-        self.games += 1
+    def observe(self, seconds: float, games: int = 1) -> None:
+        """``games`` took ``seconds`` of a worker thread (a whole chunk, played
+        ``at_once`` at a time)."""
+        self.games += games
         self.seconds += seconds
 
-    def size(self) -> int:
+    def size(self, waiting: int | None = None) -> int:
+        """Games for the next chunk; ``waiting``: the games waiting to be sent, if known."""
         if self.games == 0 or self.seconds <= 0:
-            return FIRST_CHUNK_GAMES
-        per_game = self.seconds / self.games
-        return max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
+            size = max(FIRST_CHUNK_GAMES, self.at_once)
+        else:
+            per_game = self.seconds / self.games
+            size = max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
+            # and a few waves of at_once games: a chunk ends with its slowest game, its
+            # other slots idle meanwhile (slow bots: games of seconds)
+            size = max(size, CHUNK_WAVES * self.at_once)
+        if waiting is not None:  # a fair share of what is left, in slices of in-flight
+            share = math.ceil(waiting / (self.threads * CHUNKS_PER_THREAD))
+            size = min(size, max(share, self.at_once))
+        return size
 
 
 @asynccontextmanager
@@ -115,10 +134,16 @@ async def open_cluster(
     settings: GameSettings,
     roster: Sequence[BotSpec],
     cluster: ClusterSettings,
+    concurrency: int = 0,
+    dictionary: Callable[[str], tuple[int, bytes] | None] = lambda game: None,
 ) -> AsyncIterator[tuple[PlayFunction, int]]:
     """Connected to the Dask cluster at ``cluster.address``: yields a function playing
-    one game there (the record comes back to this process, which stores it) and how many
-    games to keep in flight so that the chunks can fill every worker."""
+    one game there (the record comes back to this process packed, and is stored here) and
+    how many games to keep in flight so that the chunks can fill every worker.
+    ``concurrency``: the league's games at once, shared among the worker threads (each
+    plays at least :data:`AT_ONCE_PER_THREAD` at once); ``dictionary``: the store's
+    compression dictionary of a game, once it has one (records are compressed with it
+    where they are played)."""
     check_address(cluster)
     from arena.league.cluster_worker import pack_bot
 
@@ -127,60 +152,80 @@ async def open_cluster(
     async with trio.open_nursery() as nursery:
         client = await trio.to_thread.run_sync(_connect, cluster)
         try:
-            threads = await trio.to_thread.run_sync(_register, client, packs)
+            workers = await trio.to_thread.run_sync(_register, client, packs)
+            threads = sum(workers.values())
+            # games sent to each worker and not back yet: a chunk goes to the least busy
+            # (a worker plays its chunks side by side, out of Dask's thread count, so
+            # Dask's own balancing sees every worker free)
+            busy = dict.fromkeys(workers, 0)
             packed = await trio.to_thread.run_sync(_scatter, client, packs)
             send_games, receive_games = trio.open_memory_channel[
                 tuple[ScheduledGame,
-                      trio.MemorySendChannel[tuple[GameRecord | None, str | None]]]
+                      trio.MemorySendChannel[tuple[Finished | None, str | None]]]
             ](math.inf)
-            sizer = _ChunkSizer(cluster.chunk_seconds)
+            at_once = max(AT_ONCE_PER_THREAD, math.ceil(concurrency / max(1, threads)))
+            sizer = _ChunkSizer(cluster.chunk_seconds, threads, at_once)
             slots = trio.Semaphore(max(1, threads * CHUNKS_PER_THREAD))
             remote_settings = replace(settings, log_dir=None)
 
             async def run_chunk(chunk: _Chunk) -> None:
+                target = min(busy, key=lambda a: busy[a] / workers[a])
+                busy[target] += len(chunk.games)
                 try:
                     from arena.league.cluster_worker import play_chunk
 
                     request = [(g.game_id, g.seats, g.seed) for g in chunk.games]
                     future = client.submit(
-                        play_chunk, remote_settings, specs, packed, request,
+                        play_chunk, remote_settings, specs, packed, request, at_once,
+                        dictionary(settings.game),
                         pure=False, key=f"arena-chunk-{chunk.games[0].game_id}-{len(request)}",
+                        # elsewhere if that worker is gone (Dask reruns a lost chunk)
+                        workers=[target], allow_other_workers=True,
                     )
                     try:
-                        replies = await trio.to_thread.run_sync(
+                        replies, seconds = await trio.to_thread.run_sync(
                             future.result, abandon_on_cancel=True
                         )
                     except Exception as problem:  # the task raised on the worker
                         for channel in chunk.waiting.values():
                             channel.send_nowait((None, f"{type(problem).__name__}: {problem}"))
                         return
+                    sizer.observe(seconds, len(replies))
                     for game_id, record, error, worker in replies:
                         channel = chunk.waiting.pop(game_id)
                         if record is not None:
-                            seconds = float(record.timings.get("seconds", 0.0))
-                            sizer.observe(seconds)
                             record = replace(record, worker=worker)
                         channel.send_nowait((record, error))
                 finally:
+                    busy[target] -= len(chunk.games)
                     slots.release()
 
             async def dispatch() -> None:
                 async for first in receive_games:
                     await slots.acquire()
                     games, waiting = [first[0]], {first[0].game_id: first[1]}
-                    size = sizer.size()
-                    with trio.move_on_after(0.02):  # let the scheduler's next games arrive
-                        while len(games) < size:
-                            game, channel = await receive_games.receive()
-                            games.append(game)
-                            waiting[game.game_id] = channel
+                    size = sizer.size(
+                        1 + receive_games.statistics().current_buffer_used)
+                    while len(games) < size:  # what is waiting already, then a moment
+                        try:
+                            game, channel = receive_games.receive_nowait()
+                        except trio.WouldBlock:
+                            break
+                        games.append(game)
+                        waiting[game.game_id] = channel
+                    if len(games) < size:
+                        with trio.move_on_after(0.02):  # for the scheduler's next games
+                            while len(games) < size:
+                                game, channel = await receive_games.receive()
+                                games.append(game)
+                                waiting[game.game_id] = channel
                     nursery.start_soon(run_chunk, _Chunk(games, waiting))
 
             nursery.start_soon(dispatch)
 
-            async def play(game: ScheduledGame) -> GameRecord:
+            async def play(game: ScheduledGame) -> Finished:
                 send, receive = trio.open_memory_channel[
-                    tuple[GameRecord | None, str | None]](1)
+                    tuple[Finished | None, str | None]](1)
                 send_games.send_nowait((game, send))
                 record, error = await receive.receive()
                 if error is not None or record is None:
@@ -211,8 +256,8 @@ def _connect(cluster: ClusterSettings) -> Any:
         ) from None
 
 
-def _register(client: Any, packs: dict[str, Any]) -> int:
-    """Install the arena's worker plugin on every worker; the number of worker threads."""
+def _register(client: Any, packs: dict[str, Any]) -> dict[str, int]:
+    """Install the arena's worker plugin on every worker; their threads by address."""
     from arena.league.cluster_worker import ArenaWorkerPlugin
 
     try:
@@ -223,7 +268,7 @@ def _register(client: Any, packs: dict[str, Any]) -> int:
             f"{CONNECT_SECONDS:g} s; start some with `dask worker {client.scheduler.address}`"
         ) from None
     client.register_plugin(ArenaWorkerPlugin(), name=ArenaWorkerPlugin.name)
-    return sum(client.nthreads().values())
+    return {str(address): int(n) for address, n in client.nthreads().items()}
 
 
 def _scatter(client: Any, packs: dict[str, Any]) -> Any:

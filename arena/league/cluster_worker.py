@@ -19,6 +19,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -28,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.errors import ArenaError
-from arena.records import GameRecord
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
+    from arena.league.store import PackedRecord
     from arena.runner.botspec import BotSpec
 
 try:  # the worker plugin's base class, when Dask is installed
@@ -126,6 +127,7 @@ class _Runtime:
     async def _main(self) -> None:
         self.token = trio.lowlevel.current_trio_token()
         self.stop_event = trio.Event()
+        self.slots = trio.CapacityLimiter(1)  # games at once on this worker, all chunks
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             self.ready.set()
@@ -147,18 +149,43 @@ class _Runtime:
             self.pools[key] = await self.nursery.start(self._keep_pool, settings)
         return self.pools[key]
 
-    async def _play(self, settings: GameSettings, seating: Sequence[BotSpec],
-                    seed: int) -> GameRecord:
+    async def _play_chunk(self, settings: GameSettings, seatings: Sequence[Sequence[BotSpec]],
+                          seeds: Sequence[int], slots: int,
+                          dictionary: tuple[int, bytes] | None) -> list[Any]:
         from arena.league.play import engine, play_seating
+        from arena.league.store import pack_record
 
         pool = await self._pool(settings)
-        return await play_seating(pool, engine(settings.game), settings, seating, seed)
+        game = engine(settings.game)
+        if self.slots.total_tokens != slots:
+            self.slots.total_tokens = max(1, slots)
+        replies: list[Any] = [None] * len(seeds)
 
-    def play(self, settings: GameSettings, seating: Sequence[BotSpec], seed: int) -> GameRecord:
-        """One game, from a worker thread (Dask runs tasks in threads)."""
-        record: GameRecord = trio.from_thread.run(self._play, settings, seating, seed,
-                                                  trio_token=self.token)
-        return record
+        async def play(i: int) -> None:
+            async with self.slots:  # first come, first served: this chunk's, then the next's
+                try:
+                    record = await play_seating(pool, game, settings, seatings[i], seeds[i])
+                    replies[i] = (pack_record(record, dictionary), None)
+                except ArenaError as error:
+                    replies[i] = (None, str(error))
+
+        async with trio.open_nursery() as nursery:
+            for i in range(len(seeds)):
+                nursery.start_soon(play, i)
+        return replies
+
+    def play_chunk(self, settings: GameSettings, seatings: Sequence[Sequence[BotSpec]],
+                   seeds: Sequence[int], slots: int,
+                   dictionary: tuple[int, bytes] | None) -> list[Any]:
+        """A chunk's games, from a worker thread (Dask runs tasks in threads): one hop into
+        the loop per chunk.  They share ``slots`` games at once with the other chunks this
+        worker is playing, so a chunk's last games and the next chunk's first ones play
+        side by side (no slot idles at a chunk's end).  Per game (PackedRecord, None) or
+        (None, error message), in the chunk's order."""
+        replies: list[Any] = trio.from_thread.run(
+            self._play_chunk, settings, seatings, seeds, slots, dictionary,
+            trio_token=self.token)
+        return replies
 
     def close(self) -> None:
         if self.token is not None and self.stop_event is not None:
@@ -203,10 +230,15 @@ def play_chunk(
     specs: dict[str, BotSpec],
     packs: dict[str, BotPack],
     games: Sequence[tuple[str, Sequence[str], int]],
-) -> list[tuple[str, GameRecord | None, str | None, str]]:
-    """A Dask task: play ``games`` (id, seats, seed) one after another on this worker.
-    Returns (game id, record, error, worker address) per game."""
-    from distributed import get_worker
+    at_once: int = 1,
+    dictionary: tuple[int, bytes] | None = None,
+) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float]:
+    """A Dask task: play ``games`` (id, seats, seed) on this worker, ``at_once`` at a
+    time per worker thread (with the other chunks it plays), each record packed here as
+    the store keeps it (compressed with ``dictionary``, the store's for the game, once it
+    has one), so the coordinator only inserts rows.  Returns (game id, packed record,
+    error, worker address) per game and the chunk's seconds."""
+    from distributed import get_worker, secede
 
     worker = get_worker()
     plugin = worker.plugins.get(ArenaWorkerPlugin.name)
@@ -220,11 +252,15 @@ def play_chunk(
         else:
             local[name] = replace(spec, folder=unpack_bot(pack, plugin.bots_folder()))
     runtime = plugin.runtime_for()
-    replies: list[tuple[str, GameRecord | None, str | None, str]] = []
-    for game_id, seats, seed in games:
-        try:
-            record = runtime.play(settings, [local[name] for name in seats], seed)
-            replies.append((game_id, record, None, plugin.address))
-        except ArenaError as error:
-            replies.append((game_id, None, str(error), plugin.address))
-    return replies
+    slots = at_once * max(1, int(worker.state.nthreads))
+    # Leave Dask's thread pool: the worker may start the next chunk (the coordinator keeps
+    # two per thread in flight) while this one plays, and the next chunk's games take the
+    # slots this one's frees; Dask still reruns the chunk elsewhere if this worker dies.
+    secede()
+    start = time.perf_counter()
+    played = runtime.play_chunk(settings, [[local[name] for name in seats]
+                                           for _, seats, _ in games],
+                                [seed for _, _, seed in games], slots, dictionary)
+    seconds = time.perf_counter() - start
+    return [(game_id, record, error, plugin.address)
+            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], seconds

@@ -64,14 +64,56 @@ def test_the_store_benchmark_compares_against_version_one_in_the_same_run(
 def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["bench", "league", "--cluster", "--players", "2", "--seconds", "0.5",
+    assert main(["bench", "league", "--cluster", "--players", "2", "--games", "20",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    (row,) = result["rows"]
-    assert row["players"] == 2 and row["games"] > 0
-    for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s"):
-        assert row[key] > 0
+    trivial, thinking = result["rows"]
+    # --games 20: two rounds at least (20 games a round with 2 players of 5 bots)
+    assert trivial["players"] == 2 and trivial["games"] == 40
+    for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s",
+                "cluster 2w / local %", "load"):
+        assert trivial[key] > 0
+    assert thinking["bots"] == "think 0.05 s" and thinking["games"] == 20
+    assert thinking["cluster 2w games/s"] > 0 and "cluster 1w games/s" not in thinking
     assert any("baseline: the local backend" in note for note in result["notes"])
+
+
+def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
+    """Issue 34: a one-round probe that undershot (start-up in its time) made a 60-game
+    measurement; now the games come from --games or --seconds alone."""
+    import argparse
+
+    from arena.bench import league
+
+    calls: list[tuple[int, int, int]] = []
+
+    def timed(bots: object, k: int, rounds: int, seed: int, concurrency: int,
+              cluster: object) -> tuple[float, float]:
+        calls.append((k, rounds, concurrency))
+        return 10.0, 9.0
+
+    class FakeDask:
+        folder = None
+
+        def __enter__(self) -> FakeDask:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def with_workers(self, n: int) -> str:
+            return "tcp://127.0.0.1:1"
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(league, "_timed_league", timed)
+        patch.setattr(league, "_DaskProcesses", FakeDask)
+        result = league.run_cluster_benchmark(argparse.Namespace(
+            players=[2, 3, 4], seconds=5.0, games=None, seed=1))
+    games = {(row["players"], row["bots"]): row["games"] for row in result["rows"]}
+    assert games == {(2, "trivial"): 500, (3, "trivial"): 510, (4, "trivial"): 500,
+                     (2, "think 0.05 s"): 80}
+    assert {rounds for k, rounds, _ in calls if k == 3} == {1, 17}  # warm-up, measured
+    assert all(row["cluster 2w / local %"] == 100.0 for row in result["rows"])
 
 
 def test_the_sandbox_benchmark_compares_each_level_with_none_in_the_same_run(

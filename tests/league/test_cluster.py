@@ -84,9 +84,26 @@ def test_chunks_grow_to_the_target_time() -> None:
     for _ in range(10):
         sizer.observe(0.05)
     assert sizer.size() == 40
+    sizer.observe(0.5, games=10)  # a chunk of ten games took 0.5 s: 0.05 s a game
+    assert sizer.size() == 40
     for _ in range(1000):
         sizer.observe(0.0001)
     assert sizer.size() == 256  # capped: a lost worker must not cost too much
+
+
+def test_the_last_games_are_shared_among_the_worker_threads() -> None:
+    sizer = _ChunkSizer(target=2.0, threads=2, at_once=2)
+    assert sizer.size() == 2
+    sizer.observe(0.5, games=50)  # 0.01 s a game: 200 games a chunk
+    assert sizer.size() == 200
+    assert sizer.size(waiting=10_000) == 200
+    assert sizer.size(waiting=400) == 100  # 2 threads x 2 chunks in flight: a quarter
+    assert sizer.size(waiting=9) == 3
+    assert sizer.size(waiting=1) == 2  # never fewer than a thread plays at once
+    slow = _ChunkSizer(target=2.0, threads=2, at_once=8)
+    slow.observe(40.0, games=64)  # bots that think: 0.6 s a game, 8 at once
+    assert slow.size() == 64  # eight waves, or the chunk's last game idles 7 slots long
+    assert slow.size(waiting=120) == 30
 
 
 # -- bots by content -------------------------------------------------------------------------
