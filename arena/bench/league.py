@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import contextlib
+import functools
 import io
 import math
 import os
@@ -499,9 +500,16 @@ class _DaskProcesses:
         return self
 
     def _start(self, module: str, *argv: str) -> subprocess.Popen[bytes]:
+        # its own session (Ctrl-C reaches the bench only), and killed with the bench even
+        # when the bench is killed: a stray worker would keep its bots and their uid
+        # leases (a Dask worker's own SIGTERM handling waits for its gone scheduler; its
+        # bots die with it, bubblewrap's --die-with-parent)
+        from arena.league.workers import die_with_parent
+
         return subprocess.Popen([sys.executable, "-m", module, *argv],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True, cwd=self.folder.name)
+                                start_new_session=True, cwd=self.folder.name,
+                                preexec_fn=functools.partial(die_with_parent, signal.SIGKILL))
 
     def with_workers(self, n: int) -> str:
         """The scheduler's address, with exactly ``n`` workers connected."""

@@ -267,16 +267,18 @@ async def _serve() -> None:
             scope.cancel()
 
 
-def _die_with_parent() -> None:
+def die_with_parent(signal_number: int = signal.SIGTERM) -> None:
+    """``signal_number`` when the parent process ends (Linux: PR_SET_PDEATHSIG), also
+    after a ``kill -9`` of the parent; for a worker, or a child started by a benchmark."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal_number, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: closing stdin still stops the worker
         pass
 
 
 def main() -> None:
-    _die_with_parent()
+    die_with_parent()
     with suppress(KeyboardInterrupt):
         trio.run(_serve)
 
