@@ -23,7 +23,6 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
 
 from __future__ import annotations
 
-import ipaddress
 import math
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -37,6 +36,7 @@ from arena.errors import ArenaError
 from arena.league.config import ClusterSettings
 from arena.league.play import Finished, PlayFunction
 from arena.league.schedule import ScheduledGame
+from arena.runner.botspec import is_loopback
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
@@ -70,7 +70,7 @@ def check_address(settings: ClusterSettings) -> None:
         raise ArenaError(f"--cluster: {settings.address[:80]!r} needs a host and a port, "
                          "e.g. tcp://127.0.0.1:8786")
     encrypted = parts.scheme in ("tls", "wss")
-    if encrypted or settings.insecure or _is_loopback(host):
+    if encrypted or settings.insecure or is_loopback(host):
         return
     raise ArenaError(
         f"--cluster {settings.address}: a Dask scheduler runs any code it is sent, and this "
@@ -78,14 +78,6 @@ def check_address(settings: ClusterSettings) -> None:
         "(docs/cluster.md), or pass --insecure on a network you trust"
     )
 
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,3 +56,16 @@ def parse_tcp_address(connect: str) -> tuple[str, int]:
         raise ValueError(f"{connect[:80]!r} needs a host and a port 1-65535, "
                          "e.g. tcp://127.0.0.1:9000")
     return parts.hostname, port
+
+
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is this
+    machine's loopback: where plain TCP may go without TLS (a cluster, a server)."""
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

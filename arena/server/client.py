@@ -5,7 +5,6 @@ mode 0600 in a 0700 folder) and the HTTP calls (httpx)."""
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import json
 import os
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from arena.errors import ArenaError
+from arena.runner.botspec import is_loopback
 
 CONFIG_FILE = "servers.json"
 
@@ -28,19 +28,11 @@ def check_url(url: str, insecure: bool = False) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ArenaError(f"{url!r} is not a server URL (http://HOST:PORT or https://HOST)")
-    if parts.scheme == "http" and not insecure and not _loopback(parts.hostname):
+    if parts.scheme == "http" and not insecure and not is_loopback(parts.hostname):
         raise ArenaError(f"{url} is plain http to another machine: your password and token "
                          "would cross the network in clear; use https, or --insecure")
     return f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
 
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _load() -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import shutil
 import sqlite3
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.runner.botspec import is_loopback
 
 SERVE_USAGE = ("arena serve init DIR | arena serve DIR [--host H] [--port P] [--insecure] | "
                "arena serve backup DIR OUT")
@@ -85,14 +85,6 @@ def init_server(folder: Path, admin: str) -> int:
     return 0
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
 
 def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
                cluster: str | None = None) -> int:
@@ -104,7 +96,7 @@ def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
     host = host or server.settings.host
     port = server.settings.port if port is None else port
     tls = server.settings.tls
-    if not _loopback(host) and tls is None and not insecure:
+    if not is_loopback(host) and tls is None and not insecure:
         server.close()
         raise ArenaError(f"{host} is not a loopback address: give the server TLS (tls_cert and "
                          "tls_key in settings.toml) or pass --insecure")
