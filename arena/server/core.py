@@ -25,7 +25,8 @@ from arena.runner.botspec import BotSpec
 from arena.server import archives
 from arena.server.accounts import Cookies, RateLimiter
 from arena.server.events import Events
-from arena.server.ladder import Friendlies, Ladder, Leaderboards
+from arena.server.ladder import Friendlies, Ladder
+from arena.server.leaderboards import Leaderboards
 from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
 from arena.server.store import Bot, ServerStore, User, Version, printable
 

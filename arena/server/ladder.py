@@ -17,7 +17,6 @@ import dataclasses
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -33,12 +32,10 @@ from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import Friendly
 from arena.settings import Limits
 
-RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
 FEED_SEED_KEY = "ladder_tables"
 # an uploaded version is "new" to the matchmaker (seated first while its interval
 # overlaps a neighbour's) until it has played this many ladder games
 NEW_VERSION_GAMES = 50
-RECENT_GAMES = 10  # the newest games a leaderboard lists
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
@@ -304,64 +301,3 @@ class Friendlies:
             return league.find_game(game_id)
         finally:
             league.close()
-
-
-class Leaderboards:
-    """The leaderboard per player count, recomputed (in a thread) at most once a second
-    while games arrive; each computation is announced as a ``rating_changed`` event."""
-
-    def __init__(self, server: ServerContext) -> None:
-        self.server = server
-        self.boards: dict[int, dict[str, Any]] = {}
-        self.dirty = trio.Event()
-        self.dirty.set()  # the games already stored
-
-    def stale(self) -> None:
-        self.dirty.set()
-
-    async def run(self) -> None:
-        while True:
-            await self.dirty.wait()
-            self.dirty = trio.Event()
-            await self.compute()
-            await trio.sleep(RECOMPUTE_AFTER)
-
-    async def compute(self) -> None:
-        from arena.league.store import open_store
-        from arena.report.leaderboard import build_leaderboard, leaderboard_json
-
-        settings = self.server.settings
-
-        def build() -> dict[int, dict[str, Any]]:
-            # in a thread, on a reading connection of its own: a long ladder's games take
-            # a while to read and rate, and the web app must not wait for them
-            store = open_store(settings.folder)
-            try:
-                results = store.results(settings.game)
-            finally:
-                store.close()
-            by_count: dict[int, list[Any]] = {}
-            for result in results:
-                by_count.setdefault(result.num_players, []).append(result)
-            boards = {}
-            for count, games in by_count.items():
-                board = leaderboard_json(build_leaderboard(
-                    games, bootstrap=settings.rating_bootstrap))
-                # the newest games, for the leaderboard page's links to their replays
-                board["recent"] = [{"game_id": g.game_id, "bots": list(g.bots),
-                                    "placements": list(g.placements),
-                                    "failures": {str(k): v for k, v in g.failures.items()}}
-                                   for g in reversed(games[-RECENT_GAMES:])]
-                boards[count] = board
-            return boards
-
-        try:
-            boards = await trio.to_thread.run_sync(build)
-        except Exception as problem:  # the last leaderboard stays up
-            self.server.log(f"the leaderboard could not be computed: {problem!r}")
-            return
-        self.boards = boards
-        for count, board in boards.items():
-            self.server.events.publish("rating_changed", {
-                "game": settings.game, "num_players": count, "games": board["games"],
-                "top": [{"bot": row["bot"], "elo": row["elo"]} for row in board["bots"][:10]]})
