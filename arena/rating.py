@@ -19,8 +19,9 @@ display; it depends on game order and is not what the leaderboard uses.
 
 from __future__ import annotations
 
+import hashlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -274,49 +275,65 @@ def fit_bradley_terry(
     virtual games against a fixed opponent of strength 0, which makes the problem
     strictly concave (one answer, always finite) without a gauge constraint.  Newton's
     method with a backtracking line search: a handful of n × n solves.
+
+    A stack of matrices (``wins`` of shape (b, n, n), ``start`` (n,) or (b, n)) is fitted
+    at once, each exactly as alone (its own line search, stopped when its own step is
+    under ``tolerance``): the bootstrap's replicates in a few large numpy calls, which
+    also leave the interpreter free while they run.
     """
     if prior_draws <= 0:
         raise ArenaError("the virtual-draw prior must be positive (it keeps ratings finite)")
-    n = wins.shape[0]
-    if n == 0:
-        return np.zeros(0)
-    meetings = wins + wins.T
-    scored = wins.sum(axis=1)
-    r = np.zeros(n) if start is None else start.astype(float).copy()
-
-    def log_likelihood(x: np.ndarray) -> float:
-        diff = x[:, None] - x[None, :]
-        pairs = -(wins * np.logaddexp(0.0, -diff)).sum()
-        prior = -0.5 * prior_draws * (np.logaddexp(0.0, -x) + np.logaddexp(0.0, x)).sum()
-        return float(pairs + prior)
-
-    current = log_likelihood(r)
+    stacked = wins.ndim == 3
+    matrices = wins if stacked else wins[None]
+    count, n = matrices.shape[0], matrices.shape[-1]
+    if n == 0 or count == 0:
+        return np.zeros(matrices.shape[:2] if stacked else (0,))
+    r = np.zeros((count, n)) if start is None else np.array(
+        np.broadcast_to(start, (count, n)), dtype=float)
+    active = np.arange(count)  # the fits still moving
+    current = _log_likelihood(matrices, r, prior_draws)
     for _ in range(200):
-        p = 1.0 / (1.0 + np.exp(r[None, :] - r[:, None]))  # p[i, j] = P(i beats j)
-        s = 1.0 / (1.0 + np.exp(-r))
-        gradient = scored - (meetings * p).sum(axis=1) + prior_draws * (0.5 - s)
-        step = np.linalg.solve(_precision(wins, r, prior_draws), gradient)
-        scale = 1.0
+        every = len(active) == count
+        w = matrices if every else matrices[active]
+        x, value_now = r[active], current[active]
+        p = 1.0 / (1.0 + np.exp(x[:, None, :] - x[:, :, None]))  # p[i, j] = P(i beats j)
+        s = 1.0 / (1.0 + np.exp(-x))
+        gradient = (w.sum(axis=2) - ((w + w.transpose(0, 2, 1)) * p).sum(axis=2)
+                    + prior_draws * (0.5 - s))
+        step = np.linalg.solve(_precision(w, x, prior_draws), gradient[:, :, None])[:, :, 0]
+        scale = np.ones(len(active))
         while True:
-            candidate = r + scale * step
-            value = log_likelihood(candidate)
-            if value >= current - 1e-12 * abs(current) or scale < 1e-6:
+            candidate = x + scale[:, None] * step
+            value = _log_likelihood(w, candidate, prior_draws)
+            accepted = (value >= value_now - 1e-12 * np.abs(value_now)) | (scale < 1e-6)
+            if accepted.all():
                 break
-            scale /= 2.0
-        r, current = candidate, value
-        if np.max(np.abs(scale * step)) < tolerance:
+            scale = np.where(accepted, scale, scale / 2.0)
+        r[active], current[active] = candidate, value
+        active = active[np.max(np.abs(scale[:, None] * step), axis=1) >= tolerance]
+        if not len(active):
             break
-    return r
+    return r if stacked else r[0]
+
+
+def _log_likelihood(wins: np.ndarray, r: np.ndarray, prior_draws: float) -> np.ndarray:
+    """Per matrix of a stack (b, n, n) at strengths r (b, n): the log-likelihood."""
+    diff = r[:, :, None] - r[:, None, :]
+    pairs = -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+    prior = -0.5 * prior_draws * (np.logaddexp(0.0, -r) + np.logaddexp(0.0, r)).sum(axis=1)
+    return np.asarray(pairs + prior, dtype=float)
 
 
 def _precision(wins: np.ndarray, r: np.ndarray, prior_draws: float) -> np.ndarray:
-    """Minus the Hessian of the log-likelihood: positive definite thanks to the prior."""
-    meetings = wins + wins.T
-    p = 1.0 / (1.0 + np.exp(r[None, :] - r[:, None]))
+    """Minus the Hessian of the log-likelihood: positive definite thanks to the prior.
+    One matrix (n, n) at r (n,), or a stack (b, n, n) at r (b, n)."""
+    meetings = wins + np.swapaxes(wins, -1, -2)
+    p = 1.0 / (1.0 + np.exp(r[..., None, :] - r[..., :, None]))
     s = 1.0 / (1.0 + np.exp(-r))
     curvature = meetings * p * (1.0 - p)
     precision = -curvature
-    precision[np.diag_indices(len(r))] = curvature.sum(axis=1) + prior_draws * s * (1.0 - s)
+    diagonal = np.arange(r.shape[-1])
+    precision[..., diagonal, diagonal] = curvature.sum(axis=-1) + prior_draws * s * (1.0 - s)
     return precision
 
 
@@ -371,12 +388,12 @@ def _centre(
     elo: np.ndarray, groups: list[list[int]], anchor: int | None, anchor_elo: float
 ) -> np.ndarray:
     """Fix the free offset of each component: its mean, or the anchor bot, sits at the centre."""
-    out = elo.copy()
+    out = elo.copy()  # one rating per bot (n,), or a stack of them (b, n)
     for members in groups:
         if anchor is not None and anchor in members:
-            out[members] += anchor_elo - elo[anchor]
+            out[..., members] += anchor_elo - elo[..., [anchor]]
         else:
-            out[members] += DEFAULT_CENTRE - elo[members].mean()
+            out[..., members] += DEFAULT_CENTRE - elo[..., members].mean(axis=-1, keepdims=True)
     return out
 
 
@@ -447,25 +464,54 @@ def rate(
     """Bradley–Terry Elo ratings with 95% intervals; see the module docstring.
 
     Each interval is the wider of the bootstrap percentile interval (``bootstrap``
-    resamples of whole games; 0 for none) and the normal interval from the curvature of
-    the likelihood.  The same games in any order with the same ``seed`` give identical
-    output.
+    Poisson resamples of whole games, see ``bootstrap_weights``; 0 for none) and the
+    normal interval from the curvature of the likelihood.  The same games in any order
+    with the same ``seed`` give identical output; :class:`RatingState` gives the same
+    figures (up to the fits' tolerance) kept up game by game.
     """
     games = canonical_order(results)
     pairs = build_pairs(games)
-    if anchor is not None and anchor not in pairs.bots:
-        known = ", ".join(pairs.bots) or "none"
+    _check_rating_options(pairs.bots, anchor, bootstrap)
+    wins = pairs.matrix()
+    natural = fit_bradley_terry(wins, prior_draws)
+    replicates = [
+        fit_bradley_terry(matrices, prior_draws, start=natural, tolerance=BOOTSTRAP_TOLERANCE)
+        for matrices in _replicate_matrices(pairs, game_keys(games), bootstrap, seed)
+    ]
+    return _ratings(
+        pairs.bots, wins, natural,
+        np.concatenate(replicates) if replicates else np.zeros((0, pairs.size)),
+        num_games=pairs.num_games, prior_draws=prior_draws, bootstrap=bootstrap,
+        anchor=anchor, anchor_elo=anchor_elo,
+    )
+
+
+def _check_rating_options(bots: Sequence[str], anchor: str | None, bootstrap: int) -> None:
+    if anchor is not None and anchor not in bots:
+        known = ", ".join(bots) or "none"
         raise ArenaError(f"anchor bot {anchor!r} played no game here (bots: {known})")
     if bootstrap < 0:
         raise ArenaError("the number of bootstrap resamples cannot be negative")
-    anchor_index = None if anchor is None else pairs.bots.index(anchor)
-    wins = pairs.matrix()
+
+
+def _ratings(
+    bots: tuple[str, ...],
+    wins: np.ndarray,
+    natural: np.ndarray,
+    replicates: np.ndarray,
+    *,
+    num_games: int,
+    prior_draws: float,
+    bootstrap: int,
+    anchor: str | None,
+    anchor_elo: float,
+) -> Ratings:
+    """The ratings, intervals and superiority from the fit (``natural``) and the
+    bootstrap replicates' fits (one row each), centred per component."""
+    anchor_index = None if anchor is None else bots.index(anchor)
     groups = components(wins)
-    natural = fit_bradley_terry(wins, prior_draws)
     elo = _centre(natural * ELO_PER_NATURAL, groups, anchor_index, anchor_elo)
-    samples = _bootstrap(
-        pairs, natural, prior_draws, bootstrap, seed, groups, anchor_index, anchor_elo
-    )
+    samples = _centre(replicates * ELO_PER_NATURAL, groups, anchor_index, anchor_elo)
     covariance = _curvature_covariance(wins, natural, prior_draws, groups, anchor_index)
     # The wider of the two intervals: the bootstrap knows that a game's pairs are
     # correlated; the curvature knows that 7 wins out of 7 are not a certainty.
@@ -475,62 +521,94 @@ def rate(
         boot_low, boot_high = np.percentile(samples, [2.5, 97.5], axis=0)
         low, high = np.minimum(low, boot_low), np.maximum(high, boot_high)
     return Ratings(
-        bots=pairs.bots,
+        bots=bots,
         elo=elo,
         low=low,
         high=high,
         wins=wins,
         superiority=_superiority(elo, samples, covariance, groups),
-        groups=tuple(tuple(pairs.bots[i] for i in g) for g in groups),
-        num_games=pairs.num_games,
+        groups=tuple(tuple(bots[i] for i in g) for g in groups),
+        num_games=num_games,
         bootstrap=bootstrap,
         anchor=anchor,
     )
 
 
-def _bootstrap(
-    pairs: Pairs,
-    natural: np.ndarray,
-    prior_draws: float,
-    repetitions: int,
-    seed: int,
-    groups: list[list[int]],
-    anchor: int | None,
-    anchor_elo: float,
-) -> np.ndarray:
-    """Refits on games drawn with replacement (whole games: their pairs are correlated)."""
-    if repetitions == 0 or pairs.num_games == 0:
-        return np.zeros((0, pairs.size))
-    rng = np.random.default_rng(seed)
-    samples = np.empty((repetitions, pairs.size))
+# --------------------------------------------------------------------------- bootstrap
+#
+# A Poisson bootstrap: in each replicate every game counts Poisson(1) times (the limit of
+# drawing the games with replacement), and that count depends only on the seed, the
+# game and the replicate.  So a replicate's points matrix is a sum over games, the same
+# whatever order the games come in, and a new game adds its share to every replicate:
+# the ladder keeps them up game by game (RatingState) and gets what ``rate`` gets.
+
+BOOTSTRAP_CHUNK = 25  # replicates whose game weights are held at once (games x 25 floats)
+BOOTSTRAP_TOLERANCE = 1e-7  # a replicate's fit stops at this step (natural units)
+# P(count <= k) for a Poisson(1) count, k = 0..19 (the rest is under 1e-18), as
+# thresholds on a uniform 64-bit word
+_POISSON_THRESHOLDS = np.array(
+    [min(int(p * 2.0**64), 2**64 - 1) for p in
+     np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(20)])], dtype=np.uint64)
+
+
+def game_keys(games: Sequence[GameResult]) -> np.ndarray:
+    """Each game's identity for its bootstrap weights (uint64): a hash of its engine, its
+    id and how many games before it in ``games`` (in canonical order, where equal ids
+    are neighbours) had the same two, so that copies of a game count apart."""
+    keys = np.empty(len(games), dtype=np.uint64)
+    previous: tuple[str, str] | None = None
+    copies = 0
+    for position, result in enumerate(games):
+        ident = (result.game, result.game_id)
+        copies = copies + 1 if ident == previous else 0
+        previous = ident
+        text = f"{result.game}\x00{result.game_id}\x00{copies}".encode()
+        keys[position] = int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+    return keys
+
+
+def _splitmix(words: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function on each word (uint64 arithmetic wraps, as meant)."""
+    z = words + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.asarray(z ^ (z >> np.uint64(31)))
+
+
+def bootstrap_weights(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:
+    """How many times each game (``game_keys``) counts in each replicate (indices 0, 1,
+    ...): Poisson(1) counts, a pure function of (seed, game, replicate), as floats
+    (games x replicates)."""
+    salt = _splitmix(replicates.astype(np.uint64)
+                     + _splitmix(np.array([seed % 2**64], dtype=np.uint64)))
+    words = _splitmix(keys[:, None] ^ salt[None, :])
+    # counts 0, 1 and 2 take 92% of the draws: two comparisons for all, a search for
+    # the few above
+    counts = (words >= _POISSON_THRESHOLDS[0]).astype(np.uint8)
+    counts += words >= _POISSON_THRESHOLDS[1]
+    more = np.flatnonzero(words >= _POISSON_THRESHOLDS[2])
+    counts.flat[more] = np.searchsorted(_POISSON_THRESHOLDS, words.flat[more], side="right")
+    return counts.astype(float)
+
+
+def _replicate_matrices(
+    pairs: Pairs, keys: np.ndarray, bootstrap: int, seed: int
+) -> Iterator[np.ndarray]:
+    """The bootstrap replicates' points matrices, ``BOOTSTRAP_CHUNK`` at a time (b, n, n);
+    exact (whole and half points times whole counts), so in any order the same."""
+    if bootstrap == 0 or pairs.num_games == 0:
+        return
     per_game = _game_matrices(pairs)
     n = pairs.size
-    for first in range(0, repetitions, BOOTSTRAP_CHUNK):
-        chunk = range(first, min(first + BOOTSTRAP_CHUNK, repetitions))
-        drawn = np.empty((pairs.num_games, len(chunk)))
-        for column, _ in enumerate(chunk):
-            drawn[:, column] = np.bincount(
-                rng.integers(0, pairs.num_games, pairs.num_games), minlength=pairs.num_games
-            )
-        # every resample's matrix at once; exact (whole and half points times counts)
-        matrices = per_game @ drawn
-        for column, rep in enumerate(chunk):
-            refit = fit_bradley_terry(
-                matrices[:, column].reshape(n, n),
-                prior_draws,
-                start=natural,
-                tolerance=1e-7,
-            )
-            samples[rep] = _centre(refit * ELO_PER_NATURAL, groups, anchor, anchor_elo)
-    return samples
-
-
-BOOTSTRAP_CHUNK = 25  # resamples whose game counts are held at once (games x 25 floats)
+    for first in range(0, bootstrap, BOOTSTRAP_CHUNK):
+        chunk = np.arange(first, min(first + BOOTSTRAP_CHUNK, bootstrap))
+        product = per_game @ bootstrap_weights(keys, chunk, seed)
+        yield np.ascontiguousarray(product.T).reshape(len(chunk), n, n)
 
 
 def _game_matrices(pairs: Pairs) -> Any:
     """Each game's points matrix, flattened, as the columns of a sparse (n·n × games)
-    matrix: a resample's matrix is this times its games' counts."""
+    matrix: a replicate's matrix is this times its games' counts."""
     from scipy.sparse import csr_matrix
 
     n = pairs.size
@@ -540,6 +618,119 @@ def _game_matrices(pairs: Pairs) -> Any:
     scored = values != 0.0  # a lost pair adds nothing: half the entries, half the product
     return csr_matrix((values[scored], (cells[scored], games[scored])),
                       shape=(n * n, pairs.num_games))
+
+
+class RatingState:
+    """What ``rate`` computes from, kept up game by game (the ladder's leaderboards): the
+    points matrix, every bootstrap replicate's points matrix (Poisson counts per game,
+    see ``bootstrap_weights``) and the last fits, from which the next fits start (a game
+    among thousands moves them little: two or three Newton steps).
+
+    ``ratings()`` equals ``rate`` over the same games with the same options up to the
+    fits' tolerance, whatever order the games were added in.  A game whose (engine, id)
+    was added already is skipped (a store holds each id once).  Memory: (bootstrap + 1)
+    matrices of bots x bots floats.
+    """
+
+    def __init__(self, *, prior_draws: float = DEFAULT_PRIOR_DRAWS,
+                 bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> None:
+        _check_rating_options((), None, bootstrap)
+        if prior_draws <= 0:
+            raise ArenaError("the virtual-draw prior must be positive (it keeps ratings finite)")
+        self.prior_draws = prior_draws
+        self.bootstrap = bootstrap
+        self.seed = seed
+        self.bots: tuple[str, ...] = ()
+        self.num_games = 0
+        self.wins = np.zeros((0, 0))
+        self.replicate_wins = np.zeros((bootstrap, 0, 0))
+        self.natural = np.zeros(0)
+        self.replicate_natural = np.zeros((bootstrap, 0))
+        self.added: set[tuple[str, str]] = set()
+        self.fitted = True  # the fits are those of the games added
+
+    @classmethod
+    def from_results(cls, results: Iterable[GameResult], *,
+                     prior_draws: float = DEFAULT_PRIOR_DRAWS,
+                     bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0) -> RatingState:
+        """The state of many games at once (as ``rate`` aggregates them)."""
+        state = cls(prior_draws=prior_draws, bootstrap=bootstrap, seed=seed)
+        games = []
+        for result in canonical_order(results):
+            if (result.game, result.game_id) not in state.added:
+                state.added.add((result.game, result.game_id))
+                games.append(result)
+        pairs = build_pairs(games)
+        state.bots, state.num_games = pairs.bots, len(games)
+        state.wins = pairs.matrix()
+        state.replicate_wins = np.zeros((bootstrap, pairs.size, pairs.size))
+        done = 0
+        for matrices in _replicate_matrices(pairs, game_keys(games), bootstrap, seed):
+            state.replicate_wins[done:done + len(matrices)] = matrices
+            done += len(matrices)
+        state.natural = fit_bradley_terry(state.wins, prior_draws)
+        state.replicate_natural = fit_bradley_terry(
+            state.replicate_wins, prior_draws, start=state.natural,
+            tolerance=BOOTSTRAP_TOLERANCE) if len(games) else np.zeros((bootstrap, pairs.size))
+        return state
+
+    def add(self, result: GameResult) -> bool:
+        """Fold one game in (False: its id was added already)."""
+        ident = (result.game, result.game_id)
+        if ident in self.added:
+            return False
+        _check_result(result)
+        pairs = build_pairs([result])
+        self._make_room(pairs.bots)
+        index = {bot: i for i, bot in enumerate(self.bots)}
+        at = np.array([index[bot] for bot in pairs.bots])
+        points = pairs.matrix()
+        self.wins[np.ix_(at, at)] += points
+        if self.bootstrap:
+            counts = bootstrap_weights(game_keys([result]), np.arange(self.bootstrap),
+                                       self.seed)[0]
+            self.replicate_wins[:, at[:, None], at[None, :]] += counts[:, None, None] * points
+        self.added.add(ident)
+        self.num_games += 1
+        self.fitted = False
+        return True
+
+    def _make_room(self, names: Sequence[str]) -> None:
+        """New bots take their places in name order, with empty rows and columns."""
+        if all(name in self.bots for name in names):
+            return
+        bots = tuple(sorted({*self.bots, *names}))
+        position = {bot: i for i, bot in enumerate(bots)}
+        old = np.array([position[bot] for bot in self.bots], dtype=np.int64)
+        n = len(bots)
+        wins = np.zeros((n, n))
+        wins[np.ix_(old, old)] = self.wins
+        replicate_wins = np.zeros((self.bootstrap, n, n))
+        replicate_wins[:, old[:, None], old[None, :]] = self.replicate_wins
+        natural = np.zeros(n)
+        natural[old] = self.natural
+        replicate_natural = np.zeros((self.bootstrap, n))
+        replicate_natural[:, old] = self.replicate_natural
+        self.bots, self.wins, self.replicate_wins = bots, wins, replicate_wins
+        self.natural, self.replicate_natural = natural, replicate_natural
+
+    def ratings(self, *, anchor: str | None = None,
+                anchor_elo: float = DEFAULT_CENTRE) -> Ratings:
+        """The ratings of every game added, refitted from the last fits."""
+        _check_rating_options(self.bots, anchor, self.bootstrap)
+        if not self.fitted:
+            self.natural = fit_bradley_terry(self.wins, self.prior_draws, start=self.natural)
+            if self.num_games:
+                self.replicate_natural = fit_bradley_terry(
+                    self.replicate_wins, self.prior_draws, start=self.replicate_natural,
+                    tolerance=BOOTSTRAP_TOLERANCE)
+            self.fitted = True
+        replicates = self.replicate_natural if self.num_games else np.zeros((0, len(self.bots)))
+        return _ratings(
+            self.bots, self.wins.copy(), self.natural, replicates, num_games=self.num_games,
+            prior_draws=self.prior_draws, bootstrap=self.bootstrap, anchor=anchor,
+            anchor_elo=anchor_elo,
+        )
 
 
 def _superiority(
