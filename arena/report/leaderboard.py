@@ -21,6 +21,8 @@ from arena.rating import (
     DEFAULT_CENTRE,
     DEFAULT_PRIOR_DRAWS,
     Ratings,
+    RatingState,
+    canonical_order,
     plackett_luce,
     rate,
     seat_advantage,
@@ -96,21 +98,86 @@ def build_leaderboard(
         prior_draws=prior_draws,
         seed=seed,
     )
-    engines = tuple(sorted({r.game for r in results}))
-    games, firsts, places, scores = _seat_totals(results, ratings.bots)
-    failures: dict[str, Counter[str]] = {bot: Counter() for bot in ratings.bots}
-    # a forfeited game's score is the fallback policy's, not the bot's: the average
-    # score leaves those games out (a bot that crashed at the handshake scored nothing)
-    scored_games = dict(games)
-    for result in results:
-        if result.failures:
-            for seat, reason in result.failures.items():
-                bot = result.bots[seat]
-                failures[bot][reason] += 1
-                scored_games[bot] -= 1
-                scores[bot] -= float(result.scores[seat])
-    luce = plackett_luce(results, prior_draws) if with_plackett_luce else {}
-    meta = meta_ranking(results) if with_metagame and results else None
+    return _board(
+        ratings, SeatTotals.of(results, ratings.bots),
+        engines=tuple(sorted({r.game for r in results})),
+        player_counts=tuple(sorted({r.num_players for r in results})),
+        luce=plackett_luce(results, prior_draws) if with_plackett_luce else {},
+        meta=meta_ranking(results) if with_metagame and results else None,
+    )
+
+
+@dataclass
+class SeatTotals:
+    """Per bot: games, first places, the sum of its places, the sum of its scores over
+    the games it did not forfeit and how many those were, and its failures by reason."""
+
+    games: dict[str, int]
+    first_places: dict[str, int]
+    places: dict[str, int]
+    scores: dict[str, float]
+    scored_games: dict[str, int]
+    failures: dict[str, Counter[str]]
+
+    @classmethod
+    def of(cls, results: Sequence[GameResult], bots: Sequence[str]) -> SeatTotals:
+        """From every seat of every game laid out flat (no Python loop per seat).  The
+        scores are summed in game order, as a loop would (``np.bincount`` adds its
+        weights in order), so the sums are the same to the last bit."""
+        flat = seated(results)
+        seat_bot, place, score = flat.indices(bots), flat.places, flat.scores
+        n = len(bots)
+        games = np.bincount(seat_bot, minlength=n)
+        firsts = np.bincount(seat_bot[place == 1], minlength=n)
+        places = np.bincount(seat_bot, weights=place, minlength=n)  # whole numbers: exact
+        sums = np.bincount(seat_bot, weights=score, minlength=n)
+        totals = cls(
+            games={bot: int(games[i]) for i, bot in enumerate(bots)},
+            first_places={bot: int(firsts[i]) for i, bot in enumerate(bots)},
+            places={bot: int(places[i]) for i, bot in enumerate(bots)},
+            scores={bot: float(sums[i]) for i, bot in enumerate(bots)},
+            scored_games={bot: int(games[i]) for i, bot in enumerate(bots)},
+            failures={bot: Counter() for bot in bots},
+        )
+        for result in results:
+            if result.failures:
+                totals._forfeited(result)
+        return totals
+
+    def add(self, result: GameResult) -> None:
+        """One more game."""
+        for bot, place, score in zip(result.bots, result.placements, result.scores,
+                                     strict=True):
+            if bot not in self.games:
+                self.games[bot] = self.first_places[bot] = self.places[bot] = 0
+                self.scores[bot], self.scored_games[bot] = 0.0, 0
+                self.failures[bot] = Counter()
+            self.games[bot] += 1
+            self.first_places[bot] += place == 1
+            self.places[bot] += int(place)
+            self.scores[bot] += float(score)
+            self.scored_games[bot] += 1
+        self._forfeited(result)
+
+    def _forfeited(self, result: GameResult) -> None:
+        # a forfeited game's score is the fallback policy's, not the bot's: the average
+        # score leaves those games out (a bot that crashed at the handshake scored nothing)
+        for seat, reason in result.failures.items():
+            bot = result.bots[seat]
+            self.failures[bot][reason] += 1
+            self.scored_games[bot] -= 1
+            self.scores[bot] -= float(result.scores[seat])
+
+
+def _board(
+    ratings: Ratings,
+    totals: SeatTotals,
+    *,
+    engines: tuple[str, ...],
+    player_counts: tuple[int, ...],
+    luce: dict[str, float],
+    meta: MetaRanking | None,
+) -> Leaderboard:
     rows = []
     for group, members in enumerate(ratings.groups):
         ordered = sorted(members, key=lambda b: (-ratings.elo[ratings.index(b)], b))
@@ -118,6 +185,7 @@ def build_leaderboard(
             i = ratings.index(bot)
             after = ordered[rank] if rank < len(ordered) else None
             m = meta.bots.index(bot) if meta is not None else -1
+            games, scored_games = totals.games[bot], totals.scored_games[bot]
             rows.append(
                 BotRow(
                     rank=rank,
@@ -125,12 +193,12 @@ def build_leaderboard(
                     elo=float(ratings.elo[i]),
                     low=float(ratings.low[i]),
                     high=float(ratings.high[i]),
-                    games=games[bot],
-                    first_places=firsts[bot],
-                    average_place=places[bot] / games[bot],
-                    average_score=scores[bot] / scored_games[bot]
-                    if len(engines) == 1 and scored_games[bot] else None,
-                    failures=dict(sorted(failures[bot].items())),
+                    games=games,
+                    first_places=totals.first_places[bot],
+                    average_place=totals.places[bot] / games,
+                    average_score=totals.scores[bot] / scored_games
+                    if len(engines) == 1 and scored_games else None,
+                    failures=dict(sorted(totals.failures[bot].items())),
                     group=group,
                     plackett_luce=luce.get(bot),
                     ahead_of_next=(
@@ -145,9 +213,9 @@ def build_leaderboard(
     return Leaderboard(
         rows=rows,
         ratings=ratings,
-        num_games=len(results),
+        num_games=ratings.num_games,
         games=engines,
-        player_counts=tuple(sorted({r.num_players for r in results})),
+        player_counts=player_counts,
         notes=_notes(ratings, engines) + _unsettled(rows) + _meta_notes(meta),
         nash_support=()
         if meta is None
@@ -155,26 +223,40 @@ def build_leaderboard(
     )
 
 
-def _seat_totals(
-    results: Sequence[GameResult], bots: Sequence[str]
-) -> tuple[dict[str, int], dict[str, int], dict[str, int], dict[str, float]]:
-    """Per bot: games, first places, the sum of its places and the sum of its scores,
-    from every seat of every game laid out flat (no Python loop per seat).  The scores
-    are summed in game order, as a loop would (``np.bincount`` adds its weights in
-    order), so the sums are the same to the last bit."""
-    flat = seated(results)
-    seat_bot, place, score = flat.indices(bots), flat.places, flat.scores
-    n = len(bots)
-    games = np.bincount(seat_bot, minlength=n)
-    firsts = np.bincount(seat_bot[place == 1], minlength=n)
-    places = np.bincount(seat_bot, weights=place, minlength=n)  # whole numbers: exact
-    sums = np.bincount(seat_bot, weights=score, minlength=n)
-    return (
-        {bot: int(games[i]) for i, bot in enumerate(bots)},
-        {bot: int(firsts[i]) for i, bot in enumerate(bots)},
-        {bot: int(places[i]) for i, bot in enumerate(bots)},
-        {bot: float(sums[i]) for i, bot in enumerate(bots)},
-    )
+class LiveLeaderboard:
+    """The leaderboard of games that keep coming (the server's ladder), kept up game by
+    game: ``board()`` equals ``build_leaderboard`` over the same games with the same
+    options (up to the fits' tolerance, see :class:`arena.rating.RatingState`), in
+    whatever order they came.  A game whose (engine, id) came already is skipped."""
+
+    def __init__(self, results: Iterable[GameResult] = (), *,
+                 bootstrap: int = DEFAULT_BOOTSTRAP,
+                 prior_draws: float = DEFAULT_PRIOR_DRAWS, seed: int = 0) -> None:
+        games: list[GameResult] = []
+        seen: set[tuple[str, str]] = set()
+        for result in canonical_order(results):
+            if (result.game, result.game_id) not in seen:
+                seen.add((result.game, result.game_id))
+                games.append(result)
+        self.ratings = RatingState.from_results(games, bootstrap=bootstrap,
+                                                prior_draws=prior_draws, seed=seed)
+        self.totals = SeatTotals.of(games, self.ratings.bots)
+        self.engines = {r.game for r in games}
+        self.player_counts = {r.num_players for r in games}
+
+    def add(self, result: GameResult) -> bool:
+        """One more game (False: it came already)."""
+        if not self.ratings.add(result):
+            return False
+        self.totals.add(result)
+        self.engines.add(result.game)
+        self.player_counts.add(result.num_players)
+        return True
+
+    def board(self) -> Leaderboard:
+        return _board(self.ratings.ratings(), self.totals,
+                      engines=tuple(sorted(self.engines)),
+                      player_counts=tuple(sorted(self.player_counts)), luce={}, meta=None)
 
 
 def _unsettled(rows: Sequence[BotRow]) -> list[str]:
