@@ -12,6 +12,7 @@ from typing import Protocol
 from arena.games.base import Game
 from arena.league.config import ClusterSettings
 from arena.league.store import LeagueStore
+from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.events import Events
 from arena.server.settings import ServerSettings
@@ -26,6 +27,9 @@ class RosterWatcher(Protocol):
 class StaleMarker(Protocol):
     def stale(self) -> None:
         """The games changed: the leaderboards are computed again soon."""
+
+    def game_stored(self, result: GameResult) -> None:
+        """The ladder stored this game: the leaderboards take it in soon."""
 
 
 class ServerContext(Protocol):

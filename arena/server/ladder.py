@@ -66,7 +66,7 @@ class _Listener(LeagueListener):
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
             "bots": list(result.bots), "placements": list(result.placements),
             "scores": list(result.scores)})
-        self.ladder.server.leaderboards.stale()
+        self.ladder.server.leaderboards.game_stored(result)
 
 
 class Ladder:
