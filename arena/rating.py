@@ -11,7 +11,9 @@ or through others, form separate *components*; ratings in different components a
 comparable and are centred separately.
 
 95% intervals come from a bootstrap over whole games: the pairs of one game share its
-noise, so a bootstrap over pairs (or the plain Hessian) would be too narrow.
+noise, so a bootstrap over pairs (or the plain Hessian) would be too narrow.  It is a
+Poisson bootstrap keyed per game (``bootstrap_weights``), so ``RatingState`` can keep
+the same ratings and intervals up game by game (the server's ladder).
 
 ``EloTicker`` is the sequential Elo the league scheduler can feed game by game for a live
 display; it depends on game order and is not what the leaderboard uses.
@@ -291,16 +293,19 @@ def fit_bradley_terry(
     r = np.zeros((count, n)) if start is None else np.array(
         np.broadcast_to(start, (count, n)), dtype=float)
     active = np.arange(count)  # the fits still moving
+    meetings: np.ndarray | None = None  # wins + wins transposed, of the active fits
     current = _log_likelihood(matrices, r, prior_draws)
     for _ in range(200):
         every = len(active) == count
         w = matrices if every else matrices[active]
         x, value_now = r[active], current[active]
+        if meetings is None or not every:
+            meetings = w + w.transpose(0, 2, 1)
         p = 1.0 / (1.0 + np.exp(x[:, None, :] - x[:, :, None]))  # p[i, j] = P(i beats j)
         s = 1.0 / (1.0 + np.exp(-x))
-        gradient = (w.sum(axis=2) - ((w + w.transpose(0, 2, 1)) * p).sum(axis=2)
-                    + prior_draws * (0.5 - s))
-        step = np.linalg.solve(_precision(w, x, prior_draws), gradient[:, :, None])[:, :, 0]
+        gradient = w.sum(axis=2) - (meetings * p).sum(axis=2) + prior_draws * (0.5 - s)
+        precision = _precision(meetings, x, prior_draws, p)
+        step = np.linalg.solve(precision, gradient[:, :, None])[:, :, 0]
         scale = np.ones(len(active))
         while True:
             candidate = x + scale[:, None] * step
@@ -317,18 +322,25 @@ def fit_bradley_terry(
 
 
 def _log_likelihood(wins: np.ndarray, r: np.ndarray, prior_draws: float) -> np.ndarray:
-    """Per matrix of a stack (b, n, n) at strengths r (b, n): the log-likelihood."""
-    diff = r[:, :, None] - r[:, None, :]
-    pairs = -(wins * np.logaddexp(0.0, -diff)).sum(axis=(1, 2))
+    """Per matrix of a stack (b, n, n) at strengths r (b, n): the log-likelihood.  Over
+    the pairs i < j only (half the logarithms): with d = r_i - r_j, the cell (j, i)'s
+    term W_ji·log(1 + e^d) is W_ji·(log(1 + e^-d) + d)."""
+    upper, lower = np.triu_indices(r.shape[-1], 1)
+    diff = r[:, upper] - r[:, lower]
+    against = wins[:, lower, upper]
+    pairs = -((wins[:, upper, lower] + against) * np.logaddexp(0.0, -diff)
+              + against * diff).sum(axis=1)
     prior = -0.5 * prior_draws * (np.logaddexp(0.0, -r) + np.logaddexp(0.0, r)).sum(axis=1)
     return np.asarray(pairs + prior, dtype=float)
 
 
-def _precision(wins: np.ndarray, r: np.ndarray, prior_draws: float) -> np.ndarray:
+def _precision(meetings: np.ndarray, r: np.ndarray, prior_draws: float,
+               p: np.ndarray | None = None) -> np.ndarray:
     """Minus the Hessian of the log-likelihood: positive definite thanks to the prior.
-    One matrix (n, n) at r (n,), or a stack (b, n, n) at r (b, n)."""
-    meetings = wins + np.swapaxes(wins, -1, -2)
-    p = 1.0 / (1.0 + np.exp(r[..., None, :] - r[..., :, None]))
+    ``meetings`` is wins plus wins transposed, one matrix (n, n) at r (n,), or a stack
+    (b, n, n) at r (b, n); ``p`` the win probabilities at r if already known."""
+    if p is None:
+        p = 1.0 / (1.0 + np.exp(r[..., None, :] - r[..., :, None]))
     s = 1.0 / (1.0 + np.exp(-r))
     curvature = meetings * p * (1.0 - p)
     precision = -curvature
@@ -352,7 +364,7 @@ def _curvature_covariance(
     n = len(natural)
     if n == 0:
         return np.zeros((0, 0))
-    covariance = np.linalg.inv(_precision(wins, natural, prior_draws))
+    covariance = np.linalg.inv(_precision(wins + wins.T, natural, prior_draws))
     gauge = np.eye(n)  # the same centring as ``_centre``, as a linear map
     for members in groups:
         if anchor is not None and anchor in members:
@@ -543,7 +555,9 @@ def _ratings(
 # the ladder keeps them up game by game (RatingState) and gets what ``rate`` gets.
 
 BOOTSTRAP_CHUNK = 25  # replicates whose game weights are held at once (games x 25 floats)
-BOOTSTRAP_TOLERANCE = 1e-7  # a replicate's fit stops at this step (natural units)
+# a replicate's fit stops after a step under this (natural units): Newton converges
+# quadratically, so the point after such a step is off by about its square, 1e-10
+BOOTSTRAP_TOLERANCE = 1e-5
 # P(count <= k) for a Poisson(1) count, k = 0..19 (the rest is under 1e-18), as
 # thresholds on a uniform 64-bit word
 _POISSON_THRESHOLDS = np.array(
