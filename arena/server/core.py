@@ -150,6 +150,7 @@ class Server:
         return cls(load_settings(folder), lock=lock, cluster=cluster)
 
     def close(self) -> None:
+        self.leaderboards.close()
         self.store.close()
         self.league_store.close()
         if self.league_store.lock is not None:

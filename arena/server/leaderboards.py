@@ -10,15 +10,20 @@ board is fresh within a fraction of a second of the game however long the ladder
 leaderboard`` over the same games with the server's ``rating_bootstrap`` (docs/ratings.md,
 *How the ladder keeps its ratings fresh*).
 
-The work runs in a worker thread, one update at a time: the fits are a few large numpy
-calls (every bootstrap replicate at once) that release the interpreter, so the web app
-goes on meanwhile (``arena bench freshness`` measures what its event loop loses).
-Games stored while an update runs are folded in together by the next one.
+The work runs in a process of its own, one update at a time (the web app's event loop
+and interpreter stay free; ``arena bench freshness`` measures what the loop loses);
+games stored while an update runs are folded in together by the next one.  If that
+process dies, the next update starts another, which reads the store again.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, Protocol
 
 import trio
@@ -49,11 +54,8 @@ class Leaderboards:
     def __init__(self, server: BoardsContext) -> None:
         self.server = server
         self.boards: dict[int, dict[str, Any]] = {}
-        # touched only by the update in its worker thread (one at a time: ``lock``)
-        self.live: dict[int, LiveLeaderboard] = {}
-        self.recent: dict[int, deque[GameResult]] = {}
-        self.read = False  # the stored games are in ``live``
-        # what the ladder told since the last update (the trio thread only)
+        self.pool: ProcessPoolExecutor | None = None  # the one process that rates
+        # what the ladder told since the last update
         self.arrived: list[GameResult] = []
         self.reread = False
         self.lock = trio.Lock()
@@ -71,74 +73,126 @@ class Leaderboards:
         self.dirty.set()
 
     async def run(self) -> None:
-        while True:
-            await self.dirty.wait()
-            self.dirty = trio.Event()
-            await self.compute()
+        try:
+            while True:
+                await self.dirty.wait()
+                self.dirty = trio.Event()
+                await self.compute()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """End the rating process (a new one starts, reading the store, if needed)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
     async def compute(self) -> None:
-        """Fold in what arrived (reading the store first if needed) and publish the
-        boards that changed."""
+        """Fold in what arrived (the rating process reads the store first if it has not)
+        and publish the boards that changed."""
+        settings = self.server.settings
         async with self.lock:
             arrived, self.arrived = self.arrived, []
             reread, self.reread = self.reread, False
             try:
-                boards = await trio.to_thread.run_sync(self._update, arrived, reread)
+                if self.pool is None:
+                    self.pool = await trio.to_thread.run_sync(_start_pool)
+                future = self.pool.submit(_update, settings.folder, settings.game,
+                                          settings.rating_bootstrap, arrived, reread)
+                boards, lines = await trio.to_thread.run_sync(future.result)
             except Exception as problem:  # the last leaderboard stays up
                 self.server.log(f"the leaderboard could not be computed: {problem!r}")
+                if isinstance(problem, BrokenProcessPool):  # a new process reads all again
+                    self.close()
                 return
-        settings = self.server.settings
+        for line in lines:
+            self.server.log(line)
         self.boards = {**self.boards, **boards}
         for count, board in sorted(boards.items()):
             self.server.events.publish("rating_changed", {
                 "game": settings.game, "num_players": count, "games": board["games"],
                 "top": [{"bot": row["bot"], "elo": row["elo"]} for row in board["bots"][:10]]})
 
-    def _update(self, arrived: list[GameResult], reread: bool) -> dict[int, dict[str, Any]]:
-        """In the worker thread: the new boards of the player counts that changed."""
-        settings = self.server.settings
+
+# --------------------------------------------------------------------------- the process
+
+# one BLAS thread in the rating process: its matrices are small (bots x bots), and
+# OpenBLAS's threads spinning on a loaded machine made each update up to 10 times slower
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _start_pool() -> ProcessPoolExecutor:
+    """The rating process, started now (spawned: this process has threads), with one
+    BLAS thread (set in the environment it starts with, before it loads numpy)."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    saved = {name: os.environ.get(name) for name in _BLAS_THREADS}
+    os.environ.update({name: "1" for name in _BLAS_THREADS})
+    try:
+        pool.submit(int).result()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    return pool
+
+
+class _Keeper:
+    """In the rating process: the live leaderboards, one per player count."""
+
+    def __init__(self) -> None:
+        self.live: dict[int, LiveLeaderboard] = {}
+        self.recent: dict[int, deque[GameResult]] = {}
+        self.counts_shown: set[int] = set()
+        self.read = False
+
+    def update(self, folder: Path, game: str, bootstrap: int, arrived: list[GameResult],
+               reread: bool) -> tuple[dict[int, dict[str, Any]], list[str]]:
+        """The new boards of the player counts that changed, and lines for the log."""
         changed: set[int] = set()
+        lines: list[str] = []
         if reread or not self.read:
-            changed |= self._read_store()
+            changed |= self._read_store(folder, game, bootstrap)
         for result in arrived:
-            if result.game != settings.game:
+            if result.game != game:
                 continue
             count = result.num_players
             live = self.live.get(count)
             if live is None:
-                live = self.live[count] = LiveLeaderboard(bootstrap=settings.rating_bootstrap)
+                live = self.live[count] = LiveLeaderboard(bootstrap=bootstrap)
                 self.recent[count] = deque(maxlen=RECENT_GAMES)
             try:
                 added = live.add(result)
             except ArenaError as problem:  # a damaged result must not stop the others
-                self.server.log(f"game {result.game_id} left out of the leaderboard: {problem}")
+                lines.append(f"game {result.game_id} left out of the leaderboard: {problem}")
                 continue
             if added:
                 self.recent[count].append(result)
                 changed.add(count)
-        return {count: self._board(count) for count in changed}
+        self.counts_shown |= changed
+        return {count: self._board(count) for count in changed}, lines
 
-    def _read_store(self) -> set[int]:
-        """Every stored game of the ladder, on a reading connection of its own (the web
-        app's stays free); returns the player counts found."""
+    def _read_store(self, folder: Path, game: str, bootstrap: int) -> set[int]:
+        """Every stored game of the ladder, on a reading connection of this process;
+        returns the player counts to show again."""
         from arena.league.store import open_store
 
-        settings = self.server.settings
-        store = open_store(settings.folder)
+        store = open_store(folder)
         try:
-            results = store.results(settings.game)
+            results = store.results(game)
         finally:
             store.close()
         by_count: dict[int, list[GameResult]] = {}
         for result in results:
             by_count.setdefault(result.num_players, []).append(result)
-        self.live = {count: LiveLeaderboard(games, bootstrap=settings.rating_bootstrap)
+        self.live = {count: LiveLeaderboard(games, bootstrap=bootstrap)
                      for count, games in by_count.items()}
         # the newest games (in the order they were stored), for the page's replay links
         self.recent = {count: deque(games[-RECENT_GAMES:], maxlen=RECENT_GAMES)
                        for count, games in by_count.items()}
         self.read = True
-        return set(by_count) | set(self.boards)
+        return set(by_count) | self.counts_shown
 
     def _board(self, count: int) -> dict[str, Any]:
         live = self.live.get(count)
@@ -150,3 +204,11 @@ class Leaderboards:
                             "failures": {str(k): v for k, v in g.failures.items()}}
                            for g in reversed(self.recent[count])]
         return board
+
+
+_keeper = _Keeper()  # the rating process's state (one process, one update at a time)
+
+
+def _update(folder: Path, game: str, bootstrap: int, arrived: list[GameResult],
+            reread: bool) -> tuple[dict[int, dict[str, Any]], list[str]]:
+    return _keeper.update(folder, game, bootstrap, arrived, reread)
