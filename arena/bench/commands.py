@@ -26,6 +26,7 @@ BENCHMARKS: dict[str, str] = {
     "scale": "arena.bench.scale",
     "matchmaking": "arena.bench.matchmaking",
     "serve": "arena.bench.serve",
+    "freshness": "arena.bench.freshness",
 }
 
 
