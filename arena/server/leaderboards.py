@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -96,7 +97,7 @@ class Leaderboards:
             reread, self.reread = self.reread, False
             try:
                 if self.pool is None:
-                    self.pool = await trio.to_thread.run_sync(_start_pool)
+                    self.pool = _start_pool()
                 future = self.pool.submit(_update, settings.folder, settings.game,
                                           settings.rating_bootstrap, arrived, reread)
                 boards, lines = await trio.to_thread.run_sync(future.result)
@@ -122,13 +123,16 @@ _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _start_pool() -> ProcessPoolExecutor:
-    """The rating process, started now (spawned: this process has threads), with one
-    BLAS thread (set in the environment it starts with, before it loads numpy)."""
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    """The rating process, started now (spawned: this process has threads) from this
+    thread, trio's main one (it dies with this process, PR_SET_PDEATHSIG, which fires
+    when the thread that started it ends), with one BLAS thread (set in the environment
+    it starts with, before it loads numpy)."""
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with, initargs=(os.getpid(),))
     saved = {name: os.environ.get(name) for name in _BLAS_THREADS}
     os.environ.update({name: "1" for name in _BLAS_THREADS})
     try:
-        pool.submit(int).result()
+        pool.submit(int)  # the process starts here, in this thread
     finally:
         for name, value in saved.items():
             if value is None:
@@ -136,6 +140,16 @@ def _start_pool() -> ProcessPoolExecutor:
             else:
                 os.environ[name] = value
     return pool
+
+
+def _die_with(parent: int) -> None:
+    """In the rating process, first: it ends with ``parent``, also if that was killed
+    while this process was starting (before the signal was asked for)."""
+    from arena.league.workers import die_with_parent
+
+    die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 class _Keeper:
