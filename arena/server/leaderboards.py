@@ -103,7 +103,9 @@ class Leaderboards:
                 boards, lines = await trio.to_thread.run_sync(future.result)
             except Exception as problem:  # the last leaderboard stays up
                 self.server.log(f"the leaderboard could not be computed: {problem!r}")
-                if isinstance(problem, BrokenProcessPool):  # a new process reads all again
+                # the games of this update are in the store: the next one reads it again
+                self.reread = True
+                if isinstance(problem, BrokenProcessPool):  # a new process, which reads
                     self.close()
                 return
         for line in lines:
