@@ -32,8 +32,8 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
-from arena.server.core import MAX_FRIENDLY_GAMES, Refused, Server
-from arena.server.store import User
+from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
+from arena.server.store import User, disk_full
 
 if TYPE_CHECKING:
     from arena.records import GameRecord, GameResult
@@ -199,6 +199,9 @@ def create_app(server: Server) -> Any:
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Response:
+        if disk_full(error):  # nothing was changed: SQLite rolled the write back
+            server.log(f"{request.method} {request.url.path}: the disk is full")
+            return error_response(request, 507, DISK_FULL_ANSWER)
         server.log(f"{request.method} {request.url.path}: {error!r}")
         return error_response(request, 500, "internal error (the server's log has details)")
 

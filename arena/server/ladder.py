@@ -13,9 +13,11 @@ tables.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
-from collections import Counter
+import sqlite3
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from arena.league.store import LeagueStore
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
-from arena.server.store import Friendly
+from arena.server.store import Friendly, Version, disk_full
 from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
@@ -39,6 +41,11 @@ FEED_SEED_KEY = "ladder_tables"
 # overlaps a neighbour's) until it has played this many ladder games
 NEW_VERSION_GAMES = 50
 RECENT_GAMES = 10  # the newest games a leaderboard lists
+# a recorded game handed to the league this often and never stored is dropped (a game
+# that stops the ladder each time must not stop it for ever)
+REPLAY_TRIES = 3
+RETRY_SECONDS = 30  # a stopped ladder starts again after this (or at a roster change)
+DISK_FULL_RETRY_SECONDS = 5  # ... or this, when the disk was full: it resumes soon after
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
@@ -65,6 +72,9 @@ class _Listener(LeagueListener):
             self.ladder.played[bot] += 1
             self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
+        with contextlib.suppress(sqlite3.Error):  # a full disk: the next feed drops it
+            self.ladder.server.store.clear_inflight([result.game_id])
+        self.ladder.count_failures(result)
         self.ladder.server.events.publish("game_stored", {
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
             "bots": list(result.bots), "placements": list(result.placements),
@@ -89,6 +99,9 @@ class Ladder:
         self.results: list[GameResult] = []
         self.games_of: Counter[str] = Counter()
         self.matchmaking: tuple[int, LadderState] | None = None
+        # per uploaded version in play: the failure reason (None: none) of each of its
+        # last ``pause_window`` games, made from ``results`` when first needed
+        self.windows: dict[str, deque[tuple[str, str | None]]] = {}
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -104,8 +117,9 @@ class Ladder:
         for version in self.server.store.ladder_versions():
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
+                self._check_files(version, spec)
             except ArenaError as problem:
-                self.server.log(f"{version.ladder_name} left out of the ladder: {problem}")
+                self._leave_out(version, problem)
                 continue
             spec = ladder_spec(spec, version.ladder_name, settings.game, settings.players)
             if spec.games[settings.game]:
@@ -143,11 +157,17 @@ class Ladder:
                                       concurrency=self.server.settings.concurrency,
                                       cluster=self.server.cluster)
             except Exception as problem:  # the web app and the queue go on regardless
-                what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
+                while isinstance(problem, ExceptionGroup) and len(problem.exceptions) == 1:
+                    problem = problem.exceptions[0]
+                full = disk_full(problem)
+                retry = DISK_FULL_RETRY_SECONDS if full else RETRY_SECONDS
+                what = ("the disk is full (every game stored before is safe; the games in "
+                        "flight are played again)") if full else (
+                    str(problem) if isinstance(problem, ArenaError) else repr(problem))
                 self.server.log(f"the ladder stopped: {what}; it starts again when the "
-                                "roster changes, or in 30 s")
+                                f"roster changes, or in {retry} s")
                 self.running = False
-                with trio.move_on_after(30):
+                with trio.move_on_after(retry):
                     await self.wake.wait()
 
     async def _feed(self, send: trio.MemorySendChannel[ScheduledGame], specs: list[BotSpec],
@@ -164,6 +184,9 @@ class Ladder:
                 self.feed_scope = scope
                 if generation != self.generation:
                     scope.cancel()
+                for game in self._unfinished(specs):
+                    await self._send(send, game)
+                    store.inflight_fed(game.game_id)
                 turn = 0
                 while True:
                     k = settings.players[turn % len(settings.players)]
@@ -180,16 +203,117 @@ class Ladder:
                                          seed=stable_int("ladder-table", counter))
                     for number, table in enumerate(tables):
                         seed = stable_int("ladder-seed", counter, number)
-                        for game in table_games(settings.game, table, seed, round=counter):
-                            await send.send(game)
-                            self.in_progress[game.game_id] = game
-                            self.server.events.publish("game_started", {
-                                "game_id": game.game_id, "num_players": game.num_players,
-                                "bots": list(game.seats)})
+                        games = table_games(settings.game, table, seed, round=counter)
+                        store.add_inflight(games)  # before any is played: a stop replays them
+                        for game in games:
+                            await self._send(send, game)
                         if settings.tables_per_minute:
                             await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
+
+    async def _send(self, send: trio.MemorySendChannel[ScheduledGame],
+                    game: ScheduledGame) -> None:
+        await send.send(game)
+        self.in_progress[game.game_id] = game
+        self.server.events.publish("game_started", {
+            "game_id": game.game_id, "num_players": game.num_players,
+            "bots": list(game.seats)})
+
+    def _unfinished(self, specs: list[BotSpec]) -> list[ScheduledGame]:
+        """The recorded games that a stop (``kill -9``, a crash, a full disk) or a roster
+        change left unplayed, played first with their own seeds and ids: the league
+        store keeps a game id once, so none is doubled.  Dropped: those stored since,
+        those whose bots left the roster, those handed out REPLAY_TRIES times."""
+        store = self.server.store
+        recorded = store.inflight()
+        if not recorded:
+            return []
+        stored = self.server.league_store.played_ids()
+        game_name = self.server.settings.game
+        plays = {spec.name: spec for spec in specs}
+        keep, drop, given_up = [], [], []
+        for game, fed in recorded:
+            if game.game_id in stored or not all(
+                    name in plays and plays[name].plays(game_name, game.num_players)
+                    for name in game.seats):
+                drop.append(game.game_id)
+            elif fed >= REPLAY_TRIES:
+                given_up.append(game.game_id)
+            else:
+                keep.append(game)
+        store.clear_inflight(drop + given_up)
+        if given_up:
+            self.server.log(f"{len(given_up)} ladder game(s) dropped: handed out "
+                            f"{REPLAY_TRIES} times and never stored")
+        if keep:
+            self.server.log(f"playing {len(keep)} ladder game(s) left unfinished by a stop "
+                            "again, with the same seeds")
+        return keep
+
+    def _check_files(self, version: Version, spec: BotSpec) -> None:
+        """A valid version's files as they were uploaded (else ArenaError): a folder
+        changed on disk must not play under the name its games were rated under."""
+        known = version.content_hash or getattr(
+            self.server.league_store.bots().get(version.ladder_name), "content_hash", None)
+        if known and spec.content_hash != known:
+            raise ArenaError("its files on the server changed since the upload")
+
+    def _leave_out(self, version: Version, problem: ArenaError) -> None:
+        """A version whose folder is damaged: paused with the reason, which its owner
+        sees; the rest of the ladder plays."""
+        folder = self.server.settings.folder
+        text = str(problem).replace(f"{self.server.folder_of(version)}/", "").replace(
+            f"{folder}/", "").replace(str(folder), "")
+        self.server.log(f"{version.ladder_name} left out of the ladder: {text}")
+        reason = (f"left out of the ladder: its files on the server are damaged ({text}); "
+                  "upload it again, or ask an admin")
+        with contextlib.suppress(sqlite3.Error):  # a full disk: left out all the same
+            self.server.store.pause(version.id, reason[:500])
+
+    def count_failures(self, result: GameResult) -> None:
+        """Each uploaded version's failures over its last ``pause_window`` games; over
+        ``pause_failures`` of them, it is paused (its owner sees why) and leaves."""
+        settings = self.server.settings
+        if settings.pause_failures >= 1:
+            return
+        house = {spec.name for spec in self.server.house_bots}
+        for seat, name in enumerate(result.bots):
+            if name in house:
+                continue
+            window = self.windows.get(name)
+            if window is None:
+                window = self.windows[name] = self._window(name)
+            else:
+                window.append((result.game_id, result.failures.get(seat)))
+            failed = [(game_id, reason) for game_id, reason in window if reason is not None]
+            if len(failed) <= settings.pause_failures * settings.pause_window:
+                continue
+            version = next((v for v in self.server.store.ladder_versions()
+                            if v.ladder_name == name), None)
+            if version is None:
+                continue
+            reasons = Counter(reason for _, reason in failed)
+            reason = (f"paused: failed in {len(failed)} of its last {len(window)} games ("
+                      + ", ".join(f"{why} {count}" for why, count in reasons.most_common())
+                      + f"; last: {failed[-1][1]} in game {failed[-1][0]}); enable the bot "
+                      "or upload a new version to play again")
+            self.server.store.pause(version.id, reason)
+            self.server.log(f"{name} {reason}")
+            del self.windows[name]
+            self.roster_changed()
+
+    def _window(self, name: str) -> deque[tuple[str, str | None]]:
+        """NAME's last games since its failures count (``failures_from``), newest last."""
+        settings = self.server.settings
+        since = next((v.failures_from for v in self.server.store.ladder_versions()
+                      if v.ladder_name == name), 0)
+        window: deque[tuple[str, str | None]] = deque(maxlen=settings.pause_window)
+        for result in self.results[since:]:
+            if name in result.bots:
+                seat = result.bots.index(name)
+                window.append((result.game_id, result.failures.get(seat)))
+        return window
 
     def _state(self) -> LadderState:
         """The matchmaker's view of every stored ladder game, made again only when games

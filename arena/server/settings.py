@@ -53,6 +53,8 @@ concurrency = 2             # games at once
 tables_per_minute = 60      # pace (0: as fast as it goes): each table is a few games
 house_bots = ["random", "first"]   # bundled bots that always play (as arena/NAME)
 rating_bootstrap = 50       # resamples for the leaderboard's 95% intervals
+pause_window = 20           # a bot failing (crash, timeout, illegal move) in more than
+pause_failures = 0.5        # this share of its last pause_window games is paused (1: never)
 
 [cluster]                   # optional: the ladder's games on a Dask cluster (docs/cluster.md)
 address = ""                # e.g. "tls://scheduler.example:8786"; "" plays on this machine
@@ -90,6 +92,8 @@ class ServerSettings:
     tables_per_minute: float = 60
     house_bots: tuple[str, ...] = ("random", "first")
     rating_bootstrap: int = 50
+    pause_window: int = 20
+    pause_failures: float = 0.5
     address: str = ""  # [cluster]
     insecure: bool = False
     tls_ca_file: str = ""
@@ -154,7 +158,8 @@ _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
     "validation": {"games": (int, 1), "move_seconds": (float, 0.01)},
     "ladder": {"game": (str, None), "players": (list, None), "concurrency": (int, 1),
                "tables_per_minute": (float, 0),
-               "house_bots": (list, None), "rating_bootstrap": (int, 0)},
+               "house_bots": (list, None), "rating_bootstrap": (int, 0),
+               "pause_window": (int, 1), "pause_failures": (float, 0)},
     "cluster": {"address": (str, None), "insecure": (bool, None), "tls_ca_file": (str, None),
                 "tls_cert_file": (str, None), "tls_key_file": (str, None)},
 }
@@ -190,6 +195,9 @@ def load_settings(folder: Path) -> ServerSettings:
         if not all(isinstance(b, str) for b in values["house_bots"]):
             raise ArenaError(f"{path}: key 'ladder.house_bots': a list of bundled bot names")
         values["house_bots"] = tuple(values["house_bots"])
+    if values.get("pause_failures", 0) > 1:
+        raise ArenaError(f"{path}: key 'ladder.pause_failures': a share of games from 0 to "
+                         f"1 (1: never pause), not {values['pause_failures']!r}")
     settings = ServerSettings(folder=folder.resolve(), **values)
     if bool(settings.tls_cert) != bool(settings.tls_key):
         raise ArenaError(f"{path}: TLS needs both 'server.tls_cert' and 'server.tls_key'")
