@@ -13,6 +13,7 @@ import base64
 import hashlib
 import math
 import re
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
@@ -199,11 +200,17 @@ def create_app(server: Server) -> Any:
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Response:
+        server.log(f"{request.method} {request.url.path}: {error!r}")
+        return error_response(request, 500, "internal error (the server's log has details)")
+
+    # (their own handler: one for Exception also gets the traceback printed)
+    @app.exception_handler(sqlite3.OperationalError)
+    @app.exception_handler(OSError)
+    async def write_failed(request: Request, error: Exception) -> Response:
         if disk_full(error):  # nothing was changed: SQLite rolled the write back
             server.log(f"{request.method} {request.url.path}: the disk is full")
             return error_response(request, 507, DISK_FULL_ANSWER)
-        server.log(f"{request.method} {request.url.path}: {error!r}")
-        return error_response(request, 500, "internal error (the server's log has details)")
+        return await crashed(request, error)
 
     # -- who is asking ----------------------------------------------------------------
     def api_user(request: Request, *, required: bool = True) -> User | None:

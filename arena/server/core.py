@@ -387,7 +387,7 @@ class Server:
                 raise Refused(f"quota: {self.settings.active_bots} active bots per user", 429)
         self.store.set_bot_disabled(bot.id, disabled)
         if not disabled:  # enabling also ends a pause; failures count afresh from now
-            self.store.unpause_bot(bot.id, len(self.ladder.results))
+            self.store.unpause_bot(bot.id, self.league_store.count())
             self.ladder.windows.clear()
         self.ladder.roster_changed()
 

@@ -72,6 +72,7 @@ class _Listener(LeagueListener):
             self.ladder.played[bot] += 1
             self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
+        self.ladder.stopped_by = None
         with contextlib.suppress(sqlite3.Error):  # a full disk: the next feed drops it
             self.ladder.server.store.clear_inflight([result.game_id])
         self.ladder.count_failures(result)
@@ -102,6 +103,7 @@ class Ladder:
         # per uploaded version in play: the failure reason (None: none) of each of its
         # last ``pause_window`` games, made from ``results`` when first needed
         self.windows: dict[str, deque[tuple[str, str | None]]] = {}
+        self.stopped_by: str | None = None  # why the ladder stopped, until a game is stored
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -164,8 +166,10 @@ class Ladder:
                 what = ("the disk is full (every game stored before is safe; the games in "
                         "flight are played again)") if full else (
                     str(problem) if isinstance(problem, ArenaError) else repr(problem))
-                self.server.log(f"the ladder stopped: {what}; it starts again when the "
-                                f"roster changes, or in {retry} s")
+                if what != self.stopped_by:  # said once while it lasts, not every retry
+                    self.server.log(f"the ladder stopped: {what}; it starts again when the "
+                                    f"roster changes, or in {retry} s")
+                self.stopped_by = what
                 self.running = False
                 with trio.move_on_after(retry):
                     await self.wake.wait()
@@ -247,8 +251,8 @@ class Ladder:
             self.server.log(f"{len(given_up)} ladder game(s) dropped: handed out "
                             f"{REPLAY_TRIES} times and never stored")
         if keep:
-            self.server.log(f"playing {len(keep)} ladder game(s) left unfinished by a stop "
-                            "again, with the same seeds")
+            self.server.log(f"playing {len(keep)} unfinished ladder game(s) again, with "
+                            "the same seeds and ids")
         return keep
 
     def _check_files(self, version: Version, spec: BotSpec) -> None:
