@@ -380,6 +380,10 @@ class Friendlies:
                 try:
                     await self.play(request)
                 except Exception as problem:  # the next request goes on regardless
+                    if disk_full(problem):  # it waits, played when space returns
+                        self.server.log(f"friendly games {request.id} wait: the disk is full")
+                        await trio.sleep(DISK_FULL_RETRY_SECONDS)
+                        continue
                     what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
                     self.server.log(f"friendly games {request.id} stopped: {what}")
                     self.server.store.friendly_state(request.id, "failed", what[:300])
