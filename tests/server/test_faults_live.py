@@ -156,7 +156,8 @@ def big_archive(name: str, files: int) -> bytes:
 @pytest.mark.parametrize("live", [{
     "max_archive_mb = 0.5 ": "max_archive_mb = 40 ", "max_files = 20": "max_files = 5000",
     "max_unpacked_mb = 1": "max_unpacked_mb = 60"}], indirect=True)
-def test_kill_9_during_an_upload_leaves_it_whole_or_absent(live: Live) -> None:
+def test_kill_9_during_an_upload_and_its_validation_leaves_it_whole_or_absent(
+        live: Live) -> None:
     live.account("ada")
     data = big_archive("big", 3000)
     bot_uploads = live.folder / "uploads" / "ada" / "big"
@@ -189,6 +190,9 @@ def test_kill_9_during_an_upload_leaves_it_whole_or_absent(live: Live) -> None:
     assert "removed 2 unfinished upload(s) left by a stop" in live.log.read_text()
     answer = live.upload("ada", "big", data, timeout=120)  # whole: stored and validated
     assert answer.status_code == 202 and answer.json()["number"] == 1, answer.text
+    live.kill()  # during its validation (a few games against the bundled bots)
+    assert read(live.folder, "SELECT state FROM server_versions") == [("pending",)]
+    live.restart()  # pending stays pending: validated again
     live.wait_valid(answer.json()["id"])
     version_folder = live.folder / read(live.folder, "SELECT folder FROM server_versions")[0][0]
     assert len(list((version_folder / "data").iterdir())) == 3000
