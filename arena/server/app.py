@@ -466,7 +466,8 @@ def create_app(server: Server) -> Any:
              responses={200: {"content": {"text/event-stream": {}}}})
     async def api_events() -> StreamingResponse:
         """Server-sent events: ``game_started``, ``game_stored``, ``rating_changed``,
-        ``upload_validated``."""
+        ``upload_validated``, ``friendly_stored``, ``verdict`` (a version's test
+        against its predecessor has ended)."""
         if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
             raise Refused("too many event streams open; try again later", 503)
         receive = server.events.subscribe()
