@@ -402,7 +402,7 @@ def create_app(server: Server) -> Any:
         assert user is not None
         data = await request.body()
         version = await server.upload(user, owner, name, data)
-        return version.to_json(True)
+        return {**version.to_json(True), "verdict": verdict_json(store.verdict(version.id))}
 
     @app.get("/api/v1/versions/{version_id}", tags=["bots"])
     async def api_version(request: Request, version_id: int) -> dict[str, Any]:

@@ -313,6 +313,12 @@ async def test_a_stronger_new_version_is_decided_and_shown(
         assert "v2 stronger than v1: " in page and verdict["text"] in page
         assert events and events[-1]["state"] == "stronger"
         assert events[-1]["bot"] == "ada/mine"
+        # the units: whole tables (both seat rotations of one seed), from the store
+        both = [r.game_id for r in api.server.league_store.results()
+                if {"ada/mine@1", "ada/mine@2"} <= set(r.bots)]
+        tables = api.server.league_store.tables_of(both)
+        assert set(tables) == set(both) and len(set(tables.values())) * 2 >= len(both)
+        assert verdict["games"] <= len(both)
         with trio.fail_after(30):  # the predecessor leaves the ladder
             while "ada/mine@1" in {spec.name for spec in api.server.ladder.roster}:
                 await trio.sleep(0.1)
