@@ -283,6 +283,7 @@ class Verdicts:
         self._tables: dict[str, TableKey] = {}
         self._computed: dict[int, tuple[int, frozenset[TableKey]]] = {}
         self._tests: dict[int, VerdictTest] = {}
+        self._testers: set[str] = set()
 
     def sync(self) -> list[Version]:
         """Tests started for versions in the ladder that have a predecessor, open tests of
@@ -309,11 +310,12 @@ class Verdicts:
             if verdict.version_id in in_ladder and against is not None \
                     and against.state == "valid":
                 testers.append(against)
+        self._testers = {version.ladder_name for version in testers}
         return testers
 
     def testers(self) -> set[str]:
-        """The ladder names of the predecessors under test."""
-        return {verdict.against for verdict in self.open}
+        """The ladder names of the predecessors playing as testers (as of :meth:`sync`)."""
+        return set(self._testers)
 
     def update(self, results: list[GameResult], in_flight: Iterable[ScheduledGame]) -> bool:
         """The open tests' figures from the stored games (``results``, the ladder's list,

@@ -204,6 +204,7 @@ async def test_the_roster_keeps_the_predecessor_only_while_testing(
         assert roster(api) == {"ada/mine@1"}  # no predecessor: no test
         second = await upload_valid(api, token, "mine", "first")
         assert roster(api) == {"ada/mine@1", "ada/mine@2"}
+        assert api.server.ladder.verdicts.testers() == {"ada/mine@1"}  # never "new"
         verdict = store.verdict(second["id"])
         assert verdict is not None and verdict.state == "testing"
         assert verdict.against == "ada/mine@1"
@@ -213,6 +214,8 @@ async def test_the_roster_keeps_the_predecessor_only_while_testing(
         # disabled: both leave, the test waits; enabled: both back
         store.set_bot_disabled(verdict.bot_id, True)
         assert roster(api) == set()
+        paused = store.verdict(second["id"])
+        assert paused is not None and paused.state == "testing"
         store.set_bot_disabled(verdict.bot_id, False)
         assert roster(api) == {"ada/mine@1", "ada/mine@2"}
         # a newer version: the open test is superseded, the new one tests against v2
@@ -224,6 +227,7 @@ async def test_the_roster_keeps_the_predecessor_only_while_testing(
         # decided: the predecessor leaves; the decision is never changed again
         store.save_verdict(third["id"], "stronger", 80.0, 20.0, 140.0, 120)
         assert roster(api) == {"ada/mine@3"}
+        assert api.server.ladder.verdicts.testers() == set()
         store.save_verdict(third["id"], "testing", 0.0, -1.0, 1.0, 3)
         decided = store.verdict(third["id"])
         assert decided is not None and (decided.state, decided.games) == ("stronger", 120)
