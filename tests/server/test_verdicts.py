@@ -330,3 +330,52 @@ async def test_a_stronger_new_version_is_decided_and_shown(
     async with in_process(folder) as api:
         again = (await api.client.get("/api/v1/bots/ada/mine")).json()["verdict"]
         assert again == verdict
+
+
+async def test_figures_are_recomputed_from_the_games_and_survive_a_restart(
+        server_folder: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.server.verdicts import Verdicts
+
+    folder, _ = server_folder
+    new, old = "ada/mine@2", "ada/mine@1"
+    results: list[GameResult] = []
+    tables: dict[str, tuple[int, str]] = {}
+    for number in range(40):  # pairs on one seed: v2 ahead in 7 games of 8
+        for rotation, seats in enumerate(((new, old), (old, new))):
+            game_id = f"g{number}r{rotation}"
+            ahead = (number * 2 + rotation) % 8 != 0
+            first = new if ahead else old
+            results.append(result(game_id, seats, tuple(1 if s == first else 2
+                                                         for s in seats)))
+            tables[game_id] = (number, f"t{number}")
+    async with in_process(folder) as api:
+        monkeypatch.setattr(api.server.league_store, "tables_of",
+                            lambda ids: {i: tables[i] for i in ids if i in tables})
+        token = await api.account("ada")
+        await upload_valid(api, token, "mine")
+        second = await upload_valid(api, token, "mine")
+        verdicts = api.server.ladder.verdicts
+        verdicts.sync()
+        growing: list[GameResult] = []
+        for game in results[:6]:  # one game at a time, as the ladder keeps its list
+            growing.append(game)
+            assert not verdicts.update(growing, [])
+        so_far = api.server.store.verdict(second["id"])
+        assert so_far is not None and (so_far.state, so_far.games) == ("testing", 6)
+        # the next pair in flight: the test waits for it, later tables notwithstanding
+        flight = [ScheduledGame("g3r1", "t3", 3, (old, new), 1)]
+        assert not verdicts.update(growing + [results[6], results[8], results[9]], flight)
+        waited = api.server.store.verdict(second["id"])
+        assert waited is not None and waited.games == 6
+        # after a restart: the same figures from the same games, whatever was stored
+        api.server.store.save_verdict(second["id"], "testing", 999.0, None, None, 1)
+        again = Verdicts(api.server)
+        again.sync()
+        assert not again.update(results[:6], [])
+        assert api.server.store.verdict(second["id"]) == so_far
+        # to the end: decided, and never changed again
+        assert again.update(results, [])
+        decided = api.server.store.verdict(second["id"])
+        assert decided is not None and decided.state == "stronger"
+        assert decided.games < len(results) and decided.low is not None and decided.low > 0
+        assert again.sync() == [] and again.testers() == set()
