@@ -31,6 +31,7 @@ from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import Friendly
+from arena.server.verdicts import Verdicts
 from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
@@ -89,6 +90,7 @@ class Ladder:
         self.results: list[GameResult] = []
         self.games_of: Counter[str] = Counter()
         self.matchmaking: tuple[int, LadderState] | None = None
+        self.verdicts = Verdicts(server)  # new versions against their predecessors
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -101,7 +103,8 @@ class Ladder:
 
         settings = self.server.settings
         specs = list(self.server.house_bots)
-        for version in self.server.store.ladder_versions():
+        # the newest valid versions, and the predecessors they are being tested against
+        for version in [*self.server.store.ladder_versions(), *self.verdicts.sync()]:
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
             except ArenaError as problem:
@@ -166,6 +169,9 @@ class Ladder:
                     scope.cancel()
                 turn = 0
                 while True:
+                    if self.verdicts.update(self.results, self.in_progress.values()):
+                        self.roster_changed()  # a test ended: its predecessor leaves
+                        await trio.sleep(0)  # (cancelled here)
                     k = settings.players[turn % len(settings.players)]
                     turn += 1
                     names = [spec.name for spec in specs if spec.plays(settings.game, k)]
@@ -173,11 +179,15 @@ class Ladder:
                         await trio.sleep(0)
                         continue
                     counter = store.next_counter(FEED_SEED_KEY)
-                    new = [name for name in names
-                           if name not in house and self.games_of[name] < NEW_VERSION_GAMES]
-                    tables = next_tables(self._state(), names, k,
-                                         count=max(1, settings.concurrency), new=new,
-                                         seed=stable_int("ladder-table", counter))
+                    testers = self.verdicts.testers()
+                    new = [name for name in names if name not in house
+                           and name not in testers and self.games_of[name] < NEW_VERSION_GAMES]
+                    count = max(1, settings.concurrency)
+                    together = self.verdicts.together(names, self.games_of,
+                                                      self.in_progress.values())
+                    tables = next_tables(self._state(), names, k, count=count, new=new,
+                                         seed=stable_int("ladder-table", counter),
+                                         together=together[:count])
                     for number, table in enumerate(tables):
                         seed = stable_int("ladder-seed", counter, number)
                         for game in table_games(settings.game, table, seed, round=counter):
