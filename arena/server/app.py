@@ -35,6 +35,7 @@ from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
 from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
 from arena.server.store import User, disk_full
+from arena.server.verdicts import verdict_json
 
 if TYPE_CHECKING:
     from arena.records import GameRecord, GameResult
@@ -316,9 +317,14 @@ def create_app(server: Server) -> Any:
         if bot is None:
             raise Refused(f"no bot {owner}/{name}", 404)
         private = server.may_see(user, owner)
+        verdicts = {verdict.version_id: verdict for verdict in store.verdicts(bot.id)}
+        versions = [{**v.to_json(private), "verdict": verdict_json(verdicts.get(v.id))}
+                    for v in store.versions(bot.id)]
+        # the bot's verdict: its newest valid version's against its predecessor
+        current = next((v for v in reversed(versions) if v["state"] == "valid"), None)
         return {"bot": bot.full_name, "owner": bot.owner, "name": bot.name,
                 "disabled": bot.disabled, "created_at": bot.created_at,
-                "versions": [v.to_json(private) for v in store.versions(bot.id)]}
+                "verdict": current["verdict"] if current else None, "versions": versions}
 
     def leaderboard(players: int | None) -> dict[str, Any]:
         count = players if players is not None else settings.players[0]
@@ -406,7 +412,7 @@ def create_app(server: Server) -> Any:
         assert user is not None
         data = await request.body()
         version = await server.upload(user, owner, name, data)
-        return version.to_json(True)
+        return {**version.to_json(True), "verdict": verdict_json(store.verdict(version.id))}
 
     @app.get("/api/v1/versions/{version_id}", tags=["bots"])
     async def api_version(request: Request, version_id: int) -> dict[str, Any]:
@@ -415,8 +421,9 @@ def create_app(server: Server) -> Any:
         version = store.version(version_id)
         if version is None:
             raise Refused(f"no version {version_id}", 404)
-        return version.to_json(server.may_see(api_user(request, required=False),
-                                              version.owner))
+        return {**version.to_json(server.may_see(api_user(request, required=False),
+                                                 version.owner)),
+                "verdict": verdict_json(store.verdict(version.id))}
 
     @app.get("/api/v1/bots", tags=["bots"])
     async def api_bots() -> list[dict[str, Any]]:
@@ -424,7 +431,10 @@ def create_app(server: Server) -> Any:
 
     @app.get("/api/v1/bots/{owner}/{name}", tags=["bots"])
     async def api_bot(request: Request, owner: str, name: str) -> dict[str, Any]:
-        """A bot and all its versions."""
+        """A bot and all its versions, each with its ``verdict`` against its predecessor
+        (null if none; the bot's own ``verdict`` is its newest valid version's):
+        ``state`` (testing, stronger, weaker, no_difference, inconclusive, superseded),
+        ``elo`` and its 95% interval ``low``/``high``, ``games`` together, ``against``."""
         return bot_json(owner, name, api_user(request, required=False))
 
     @app.post("/api/v1/bots/{owner}/{name}/disable", tags=["bots"])
@@ -466,7 +476,8 @@ def create_app(server: Server) -> Any:
              responses={200: {"content": {"text/event-stream": {}}}})
     async def api_events() -> StreamingResponse:
         """Server-sent events: ``game_started``, ``game_stored``, ``rating_changed``,
-        ``upload_validated``."""
+        ``upload_validated``, ``friendly_stored``, ``verdict`` (a version's test
+        against its predecessor has ended)."""
         if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
             raise Refused("too many event streams open; try again later", 503)
         receive = server.events.subscribe()
@@ -640,7 +651,13 @@ def create_app(server: Server) -> Any:
         bot_row = store.bot(owner, name)
         assert bot_row is not None
         in_ladder = [spec.name for spec in server.ladder.roster]
+        verdicts = [v["verdict"] for v in reversed(data["versions"]) if v["verdict"]]
         return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
+                    verdicts=verdicts, verdict_rule=(
+                        f"at least {settings.verdict_elo1:+g} Elo rather than at most "
+                        f"{settings.verdict_elo0:+g} (and the mirror), alpha "
+                        f"{settings.verdict_alpha:g}, beta {settings.verdict_beta:g}, at "
+                        f"most {settings.verdict_max_games} games"),
                     current=current, failures=failures, chart=chart,
                     friendlies=store.friendlies(bot_row.id),
                     rivals=[n for n in in_ladder if n != current],
@@ -658,7 +675,8 @@ def create_app(server: Server) -> Any:
             if bot is not None else None
         if version is None:
             raise Refused(f"no version {number} of {owner}/{name}", 404)
-        return version.to_json(server.may_see(web_user(request), owner))
+        return {**version.to_json(server.may_see(web_user(request), owner)),
+                "verdict": verdict_json(store.verdict(version.id))}
 
     @app.post("/bots/{owner}/{name}/friendly", include_in_schema=False)
     async def friendly_form(request: Request, owner: str, name: str) -> Response:

@@ -33,6 +33,7 @@ from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import Friendly, Version, disk_full
+from arena.server.verdicts import Verdicts
 from arena.settings import Limits
 
 RECOMPUTE_AFTER = 1.0  # seconds between leaderboard computations while games arrive
@@ -104,6 +105,7 @@ class Ladder:
         # last ``pause_window`` games, made from ``results`` when first needed
         self.windows: dict[str, deque[tuple[str, str | None]]] = {}
         self.stopped_by: str | None = None  # why the ladder stopped, until a game is stored
+        self.verdicts = Verdicts(server)  # new versions against their predecessors
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -116,7 +118,8 @@ class Ladder:
 
         settings = self.server.settings
         specs = list(self.server.house_bots)
-        for version in self.server.store.ladder_versions():
+        # the newest valid versions, and the predecessors they are being tested against
+        for version in [*self.server.store.ladder_versions(), *self.verdicts.sync()]:
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
                 self._check_files(version, spec)
@@ -193,6 +196,9 @@ class Ladder:
                     store.inflight_fed(game.game_id)
                 turn = 0
                 while True:
+                    if self.verdicts.update(self.results, self.in_progress.values()):
+                        self.roster_changed()  # a test ended: its predecessor leaves
+                        await trio.sleep(0)  # (cancelled here)
                     k = settings.players[turn % len(settings.players)]
                     turn += 1
                     names = [spec.name for spec in specs if spec.plays(settings.game, k)]
@@ -200,11 +206,15 @@ class Ladder:
                         await trio.sleep(0)
                         continue
                     counter = store.next_counter(FEED_SEED_KEY)
-                    new = [name for name in names
-                           if name not in house and self.games_of[name] < NEW_VERSION_GAMES]
-                    tables = next_tables(self._state(), names, k,
-                                         count=max(1, settings.concurrency), new=new,
-                                         seed=stable_int("ladder-table", counter))
+                    testers = self.verdicts.testers()
+                    new = [name for name in names if name not in house
+                           and name not in testers and self.games_of[name] < NEW_VERSION_GAMES]
+                    count = max(1, settings.concurrency)
+                    together = self.verdicts.together(names, self.games_of,
+                                                      self.in_progress.values())
+                    tables = next_tables(self._state(), names, k, count=count, new=new,
+                                         seed=stable_int("ladder-table", counter),
+                                         together=together[:count])
                     for number, table in enumerate(tables):
                         seed = stable_int("ladder-seed", counter, number)
                         games = table_games(settings.game, table, seed, round=counter)

@@ -129,6 +129,18 @@ CREATE TABLE IF NOT EXISTS server_friendly_games (
     request_id INTEGER NOT NULL REFERENCES server_friendly (id),
     game_id TEXT NOT NULL PRIMARY KEY
 );
+CREATE TABLE IF NOT EXISTS server_verdicts (
+    version_id INTEGER PRIMARY KEY REFERENCES server_versions (id),
+    against_id INTEGER NOT NULL REFERENCES server_versions (id),
+    state TEXT NOT NULL CHECK (state IN ('testing', 'stronger', 'weaker', 'no_difference',
+                                         'inconclusive', 'superseded')),
+    elo REAL,
+    low REAL,
+    high REAL,
+    games INTEGER NOT NULL DEFAULT 0,
+    started_at REAL NOT NULL,
+    decided_at REAL
+);
 """
 SERVER_SCHEMA_VERSION = 2
 # columns added since schema 1 (an older folder gets them at its next start):
@@ -234,6 +246,37 @@ class Version:
             # why the ladder left it out (its owner's business: it may name its files)
             "paused": self.paused if private else ("paused" if self.paused else ""),
         }
+
+
+VERDICT_STATES = ("testing", "stronger", "weaker", "no_difference", "inconclusive",
+                  "superseded")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A version against its predecessor (``against``): the state of their sequential
+    test and its figures (the Elo difference of the version over the predecessor, its 95%
+    interval, the games they played together), as last computed from the ladder's games
+    (:mod:`arena.server.verdicts`)."""
+
+    version_id: int
+    against_id: int
+    bot_id: int
+    version: str  # ladder names, OWNER/NAME@N
+    against: str
+    number: int
+    against_number: int
+    state: str
+    elo: float | None
+    low: float | None
+    high: float | None
+    games: int
+    started_at: float
+    decided_at: float | None
+
+    @property
+    def open(self) -> bool:
+        return self.state == "testing"
 
 
 _VERSION_COLUMNS = (
@@ -671,6 +714,56 @@ class ServerStore:
                 "UPDATE server_friendly SET played = (SELECT COUNT(*) FROM"
                 " server_friendly_games WHERE request_id = ?) WHERE id = ?",
                 (request_id, request_id))
+
+    # -- version verdicts (computed in arena.server.verdicts) ------------------------
+    def _verdicts(self, where: str, params: tuple[Any, ...]) -> list[Verdict]:
+        rows = self.connection.execute(
+            "SELECT d.version_id, d.against_id, v.bot_id, u.name || '/' || b.name,"
+            " v.number, a.number, d.state, d.elo, d.low, d.high, d.games, d.started_at,"
+            " d.decided_at FROM server_verdicts d"
+            " JOIN server_versions v ON d.version_id = v.id"
+            " JOIN server_versions a ON d.against_id = a.id"
+            " JOIN server_bots b ON v.bot_id = b.id JOIN server_users u ON b.owner_id = u.id"
+            f" WHERE {where} ORDER BY d.version_id", params)
+        return [Verdict(r[0], r[1], r[2], f"{r[3]}@{r[4]}", f"{r[3]}@{r[5]}", r[4], r[5],
+                        *r[6:]) for r in rows]
+
+    def verdicts(self, bot_id: int | None = None, *, open_only: bool = False
+                 ) -> list[Verdict]:
+        """The verdicts of one bot's versions (or of every bot), oldest first."""
+        clauses, params = ["1"], []
+        if bot_id is not None:
+            clauses.append("v.bot_id = ?")
+            params.append(bot_id)
+        if open_only:
+            clauses.append("d.state = 'testing'")
+        return self._verdicts(" AND ".join(clauses), tuple(params))
+
+    def verdict(self, version_id: int) -> Verdict | None:
+        found = self._verdicts("d.version_id = ?", (version_id,))
+        return found[0] if found else None
+
+    def start_verdict(self, version_id: int, against_id: int) -> bool:
+        """A test of a version against its predecessor, unless it has one (True: new)."""
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT OR IGNORE INTO server_verdicts (version_id, against_id, state,"
+                " started_at) VALUES (?, ?, 'testing', ?)",
+                (version_id, against_id, time.time()))
+        return cursor.rowcount == 1
+
+    def save_verdict(self, version_id: int, state: str, elo: float | None,
+                     low: float | None, high: float | None, games: int) -> None:
+        """An open test's figures recomputed (and its end, if ``state`` is not
+        "testing"); a test that has ended is never changed again."""
+        if state not in VERDICT_STATES:
+            raise ArenaError(f"no verdict state {state!r}")
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_verdicts SET state = ?, elo = ?, low = ?, high = ?, games = ?,"
+                " decided_at = ? WHERE version_id = ? AND state = 'testing'",
+                (state, elo, low, high, games, None if state == "testing" else time.time(),
+                 version_id))
 
     def iter_text(self) -> Iterator[str]:
         """Every text value of the server's tables (tests look for secrets in clear)."""
