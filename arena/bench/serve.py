@@ -4,11 +4,14 @@ A fresh server folder in a temporary directory (house bots ``random`` and ``firs
 one uploaded copy of ``random``, two-player tables as fast as they go), served by
 ``arena serve`` in its own process on a free loopback port.  Then, in one run:
 
-* **ladder alone** and **ladder + N clients**, alternated (alone, clients, alone,
-  clients, ... ``--seconds`` each): the ladder's games per second in each (counted in
-  the database), and, with the clients, each request's latency.  A client holds the
-  event stream open and reads, about once a second (jittered), the leaderboard page, a
-  bot page, the leaderboard API or the bot API in turn: a class of N watching.
+* **ladder alone** and **ladder + N clients**, alternated ABBA (alone, clients;
+  clients, alone; ... ``--seconds`` each, so that the store growing along the run
+  favours neither): the ladder's games per second in each (counted in the database),
+  and, with the clients, each request's latency, overall, by route, and apart for the
+  class arriving (its first 2 s: connections and event streams opened) and steady.  A
+  client arrives within the phase's first second, opens the event stream and holds
+  it, and reads, about once a second (jittered), the leaderboard page, a bot page, the
+  leaderboard API or the bot API in turn: a class of N watching.
 * **saturation**: a few clients requesting with no pause (the same four routes), while
   the ladder plays: requests per second and their latency.
 
@@ -134,7 +137,7 @@ def _clients(url: str, count: int) -> list[Any]:
 ARRIVAL = 2.0  # seconds: the class arriving (connections, event streams) is told apart
 
 
-async def _watcher(client: Any, until: float, latencies: list[tuple[float, float]],
+async def _watcher(client: Any, until: float, latencies: list[tuple[float, str, float]],
                    errors: list[str], paced: bool, seed: int) -> None:
     """One client: the event stream held open (read in the background) and a page or
     an API answer about once a second (``paced``) or back to back, until ``until``."""
@@ -148,9 +151,9 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, float
                     async for _ in stream.aiter_bytes():
                         pass
 
-        if paced:
+        if paced:  # the class arrives over a second, each opening its events first
+            await trio.sleep(rng.random())
             nursery.start_soon(events)
-            await trio.sleep(rng.random())  # spread the class over the second
         turn = rng.randrange(len(ROUTES))
         while trio.current_time() < until:
             route = ROUTES[turn % len(ROUTES)]
@@ -163,7 +166,7 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, float
                     errors.append(f"{route}: {answer.status_code}")
             except httpx.HTTPError as problem:
                 errors.append(f"{route}: {problem!r}")
-            latencies.append((began, time.perf_counter() - began))
+            latencies.append((began, route, time.perf_counter() - began))
             if paced:
                 await trio.sleep(max(0.0, rng.uniform(0.8, 1.2)
                                      - (time.perf_counter() - began)))
@@ -172,7 +175,7 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, float
 
 async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
                  seed: int) -> dict[str, Any]:
-    latencies: list[tuple[float, float]] = []
+    latencies: list[tuple[float, str, float]] = []
     errors: list[str] = []
     before = _games(database)
     began = time.perf_counter()
@@ -185,9 +188,11 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
             await trio.sleep(seconds)
     elapsed = time.perf_counter() - began
     return {"games_per_second": (_games(database) - before) / elapsed,
-            "latencies": [latency for _, latency in latencies],
-            "steady": [latency for at, latency in latencies if at - began >= ARRIVAL],
-            "arrival": [latency for at, latency in latencies if at - began < ARRIVAL],
+            "latencies": [latency for _, _, latency in latencies],
+            "steady": [latency for at, _, latency in latencies if at - began >= ARRIVAL],
+            "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
+            "by_route": {route: [latency for _, of, latency in latencies if of == route]
+                         for route in ROUTES},
             "errors": errors, "seconds": elapsed}
 
 
@@ -201,24 +206,34 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
     steady: list[float] = []
     arrival: list[float] = []
     errors: list[str] = []
+    by_route: dict[str, list[float]] = {route: [] for route in ROUTES}
     class_clients = _clients(url, clients)
     try:
         for number in range(rounds):
-            first = await _phase([], database, seconds, True, seed)
-            alone.append(first["games_per_second"])
-            second = await _phase(class_clients, database, seconds, True, seed + number)
-            loaded.append(second["games_per_second"])
-            latencies += second["latencies"]
-            steady += second["steady"]
-            arrival += second["arrival"]
-            errors += second["errors"]
+            # alone, class; class, alone; ...: the ladder's store grows all along (a
+            # flat-out ladder's bookkeeping grows with it), so each kind of phase gets
+            # as many early places as late ones and a trend favours neither
+            for with_class in (False, True) if number % 2 == 0 else (True, False):
+                if not with_class:
+                    alone.append((await _phase([], database, seconds, True, seed)
+                                  )["games_per_second"])
+                    continue
+                phase = await _phase(class_clients, database, seconds, True, seed + number)
+                loaded.append(phase["games_per_second"])
+                latencies += phase["latencies"]
+                steady += phase["steady"]
+                arrival += phase["arrival"]
+                errors += phase["errors"]
+                for route, values in phase["by_route"].items():
+                    by_route[route] += values
         saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
                                  False, seed)
     finally:
         for client in class_clients:
             await client.aclose()
     return {"alone": alone, "loaded": loaded, "latencies": latencies, "steady": steady,
-            "arrival": arrival, "errors": errors, "saturated": saturated}
+            "arrival": arrival, "errors": errors, "saturated": saturated,
+            "by_route": by_route}
 
 
 PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
@@ -240,8 +255,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         notes += more_notes
     return {
         "title": f"arena serve: {clients} clients watching while the ladder plays "
-                 f"(alternated, {rounds} rounds of {seconds:g} s each; loopback; "
-                 f"{os.cpu_count()} cores)",
+                 f"(alone and with the class alternated, ABBA..., {rounds} phases of each, "
+                 f"{seconds:g} s; loopback; {os.cpu_count()} cores)",
         "benchmark": "serve",
         "rows": rows,
         "notes": [*notes,
@@ -336,5 +351,9 @@ def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dic
              f"alone ({loss:+.1%} lost; goal at most 10%); p99 {p99:.0f} ms, {steady_p99:.0f} "
              f"ms once the class has arrived (goal at most 100 ms with 50 clients); "
              f"errors: {len(errors)}"
-             + (f" (first: {errors[0]})" if errors else "")]
+             + (f" (first: {errors[0]})" if errors else ""),
+             f"{ladder}: with the class, p50/p99 by route: " + "; ".join(
+                 f"{route} {_percentile(values, 0.5) * ms:.0f}/"
+                 f"{_percentile(values, 0.99) * ms:.0f} ms"
+                 for route, values in result["by_route"].items())]
     return rows, notes

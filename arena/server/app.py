@@ -349,7 +349,9 @@ def create_app(server: Server) -> Any:
         names = frozenset(v["ladder_name"] for v in valid)
         current = valid[-1]["ladder_name"] if valid else None
         every = server.ladder.results  # kept up as games are stored (one copy in memory)
-        generation = len(every)
+        # before the ladder has read its games, they are read from the store, and a
+        # view is kept only its minimum age (a version that equals no other)
+        generation: object = len(every) if every else object()
 
         def compute() -> tuple[dict[str, Any], str | None, list[dict[str, Any]], str]:
             games = list(every) if every else server.ladder_results() if names else []
