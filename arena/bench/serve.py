@@ -79,6 +79,15 @@ def _games(database: Path) -> int:
         connection.close()
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time of process ``pid`` so far (all its threads; not its children)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -174,10 +183,11 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, str, 
 
 
 async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
-                 seed: int) -> dict[str, Any]:
+                 seed: int, server: int) -> dict[str, Any]:
     latencies: list[tuple[float, str, float]] = []
     errors: list[str] = []
     before = _games(database)
+    cpu = _cpu_seconds(server)
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
@@ -188,6 +198,7 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
             await trio.sleep(seconds)
     elapsed = time.perf_counter() - began
     return {"games_per_second": (_games(database) - before) / elapsed,
+            "server_cpu": (_cpu_seconds(server) - cpu) / elapsed,
             "latencies": [latency for _, _, latency in latencies],
             "steady": [latency for at, _, latency in latencies if at - began >= ARRIVAL],
             "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
@@ -197,7 +208,7 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
 
 
 async def _measure(url: str, database: Path, clients: int, seconds: float, rounds: int,
-                   seed: int) -> dict[str, Any]:
+                   seed: int, server: int) -> dict[str, Any]:
     await _setup(url)
     await trio.sleep(min(seconds, 5.0))  # the ladder's new roster gets going
     alone: list[float] = []
@@ -207,6 +218,8 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
     arrival: list[float] = []
     errors: list[str] = []
     by_route: dict[str, list[float]] = {route: [] for route in ROUTES}
+    cpu_alone: list[float] = []
+    cpu_loaded: list[float] = []
     class_clients = _clients(url, clients)
     try:
         for number in range(rounds):
@@ -215,11 +228,14 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
             # as many early places as late ones and a trend favours neither
             for with_class in (False, True) if number % 2 == 0 else (True, False):
                 if not with_class:
-                    alone.append((await _phase([], database, seconds, True, seed)
-                                  )["games_per_second"])
+                    phase = await _phase([], database, seconds, True, seed, server)
+                    alone.append(phase["games_per_second"])
+                    cpu_alone.append(phase["server_cpu"])
                     continue
-                phase = await _phase(class_clients, database, seconds, True, seed + number)
+                phase = await _phase(class_clients, database, seconds, True, seed + number,
+                                     server)
                 loaded.append(phase["games_per_second"])
+                cpu_loaded.append(phase["server_cpu"])
                 latencies += phase["latencies"]
                 steady += phase["steady"]
                 arrival += phase["arrival"]
@@ -227,13 +243,13 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
                 for route, values in phase["by_route"].items():
                     by_route[route] += values
         saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
-                                 False, seed)
+                                 False, seed, server)
     finally:
         for client in class_clients:
             await client.aclose()
     return {"alone": alone, "loaded": loaded, "latencies": latencies, "steady": steady,
             "arrival": arrival, "errors": errors, "saturated": saturated,
-            "by_route": by_route}
+            "by_route": by_route, "cpu_alone": cpu_alone, "cpu_loaded": cpu_loaded}
 
 
 PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
@@ -290,7 +306,7 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                     raise ArenaError("arena bench serve: the server did not start in 60 s")
                 time.sleep(0.2)
             return trio.run(_measure, url, folder / "league.sqlite", clients, seconds,  # type: ignore[no-any-return]
-                            rounds, seed)
+                            rounds, seed, server.pid)
         finally:
             server.terminate()
             try:
@@ -299,6 +315,10 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                 server.kill()
                 server.wait()
             log.close()
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
 
 
 def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any]
@@ -343,6 +363,12 @@ def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dic
          "max (ms)": max(saturated["latencies"], default=float("nan")) * ms,
          "ladder games/s": saturated["games_per_second"], "per round": ""},
     ]
+    # the server process's own CPU (web app, store, feed, leaderboards; not its ladder
+    # workers and bots), in % of one core: what the class costs it
+    cpu = [_mean(result["cpu_alone"]), _mean(result["cpu_loaded"]), float("nan"),
+           float("nan"), saturated["server_cpu"]]
+    for row, share in zip(rows, cpu, strict=True):
+        row["server CPU %"] = 100 * share
     loss = 1 - loaded / alone if alone else float("nan")
     p99 = _percentile(latencies, 0.99) * ms
     steady_p99 = _percentile(result["steady"], 0.99) * ms
