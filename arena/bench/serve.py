@@ -133,32 +133,101 @@ async def _setup(url: str) -> None:
             raise ArenaError(f"arena bench serve: the bot was rejected: {version['message']}")
 
 
-def _clients(url: str, count: int) -> list[Any]:
-    """``count`` httpx clients, made once for the run (a client is costly to make: made
-    in a phase, they would be timed as the server's latency)."""
-    import httpx
+class _Closed(Exception):
+    pass
 
-    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
-    return [httpx.AsyncClient(base_url=url, timeout=30, limits=limits, verify=False)
-            for _ in range(count)]
+
+class _Client:
+    """A lean HTTP/1.1 client over one kept-alive loopback connection (and another for
+    the event stream).  The load generator shares the cores with the server: an httpx
+    client costs about a millisecond of CPU per request, and on a busy machine its own
+    waiting for CPU was measured as the server's latency (the class's request rate fell
+    below its pace while the server used an eighth of a core)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self.stream: trio.SocketStream | None = None
+        self.buffer = bytearray()
+
+    async def get(self, route: str) -> int:
+        """The status of GET ``route``, its body read whole; a kept-alive connection the
+        server closed meanwhile is opened again once."""
+        for attempt in (1, 2):
+            if self.stream is None:
+                self.stream = await trio.open_tcp_stream(self.host, self.port)
+                self.buffer.clear()
+            try:
+                await self.stream.send_all(f"GET {route} HTTP/1.1\r\nHost: {self.host}:"
+                                           f"{self.port}\r\n\r\n".encode())
+                return await self._response()
+            except (_Closed, trio.BrokenResourceError, OSError):
+                await self.aclose()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _fill(self) -> None:
+        assert self.stream is not None
+        data = await self.stream.receive_some(1 << 16)
+        if not data:
+            raise _Closed()
+        self.buffer += data
+
+    async def _response(self) -> int:
+        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+            await self._fill()
+        head = bytes(self.buffer[:end]).decode("latin-1").split("\r\n")
+        del self.buffer[:end + 4]
+        status = int(head[0].split(" ", 2)[1])
+        fields = {name.strip().lower(): value.strip()
+                  for name, _, value in (line.partition(":") for line in head[1:])}
+        if "content-length" not in fields:
+            raise ArenaError(f"arena bench serve: an answer without a length: {head[0]}")
+        length = int(fields["content-length"])
+        while len(self.buffer) < length:
+            await self._fill()
+        del self.buffer[:length]
+        if fields.get("connection", "").lower() == "close":
+            await self.aclose()
+        return status
+
+    async def events(self) -> None:
+        """The event stream, read and dropped until cancelled (or the server ends it)."""
+        stream = await trio.open_tcp_stream(self.host, self.port)
+        try:
+            await stream.send_all(f"GET /api/v1/events HTTP/1.1\r\nHost: {self.host}:"
+                                  f"{self.port}\r\n\r\n".encode())
+            while await stream.receive_some(1 << 16):
+                pass
+        finally:
+            await stream.aclose()
+
+    async def aclose(self) -> None:
+        if self.stream is not None:
+            stream, self.stream = self.stream, None
+            await stream.aclose()
+
+
+def _clients(url: str, count: int) -> list[_Client]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    return [_Client(host, int(port)) for _ in range(count)]
 
 
 ARRIVAL = 2.0  # seconds: the class arriving (connections, event streams) is told apart
+LAG_PROBE = 0.01  # seconds: the load generator's own loop is checked this often
 
 
-async def _watcher(client: Any, until: float, latencies: list[tuple[float, str, float]],
-                   errors: list[str], paced: bool, seed: int) -> None:
+async def _watcher(client: _Client, until: float,
+                   latencies: list[tuple[float, str, float]], errors: list[str],
+                   paced: bool, seed: int) -> None:
     """One client: the event stream held open (read in the background) and a page or
     an API answer about once a second (``paced``) or back to back, until ``until``."""
-    import httpx
-
     rng = random.Random(seed)
     async with trio.open_nursery() as nursery:
         async def events() -> None:
-            with contextlib.suppress(httpx.HTTPError):
-                async with client.stream("GET", "/api/v1/events") as stream:
-                    async for _ in stream.aiter_bytes():
-                        pass
+            with contextlib.suppress(OSError, trio.BrokenResourceError):
+                await client.events()
 
         if paced:  # the class arrives over a second, each opening its events first
             await trio.sleep(rng.random())
@@ -169,11 +238,10 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, str, 
             turn += 1
             began = time.perf_counter()
             try:
-                answer = await client.get(route)
-                await answer.aread()
-                if answer.status_code != 200:
-                    errors.append(f"{route}: {answer.status_code}")
-            except httpx.HTTPError as problem:
+                status = await client.get(route)
+                if status != 200:
+                    errors.append(f"{route}: {status}")
+            except (_Closed, OSError, trio.BrokenResourceError, ArenaError) as problem:
                 errors.append(f"{route}: {problem!r}")
             latencies.append((began, route, time.perf_counter() - began))
             if paced:
@@ -182,15 +250,26 @@ async def _watcher(client: Any, until: float, latencies: list[tuple[float, str, 
         nursery.cancel_scope.cancel()
 
 
+async def _lag_probe(until: float, lags: list[float]) -> None:
+    """How late this process's own loop wakes up: when it is late, the latencies
+    measured include the load generator's delays, not only the server's."""
+    while trio.current_time() < until:
+        began = time.perf_counter()
+        await trio.sleep(LAG_PROBE)
+        lags.append(time.perf_counter() - began - LAG_PROBE)
+
+
 async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
                  seed: int, server: int) -> dict[str, Any]:
     latencies: list[tuple[float, str, float]] = []
     errors: list[str] = []
+    lags: list[float] = []
     before = _games(database)
     cpu = _cpu_seconds(server)
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(_lag_probe, until, lags)
         for number, client in enumerate(clients):
             nursery.start_soon(_watcher, client, until, latencies, errors, paced,
                                seed * 1000 + number)
@@ -204,7 +283,7 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
             "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
             "by_route": {route: [latency for _, of, latency in latencies if of == route]
                          for route in ROUTES},
-            "errors": errors, "seconds": elapsed}
+            "errors": errors, "seconds": elapsed, "lags": lags}
 
 
 async def _measure(url: str, database: Path, clients: int, seconds: float, rounds: int,
@@ -220,6 +299,7 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
     by_route: dict[str, list[float]] = {route: [] for route in ROUTES}
     cpu_alone: list[float] = []
     cpu_loaded: list[float] = []
+    lags: list[float] = []
     class_clients = _clients(url, clients)
     try:
         for number in range(rounds):
@@ -236,6 +316,7 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
                                      server)
                 loaded.append(phase["games_per_second"])
                 cpu_loaded.append(phase["server_cpu"])
+                lags += phase["lags"]
                 latencies += phase["latencies"]
                 steady += phase["steady"]
                 arrival += phase["arrival"]
@@ -249,7 +330,8 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
             await client.aclose()
     return {"alone": alone, "loaded": loaded, "latencies": latencies, "steady": steady,
             "arrival": arrival, "errors": errors, "saturated": saturated,
-            "by_route": by_route, "cpu_alone": cpu_alone, "cpu_loaded": cpu_loaded}
+            "by_route": by_route, "cpu_alone": cpu_alone, "cpu_loaded": cpu_loaded,
+            "lags": lags}
 
 
 PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
@@ -381,5 +463,10 @@ def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dic
              f"{ladder}: with the class, p50/p99 by route: " + "; ".join(
                  f"{route} {_percentile(values, 0.5) * ms:.0f}/"
                  f"{_percentile(values, 0.99) * ms:.0f} ms"
-                 for route, values in result["by_route"].items())]
+                 for route, values in result["by_route"].items()),
+             f"{ladder}: the load generator's own loop woke late by "
+             f"{_percentile(result['lags'], 0.5) * ms:.1f}/"
+             f"{_percentile(result['lags'], 0.99) * ms:.0f} ms (p50/p99 of a "
+             f"{LAG_PROBE * ms:.0f} ms timer, with the class): that much of the latencies "
+             "is this process's, not the server's"]
     return rows, notes

@@ -7,10 +7,12 @@ server's CPU, in threads holding the GIL against the web app).  Here a value is 
 with the *version* of what it was made from (the number of ladder games stored); a
 request gets the kept value while that version holds, or while the value is younger
 than ``min_age`` (the leaderboard's own pace: at most one computation a second while
-games arrive), else one computation runs and every request arriving meanwhile waits
-for it rather than starting its own.  Only what is the same for every viewer is kept:
-what depends on who asks (private reports, stderr tails, the session) is still decided
-per request, by the templates and the handlers.
+games arrive), else one computation runs in a worker thread.  A request that finds an
+older value gets it at once while that computation runs (a page is then at most one
+computation late: no viewer waits for one, and the event loop never runs one); only
+the first request for a key waits, with every other one arriving meanwhile.  Only what
+is the same for every viewer is kept: what depends on who asks (private reports, stderr
+tails, the session) is still decided per request, by the templates and the handlers.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Shared(Generic[T]):
         self._entries: dict[Hashable, _Entry[T]] = {}
         self._locks: dict[Hashable, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._refreshing: set[Hashable] = set()  # keys being computed again for get()
         self.computed = 0  # computations so far (tests, the bench)
 
     def _fresh(self, key: Hashable, version: Hashable) -> _Entry[T] | None:
@@ -86,9 +89,26 @@ class Shared(Generic[T]):
             return value
 
     async def get(self, key: Hashable, version: Hashable, compute: Callable[[], T]) -> T:
-        """The value of ``key``: the kept one at once if fresh, else from a worker thread
-        (the event loop never computes it)."""
+        """The value of ``key``: the kept one at once if fresh; else a computation in a
+        worker thread (the event loop never computes it), waited for only when no older
+        value is kept."""
         entry = self._fresh(key, version)
         if entry is not None:
             return entry.value
-        return await trio.to_thread.run_sync(self.get_sync, key, version, compute)
+        old = self._entries.get(key)
+        if old is None:
+            return await trio.to_thread.run_sync(self.get_sync, key, version, compute)
+        if key not in self._refreshing:
+            self._refreshing.add(key)
+            trio.lowlevel.spawn_system_task(self._refresh, key, version, compute)
+        return old.value
+
+    async def _refresh(self, key: Hashable, version: Hashable, compute: Callable[[], T]
+                       ) -> None:
+        try:
+            await trio.to_thread.run_sync(self.get_sync, key, version, compute)
+        except Exception:  # the next request computes it itself, and meets the error
+            with self._guard:
+                self._entries.pop(key, None)
+        finally:
+            self._refreshing.discard(key)

@@ -27,7 +27,7 @@ def test_phases_alternate_abba_so_a_trend_favours_neither(monkeypatch: pytest.Mo
         rate = next(alone) if kind == "alone" else {"class": 8.5, "saturation": 0.0}[kind]
         return {"games_per_second": rate, "server_cpu": 0.5, "latencies": [0.01, 0.02],
                 "steady": [0.02], "arrival": [0.01], "errors": [], "seconds": seconds,
-                "by_route": {route: [0.01] for route in serve.ROUTES}}
+                "by_route": {route: [0.01] for route in serve.ROUTES}, "lags": [0.001]}
 
     monkeypatch.setattr(serve, "_setup", no_setup)
     monkeypatch.setattr(serve, "_phase", phase)
