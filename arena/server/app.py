@@ -33,7 +33,9 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
+from arena.server.cache import Shared
 from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
+from arena.server.events import next_batch
 from arena.server.store import User, disk_full
 from arena.server.verdicts import verdict_json
 
@@ -48,6 +50,8 @@ REPLAY_PHONE_STYLE = (
     ".controls input[type=range] { min-width: 0; flex-basis: 100%; } "
     ".seats { grid-template-columns: 1fr; } }")
 CHART_POINTS = 30  # ratings computed for the bot page's chart, at most
+FRESH_SECONDS = 1.0  # what the pages derive from the games: made again at most this often
+CHART_DUTY = 0.1  # the bot pages' rating histories take at most this share of a core
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -345,6 +349,63 @@ def create_app(server: Server) -> Any:
                 "roster": [spec.name for spec in server.ladder.roster],
                 "in_progress": playing, "recent": (board or {}).get("recent", [])}
 
+    # -- what the pages derive from the ladder's games: shared, not made per view -------
+    bot_views: Shared[tuple[dict[str, Any], str | None, list[dict[str, Any]], str]] = \
+        Shared(FRESH_SECONDS)
+    chart_histories: Shared[tuple[list[int], dict[str, list[float | None]]]] = \
+        Shared(FRESH_SECONDS, duty=CHART_DUTY)
+
+    async def bot_ladder_view(versions: list[dict[str, Any]]
+                              ) -> tuple[dict[str, Any], str | None, list[dict[str, Any]], str]:
+        """A bot's ladder results (per version, against each opponent), the current
+        version's name, its failures (the newest few of each reason, with their records'
+        details) and its rating chart: computed in a thread once for every viewer of the
+        bot while no game is stored, or at most once a second (``cache.Shared``)."""
+        valid = [v for v in versions if v["state"] == "valid"]
+        names = frozenset(v["ladder_name"] for v in valid)
+        current = valid[-1]["ladder_name"] if valid else None
+        every = server.ladder.results  # kept up as games are stored (one copy in memory)
+        # before the ladder has read its games, they are read from the store, and a
+        # view is kept only its minimum age (a version that equals no other)
+        generation: object = len(every) if every else object()
+
+        def compute() -> tuple[dict[str, Any], str | None, list[dict[str, Any]], str]:
+            games = list(every) if every else server.ladder_results() if names else []
+            results = [result for result in games if names.intersection(result.bots)]
+            summary = bot_results(versions, results)
+            failures: list[dict[str, Any]] = []
+            if current is None:
+                return summary, current, failures, ""
+            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
+                      for seat, bot in enumerate(r.bots)
+                      if bot == current and seat in r.failures]
+            # the newest few of each reason, read from their records
+            per_reason: dict[str, int] = {}
+            chosen = []
+            for game_id, seat, reason in failed:
+                per_reason[reason] = per_reason.get(reason, 0) + 1
+                if per_reason[reason] <= FAILURES_SHOWN:
+                    chosen.append((game_id, seat))
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for failure in server.failures_in(chosen):
+                groups.setdefault(failure["reason"], []).append(failure)
+            failures = [{"reason": reason, "count": count, "shown": groups.get(reason, [])}
+                        for reason, count in sorted(per_reason.items(),
+                                                    key=lambda item: -item[1])]
+
+            def history(count: int) -> tuple[list[int], dict[str, list[float | None]]]:
+                # one history per player count for every bot's chart, refreshed as its
+                # cost allows (a long ladder's refits are not made for every game)
+                from arena.rating import rating_history
+
+                return chart_histories.get_sync(count, generation, lambda: rating_history(
+                    [r for r in games if r.num_players == count], checkpoints=CHART_POINTS))
+
+            return summary, current, failures, rating_chart(games, current, history)
+
+        key = (tuple(v["ladder_name"] for v in versions), current)
+        return await bot_views.get(key, generation, compute)
+
     def record_of(game_id: str) -> GameRecord:
         if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
             raise Refused("a game id is 8 to 64 letters and digits", 404)
@@ -489,10 +550,7 @@ def create_app(server: Server) -> Any:
                     # never yield inside the timeout's scope: a client that leaves while
                     # the generator is suspended there would unwind it out of order
                     # (trio: "cancel scope stack corrupted")
-                    text = ": keep-alive\n\n"
-                    with trio.move_on_after(KEEPALIVE_SECONDS):
-                        text = await receive.receive()
-                    yield text
+                    yield await next_batch(receive, KEEPALIVE_SECONDS)
             finally:
                 server.events.unsubscribe(receive)
 
@@ -621,33 +679,7 @@ def create_app(server: Server) -> Any:
         user = web_user(request)
         data = bot_json(owner, name, user)
         mine = server.may_see(user, owner)
-        valid = [v for v in data["versions"] if v["state"] == "valid"]
-        names = {v["ladder_name"] for v in valid}
-        every = await trio.to_thread.run_sync(server.ladder_results) if names else []
-        results = [result for result in every if names.intersection(result.bots)]
-        summary = bot_results(data["versions"], results)
-        current = valid[-1]["ladder_name"] if valid else None
-        failures: list[dict[str, Any]] = []
-        if current is not None:
-            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
-                      for seat, bot in enumerate(r.bots)
-                      if bot == current and seat in r.failures]
-            # the newest few of each reason, read from their records
-            per_reason: dict[str, int] = {}
-            chosen = []
-            for game_id, seat, reason in failed:
-                per_reason[reason] = per_reason.get(reason, 0) + 1
-                if per_reason[reason] <= FAILURES_SHOWN:
-                    chosen.append((game_id, seat))
-            details = await trio.to_thread.run_sync(server.failures_in, chosen)
-            groups: dict[str, list[dict[str, Any]]] = {}
-            for failure in details:
-                groups.setdefault(failure["reason"], []).append(failure)
-            failures = [{"reason": reason, "count": count, "shown": groups.get(reason, [])}
-                        for reason, count in sorted(per_reason.items(),
-                                                    key=lambda item: -item[1])]
-        chart = await trio.to_thread.run_sync(rating_chart, every, current) \
-            if current else ""
+        summary, current, failures, chart = await bot_ladder_view(data["versions"])
         bot_row = store.bot(owner, name)
         assert bot_row is not None
         in_ladder = [spec.name for spec in server.ladder.roster]
@@ -785,20 +817,21 @@ def bot_results(versions: list[dict[str, Any]], results: list[GameResult]
         for name, lines in against.items()}}
 
 
-def rating_chart(results: list[GameResult], name: str) -> str:
+def rating_chart(results: list[GameResult], name: str,
+                 history: Callable[[int], tuple[list[int], dict[str, list[float | None]]]]
+                 ) -> str:
     """The report's chart (arena/report/svg.py) of NAME's Elo as the ladder's games of its
-    player count came in: the ratings refitted on growing prefixes of those games,
-    centred like the leaderboard's table; "" before its second game."""
-    from arena.rating import rating_history
+    player count came in: the ratings refitted on growing prefixes of those games
+    (``history(count)``: arena.rating.rating_history of them), centred like the
+    leaderboard's table; "" before its second game."""
     from arena.report.svg import line_chart
 
     mine = [result for result in results if name in result.bots]
     if len(mine) < 2:
         return ""
     count = mine[-1].num_players
-    sizes, history = rating_history([r for r in results if r.num_players == count],
-                                    checkpoints=CHART_POINTS)
-    return line_chart(sizes, [(name, history.get(name, []))], width=700, height=260,
+    sizes, history_of = history(count)
+    return line_chart(sizes, [(name, history_of.get(name, []))], width=700, height=260,
                       x_label=f"{count}-player ladder games", y_label="Elo")
 
 

@@ -47,14 +47,19 @@ RECENT_GAMES = 10  # the newest games a leaderboard lists
 REPLAY_TRIES = 3
 RETRY_SECONDS = 30  # a stopped ladder starts again after this (or at a roster change)
 DISK_FULL_RETRY_SECONDS = 5  # ... or this, when the disk was full: it resumes soon after
+LADDER_NICE = 10  # the ladder's worker processes and bots: below the web app's priority
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
+    """The ladder as a league.  Its games are played in worker processes (one per core,
+    at most ``concurrency``), never in the server's own event loop, and at a lower
+    priority (``LADDER_NICE``, their bots too): the web app answers first and the ladder
+    gets all the CPU it leaves idle."""
     settings = server.settings
     return LeagueConfig(
         path=settings.folder / "settings.toml", name="ladder", game=settings.game,
         players=settings.players, roster=None, concurrency=settings.concurrency,
-        workers=1, results_dir=settings.folder,
+        workers=None, nice=LADDER_NICE, results_dir=settings.folder,
         limits=Limits(sandbox="auto", move_seconds=settings.move_seconds),
     )
 
