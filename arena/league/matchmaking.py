@@ -355,6 +355,28 @@ class LadderState:
             by_players[k] = by_players.get(k, 0) + 1
         return cls(pairs.bots, pairs.matrix(), played, by_players)
 
+    def extended(self, results: Sequence[object]) -> LadderState:
+        """This state with more stored games (``GameResult``) folded in: equal to
+        :meth:`from_results` over all the games (its sums do not depend on the order, and
+        half points add exactly), at the cost of the new games only, so a long ladder
+        does not re-read its whole history for every batch of tables."""
+        if not results:
+            return self
+        more = LadderState.from_results(results)
+        bots = tuple(sorted(set(self.bots) | set(more.bots)))
+        index = {bot: i for i, bot in enumerate(bots)}
+        wins = np.zeros((len(bots), len(bots)))
+        games = np.zeros(len(bots), dtype=np.int64)
+        for part in (self, more):
+            at = np.array([index[bot] for bot in part.bots], dtype=np.int64)
+            if len(at):
+                wins[np.ix_(at, at)] += part.wins
+                games[at] += part.games
+        by_players = dict(self.games_by_players)
+        for k, count in more.games_by_players.items():
+            by_players[k] = by_players.get(k, 0) + count
+        return LadderState(bots, wins, games, by_players)
+
 
 def next_tables(
     state: LadderState,

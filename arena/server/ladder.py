@@ -337,8 +337,12 @@ class Ladder:
     def _state(self) -> LadderState:
         """The matchmaker's view of every stored ladder game, made again only when games
         were stored since (the results are kept as they are stored)."""
-        if self.matchmaking is None or self.matchmaking[0] != len(self.results):
-            self.matchmaking = (len(self.results), LadderState.from_results(self.results))
+        stored = len(self.results)
+        if self.matchmaking is None or self.matchmaking[0] > stored:
+            self.matchmaking = (stored, LadderState.from_results(self.results))
+        elif self.matchmaking[0] < stored:  # only the games stored since
+            kept, state = self.matchmaking
+            self.matchmaking = (stored, state.extended(self.results[kept:]))
         return self.matchmaking[1]
 
 
