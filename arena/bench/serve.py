@@ -4,11 +4,14 @@ A fresh server folder in a temporary directory (house bots ``random`` and ``firs
 one uploaded copy of ``random``, two-player tables as fast as they go), served by
 ``arena serve`` in its own process on a free loopback port.  Then, in one run:
 
-* **ladder alone** and **ladder + N clients**, alternated (alone, clients, alone,
-  clients, ... ``--seconds`` each): the ladder's games per second in each (counted in
-  the database), and, with the clients, each request's latency.  A client holds the
-  event stream open and reads, about once a second (jittered), the leaderboard page, a
-  bot page, the leaderboard API or the bot API in turn: a class of N watching.
+* **ladder alone** and **ladder + N clients**, alternated ABBA (alone, clients;
+  clients, alone; ... ``--seconds`` each, so that the store growing along the run
+  favours neither): the ladder's games per second in each (counted in the database),
+  and, with the clients, each request's latency, overall, by route, and apart for the
+  class arriving (its first 2 s: connections and event streams opened) and steady.  A
+  client arrives within the phase's first second, opens the event stream and holds
+  it, and reads, about once a second (jittered), the leaderboard page, a bot page, the
+  leaderboard API or the bot API in turn: a class of N watching.
 * **saturation**: a few clients requesting with no pause (the same four routes), while
   the ladder plays: requests per second and their latency.
 
@@ -76,6 +79,15 @@ def _games(database: Path) -> int:
         connection.close()
 
 
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time of process ``pid`` so far (all its threads; not its children)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     if not values:
         return float("nan")
@@ -121,63 +133,143 @@ async def _setup(url: str) -> None:
             raise ArenaError(f"arena bench serve: the bot was rejected: {version['message']}")
 
 
-def _clients(url: str, count: int) -> list[Any]:
-    """``count`` httpx clients, made once for the run (a client is costly to make: made
-    in a phase, they would be timed as the server's latency)."""
-    import httpx
+class _Closed(Exception):
+    pass
 
-    limits = httpx.Limits(max_connections=2, max_keepalive_connections=2)
-    return [httpx.AsyncClient(base_url=url, timeout=30, limits=limits, verify=False)
-            for _ in range(count)]
+
+class _Client:
+    """A lean HTTP/1.1 client over one kept-alive loopback connection (and another for
+    the event stream).  The load generator shares the cores with the server: an httpx
+    client costs about a millisecond of CPU per request, and on a busy machine its own
+    waiting for CPU was measured as the server's latency (the class's request rate fell
+    below its pace while the server used an eighth of a core)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self.stream: trio.SocketStream | None = None
+        self.buffer = bytearray()
+
+    async def get(self, route: str) -> int:
+        """The status of GET ``route``, its body read whole; a kept-alive connection the
+        server closed meanwhile is opened again once."""
+        for attempt in (1, 2):
+            if self.stream is None:
+                self.stream = await trio.open_tcp_stream(self.host, self.port)
+                self.buffer.clear()
+            try:
+                await self.stream.send_all(f"GET {route} HTTP/1.1\r\nHost: {self.host}:"
+                                           f"{self.port}\r\n\r\n".encode())
+                return await self._response()
+            except (_Closed, trio.BrokenResourceError, OSError):
+                await self.aclose()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _fill(self) -> None:
+        assert self.stream is not None
+        data = await self.stream.receive_some(1 << 16)
+        if not data:
+            raise _Closed()
+        self.buffer += data
+
+    async def _response(self) -> int:
+        while (end := self.buffer.find(b"\r\n\r\n")) < 0:
+            await self._fill()
+        head = bytes(self.buffer[:end]).decode("latin-1").split("\r\n")
+        del self.buffer[:end + 4]
+        status = int(head[0].split(" ", 2)[1])
+        fields = {name.strip().lower(): value.strip()
+                  for name, _, value in (line.partition(":") for line in head[1:])}
+        if "content-length" not in fields:
+            raise ArenaError(f"arena bench serve: an answer without a length: {head[0]}")
+        length = int(fields["content-length"])
+        while len(self.buffer) < length:
+            await self._fill()
+        del self.buffer[:length]
+        if fields.get("connection", "").lower() == "close":
+            await self.aclose()
+        return status
+
+    async def events(self) -> None:
+        """The event stream, read and dropped until cancelled (or the server ends it)."""
+        stream = await trio.open_tcp_stream(self.host, self.port)
+        try:
+            await stream.send_all(f"GET /api/v1/events HTTP/1.1\r\nHost: {self.host}:"
+                                  f"{self.port}\r\n\r\n".encode())
+            while await stream.receive_some(1 << 16):
+                pass
+        finally:
+            await stream.aclose()
+
+    async def aclose(self) -> None:
+        if self.stream is not None:
+            stream, self.stream = self.stream, None
+            await stream.aclose()
+
+
+def _clients(url: str, count: int) -> list[_Client]:
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    return [_Client(host, int(port)) for _ in range(count)]
 
 
 ARRIVAL = 2.0  # seconds: the class arriving (connections, event streams) is told apart
+LAG_PROBE = 0.01  # seconds: the load generator's own loop is checked this often
 
 
-async def _watcher(client: Any, until: float, latencies: list[tuple[float, float]],
-                   errors: list[str], paced: bool, seed: int) -> None:
+async def _watcher(client: _Client, until: float,
+                   latencies: list[tuple[float, str, float]], errors: list[str],
+                   paced: bool, seed: int) -> None:
     """One client: the event stream held open (read in the background) and a page or
     an API answer about once a second (``paced``) or back to back, until ``until``."""
-    import httpx
-
     rng = random.Random(seed)
     async with trio.open_nursery() as nursery:
         async def events() -> None:
-            with contextlib.suppress(httpx.HTTPError):
-                async with client.stream("GET", "/api/v1/events") as stream:
-                    async for _ in stream.aiter_bytes():
-                        pass
+            with contextlib.suppress(OSError, trio.BrokenResourceError):
+                await client.events()
 
-        if paced:
+        if paced:  # the class arrives over a second, each opening its events first
+            await trio.sleep(rng.random())
             nursery.start_soon(events)
-            await trio.sleep(rng.random())  # spread the class over the second
         turn = rng.randrange(len(ROUTES))
         while trio.current_time() < until:
             route = ROUTES[turn % len(ROUTES)]
             turn += 1
             began = time.perf_counter()
             try:
-                answer = await client.get(route)
-                await answer.aread()
-                if answer.status_code != 200:
-                    errors.append(f"{route}: {answer.status_code}")
-            except httpx.HTTPError as problem:
+                status = await client.get(route)
+                if status != 200:
+                    errors.append(f"{route}: {status}")
+            except (_Closed, OSError, trio.BrokenResourceError, ArenaError) as problem:
                 errors.append(f"{route}: {problem!r}")
-            latencies.append((began, time.perf_counter() - began))
+            latencies.append((began, route, time.perf_counter() - began))
             if paced:
                 await trio.sleep(max(0.0, rng.uniform(0.8, 1.2)
                                      - (time.perf_counter() - began)))
         nursery.cancel_scope.cancel()
 
 
+async def _lag_probe(until: float, lags: list[float]) -> None:
+    """How late this process's own loop wakes up: when it is late, the latencies
+    measured include the load generator's delays, not only the server's."""
+    while trio.current_time() < until:
+        began = time.perf_counter()
+        await trio.sleep(LAG_PROBE)
+        lags.append(time.perf_counter() - began - LAG_PROBE)
+
+
 async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
-                 seed: int) -> dict[str, Any]:
-    latencies: list[tuple[float, float]] = []
+                 seed: int, server: int) -> dict[str, Any]:
+    latencies: list[tuple[float, str, float]] = []
     errors: list[str] = []
+    lags: list[float] = []
     before = _games(database)
+    cpu = _cpu_seconds(server)
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(_lag_probe, until, lags)
         for number, client in enumerate(clients):
             nursery.start_soon(_watcher, client, until, latencies, errors, paced,
                                seed * 1000 + number)
@@ -185,14 +277,17 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
             await trio.sleep(seconds)
     elapsed = time.perf_counter() - began
     return {"games_per_second": (_games(database) - before) / elapsed,
-            "latencies": [latency for _, latency in latencies],
-            "steady": [latency for at, latency in latencies if at - began >= ARRIVAL],
-            "arrival": [latency for at, latency in latencies if at - began < ARRIVAL],
-            "errors": errors, "seconds": elapsed}
+            "server_cpu": (_cpu_seconds(server) - cpu) / elapsed,
+            "latencies": [latency for _, _, latency in latencies],
+            "steady": [latency for at, _, latency in latencies if at - began >= ARRIVAL],
+            "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
+            "by_route": {route: [latency for _, of, latency in latencies if of == route]
+                         for route in ROUTES},
+            "errors": errors, "seconds": elapsed, "lags": lags}
 
 
 async def _measure(url: str, database: Path, clients: int, seconds: float, rounds: int,
-                   seed: int) -> dict[str, Any]:
+                   seed: int, server: int) -> dict[str, Any]:
     await _setup(url)
     await trio.sleep(min(seconds, 5.0))  # the ladder's new roster gets going
     alone: list[float] = []
@@ -201,24 +296,42 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
     steady: list[float] = []
     arrival: list[float] = []
     errors: list[str] = []
+    by_route: dict[str, list[float]] = {route: [] for route in ROUTES}
+    cpu_alone: list[float] = []
+    cpu_loaded: list[float] = []
+    lags: list[float] = []
     class_clients = _clients(url, clients)
     try:
         for number in range(rounds):
-            first = await _phase([], database, seconds, True, seed)
-            alone.append(first["games_per_second"])
-            second = await _phase(class_clients, database, seconds, True, seed + number)
-            loaded.append(second["games_per_second"])
-            latencies += second["latencies"]
-            steady += second["steady"]
-            arrival += second["arrival"]
-            errors += second["errors"]
+            # alone, class; class, alone; ...: the ladder's store grows all along (a
+            # flat-out ladder's bookkeeping grows with it), so each kind of phase gets
+            # as many early places as late ones and a trend favours neither
+            for with_class in (False, True) if number % 2 == 0 else (True, False):
+                if not with_class:
+                    phase = await _phase([], database, seconds, True, seed, server)
+                    alone.append(phase["games_per_second"])
+                    cpu_alone.append(phase["server_cpu"])
+                    continue
+                phase = await _phase(class_clients, database, seconds, True, seed + number,
+                                     server)
+                loaded.append(phase["games_per_second"])
+                cpu_loaded.append(phase["server_cpu"])
+                lags += phase["lags"]
+                latencies += phase["latencies"]
+                steady += phase["steady"]
+                arrival += phase["arrival"]
+                errors += phase["errors"]
+                for route, values in phase["by_route"].items():
+                    by_route[route] += values
         saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
-                                 False, seed)
+                                 False, seed, server)
     finally:
         for client in class_clients:
             await client.aclose()
     return {"alone": alone, "loaded": loaded, "latencies": latencies, "steady": steady,
-            "arrival": arrival, "errors": errors, "saturated": saturated}
+            "arrival": arrival, "errors": errors, "saturated": saturated,
+            "by_route": by_route, "cpu_alone": cpu_alone, "cpu_loaded": cpu_loaded,
+            "lags": lags}
 
 
 PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
@@ -240,8 +353,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         notes += more_notes
     return {
         "title": f"arena serve: {clients} clients watching while the ladder plays "
-                 f"(alternated, {rounds} rounds of {seconds:g} s each; loopback; "
-                 f"{os.cpu_count()} cores)",
+                 f"(alone and with the class alternated, ABBA..., {rounds} phases of each, "
+                 f"{seconds:g} s; loopback; {os.cpu_count()} cores)",
         "benchmark": "serve",
         "rows": rows,
         "notes": [*notes,
@@ -275,7 +388,7 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                     raise ArenaError("arena bench serve: the server did not start in 60 s")
                 time.sleep(0.2)
             return trio.run(_measure, url, folder / "league.sqlite", clients, seconds,  # type: ignore[no-any-return]
-                            rounds, seed)
+                            rounds, seed, server.pid)
         finally:
             server.terminate()
             try:
@@ -284,6 +397,10 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                 server.kill()
                 server.wait()
             log.close()
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
 
 
 def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any]
@@ -328,6 +445,12 @@ def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dic
          "max (ms)": max(saturated["latencies"], default=float("nan")) * ms,
          "ladder games/s": saturated["games_per_second"], "per round": ""},
     ]
+    # the server process's own CPU (web app, store, feed, leaderboards; not its ladder
+    # workers and bots), in % of one core: what the class costs it
+    cpu = [_mean(result["cpu_alone"]), _mean(result["cpu_loaded"]), float("nan"),
+           float("nan"), saturated["server_cpu"]]
+    for row, share in zip(rows, cpu, strict=True):
+        row["server CPU %"] = 100 * share
     loss = 1 - loaded / alone if alone else float("nan")
     p99 = _percentile(latencies, 0.99) * ms
     steady_p99 = _percentile(result["steady"], 0.99) * ms
@@ -336,5 +459,14 @@ def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dic
              f"alone ({loss:+.1%} lost; goal at most 10%); p99 {p99:.0f} ms, {steady_p99:.0f} "
              f"ms once the class has arrived (goal at most 100 ms with 50 clients); "
              f"errors: {len(errors)}"
-             + (f" (first: {errors[0]})" if errors else "")]
+             + (f" (first: {errors[0]})" if errors else ""),
+             f"{ladder}: with the class, p50/p99 by route: " + "; ".join(
+                 f"{route} {_percentile(values, 0.5) * ms:.0f}/"
+                 f"{_percentile(values, 0.99) * ms:.0f} ms"
+                 for route, values in result["by_route"].items()),
+             f"{ladder}: the load generator's own loop woke late by "
+             f"{_percentile(result['lags'], 0.5) * ms:.1f}/"
+             f"{_percentile(result['lags'], 0.99) * ms:.0f} ms (p50/p99 of a "
+             f"{LAG_PROBE * ms:.0f} ms timer, with the class): that much of the latencies "
+             "is this process's, not the server's"]
     return rows, notes

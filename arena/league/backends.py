@@ -130,18 +130,21 @@ class LocalBackend:
 
 class WorkerBackend:
     """Real bots in ``workers`` child processes of this machine (see
-    :mod:`arena.league.workers`), each with its own warm pool."""
+    :mod:`arena.league.workers`), each with its own warm pool; ``nice``: their niceness
+    (and their bots')."""
 
-    def __init__(self, settings: GameSettings, roster: Sequence[BotSpec], workers: int) -> None:
+    def __init__(self, settings: GameSettings, roster: Sequence[BotSpec], workers: int,
+                 *, nice: int = 0) -> None:
         self.settings = settings
         self.roster = list(roster)
         self.workers = workers
+        self.nice = nice
 
     async def play(self, games: Games, results: Results, concurrency: int) -> None:
         from arena.league.workers import open_workers
 
         async with open_workers(self.settings, self.roster, self.workers,
-                                concurrency, results.dictionary) as play_one:
+                                concurrency, results.dictionary, nice=self.nice) as play_one:
             await _run_each(games, concurrency, play_one, results)
 
 

@@ -107,6 +107,10 @@ class LeagueConfig:
     max_games: int | None = None  # cap: above it, a balanced sample
     concurrency: int = field(default_factory=usable_cores)
     workers: int | None = None  # processes playing games; None: min(CPUs, concurrency)
+    # the niceness of the processes playing games (and their bots): above 0, games are
+    # played in worker processes even with one worker, so that this process keeps its
+    # priority (a server's web app answers first; the games get the idle CPU)
+    nice: int = 0
     results_dir: Path = Path("results")
     bot_paths: tuple[Path, ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)

@@ -311,6 +311,6 @@ def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int
     if cluster is not None:
         return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)
-    if workers == 1:
+    if workers == 1 and not config.nice:  # a lower priority needs processes of its own
         return LocalBackend(settings, roster)
-    return WorkerBackend(settings, roster, workers)
+    return WorkerBackend(settings, roster, workers, nice=config.nice)

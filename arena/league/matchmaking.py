@@ -26,10 +26,12 @@ information", has the formula):
   interval) with a near neighbour in the ranking, then the bot that adds the most, until
   it has k bots.
 
-Two rules come first: a bot flagged *new* whose interval still overlaps a neighbour's
-gets a seat at every table (the most uncertain new bot first); and an active bot whose
-games fall under ``floor`` times the active bots' average is seated next (the floor
-share), so no bot waits.  Ties are broken by a seeded generator: the same inputs and
+A caller may ask for tables that seat given bots together (a server's new version and
+its predecessor under test): those come first in the batch, filled up greedily as above.
+Then two rules come first: a bot flagged *new* whose interval still overlaps a
+neighbour's gets a seat at every table (the most uncertain new bot first); and an active
+bot whose games fall under ``floor`` times the active bots' average is seated next (the
+floor share), so no bot waits.  Ties are broken by a seeded generator: the same inputs and
 seed give the same tables.
 """
 
@@ -227,6 +229,7 @@ def choose_tables(
     order: np.ndarray | None = None,
     weight: np.ndarray | None = None,
     floor: float = FLOOR,
+    together: Sequence[Sequence[int]] = (),
 ) -> list[Choice]:
     """The next ``count`` tables (indices), each chosen as if the ones before it had been
     played ``plays`` times (their expected information is added; the outcomes are not
@@ -235,7 +238,8 @@ def choose_tables(
     ``mean`` (natural log-odds) and ``covariance`` are the estimate (an oracle may pass
     the truth); ``games`` the games each bot has played; ``order`` the ranking whose
     neighbouring pairs count (default: by ``mean``); ``weight`` replaces the per-bot
-    weights of those pairs (what an oracle aims at).
+    weights of those pairs (what an oracle aims at); the first tables seat the bots of
+    each group of ``together`` (then filled up as any table).
     """
     n = len(mean)
     if players < 2:
@@ -250,7 +254,7 @@ def choose_tables(
     covariance = covariance.copy()
     played = np.asarray(games, dtype=float).copy()
     chosen: list[Choice] = []
-    for _ in range(count):
+    for number in range(count):
         sd = np.sqrt(np.clip(_centred_variance(covariance), 0.0, None))
         ranked = order if order is not None else live[np.argsort(-mean[live], kind="stable")]
         if weight is None:
@@ -258,8 +262,10 @@ def choose_tables(
             aims[ranked] = neighbour_weights(mean[ranked], sd[ranked], np.arange(len(ranked)))
         else:
             aims = weight
-        seed, reason = _seed(fresh, on, aims, played, sd, floor, rng)
-        table = _build(seed, mean, covariance, aims, on, players, plays, rng, ranked)
+        first: Sequence[int] = together[number] if number < len(together) else ()
+        seed, reason = (None, "together") if first else _seed(fresh, on, aims, played, sd,
+                                                              floor, rng)
+        table = _build(seed, mean, covariance, aims, on, players, plays, rng, ranked, first)
         chosen.append(Choice(tuple(int(b) for b in table), reason))
         covariance = updated_covariance(table, mean, covariance, players, plays)
         played[list(table)] += plays * players
@@ -285,15 +291,18 @@ def _seed(fresh: np.ndarray, on: np.ndarray, weight: np.ndarray, played: np.ndar
 
 def _build(seed: int | None, mean: np.ndarray, covariance: np.ndarray, weight: np.ndarray,
            on: np.ndarray, players: int, plays: float, rng: np.random.Generator,
-           ranked: np.ndarray) -> list[int]:
-    """Greedy: the best first pair (with the seed if any, else one of the ``SEEDS``
-    neediest bots with a bot at most ``NEAR`` ranks away), then the bot adding the most
-    (within ``2 NEAR`` ranks of the table), until the table is full."""
+           ranked: np.ndarray, first: Sequence[int] = ()) -> list[int]:
+    """Greedy: the best first pair (``first`` if given, else with the seed if any, else
+    one of the ``SEEDS`` neediest bots with a bot at most ``NEAR`` ranks away), then the
+    bot adding the most (within ``2 NEAR`` ranks of the table), until the table is
+    full."""
     n = len(mean)
     position = np.full(n, -1, dtype=np.int64)
     position[ranked] = np.arange(len(ranked))
     usable = on & (position >= 0)
-    if seed is None:
+    if first:
+        candidates = np.array([list(first)[:players]], dtype=np.int64)
+    elif seed is None:
         # the neediest bots (weight x interval) and their near neighbours in the ranking
         sd = np.sqrt(np.clip(_centred_variance(covariance), 0.0, None))
         need = np.where(usable, weight * sd, -np.inf) + 1e-12 * rng.random(n)
@@ -346,6 +355,28 @@ class LadderState:
             by_players[k] = by_players.get(k, 0) + 1
         return cls(pairs.bots, pairs.matrix(), played, by_players)
 
+    def extended(self, results: Sequence[object]) -> LadderState:
+        """This state with more stored games (``GameResult``) folded in: equal to
+        :meth:`from_results` over all the games (its sums do not depend on the order, and
+        half points add exactly), at the cost of the new games only, so a long ladder
+        does not re-read its whole history for every batch of tables."""
+        if not results:
+            return self
+        more = LadderState.from_results(results)
+        bots = tuple(sorted(set(self.bots) | set(more.bots)))
+        index = {bot: i for i, bot in enumerate(bots)}
+        wins = np.zeros((len(bots), len(bots)))
+        games = np.zeros(len(bots), dtype=np.int64)
+        for part in (self, more):
+            at = np.array([index[bot] for bot in part.bots], dtype=np.int64)
+            if len(at):
+                wins[np.ix_(at, at)] += part.wins
+                games[at] += part.games
+        by_players = dict(self.games_by_players)
+        for k, count in more.games_by_players.items():
+            by_players[k] = by_players.get(k, 0) + count
+        return LadderState(bots, wins, games, by_players)
+
 
 def next_tables(
     state: LadderState,
@@ -357,10 +388,12 @@ def next_tables(
     seed: int = 0,
     prior_draws: float = DEFAULT_PRIOR_DRAWS,
     floor: float = FLOOR,
+    together: Sequence[Sequence[str]] = (),
 ) -> list[tuple[str, ...]]:
     """The next ``count`` tables of ``players`` bots among ``active`` (names); each is
     to be played in all its seat rotations with one seed
-    (``arena.league.schedule.table_games``).  Bots of ``new`` are new versions."""
+    (``arena.league.schedule.table_games``).  Bots of ``new`` are new versions; the
+    first tables seat the bots of each group of ``together`` (active bots)."""
     names = sorted(set(active))
     unknown = set(names) - set(state.bots)
     bots = tuple(sorted(set(state.bots) | unknown))
@@ -378,7 +411,10 @@ def next_tables(
     on[[index[b] for b in names]] = True
     fresh = np.zeros(n, dtype=bool)
     fresh[[index[b] for b in new if b in index]] = True
+    if any(b not in names for group in together for b in group):
+        raise ArenaError("a table can only seat active bots together")
+    groups = [[index[b] for b in group] for group in together]
     choices = choose_tables(fitted.natural, fitted.covariance, games, players, count,
                             new=fresh, active=on, rng=np.random.default_rng(seed),
-                            floor=floor)
+                            floor=floor, together=groups)
     return [tuple(bots[i] for i in choice.bots) for choice in choices]

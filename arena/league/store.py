@@ -193,6 +193,7 @@ class LeagueStore(Protocol):
     def games(self, game: str | None = None, num_players: int | None = None,
               unreadable: list[str] | None = None) -> Iterator[GameRecord]: ...
     def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]: ...
+    def tables_of(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]: ...
     def find_game(self, game_id: str) -> GameRecord: ...
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
                unreadable: list[str] | None = None) -> int: ...
@@ -396,6 +397,19 @@ class Store:
                 unreadable.append(row[names.index("game_id")])
                 continue
             yield record
+
+    def tables_of(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        """The round and table id of each stored game of ``game_ids`` (the games of one
+        table are its seat rotations on one seed: a server's version verdicts take
+        them as one unit)."""
+        found: dict[str, tuple[int, str]] = {}
+        ids = list(game_ids)
+        for start in range(0, len(ids), 500):  # SQLite's limit on parameters
+            chunk = ids[start:start + 500]
+            found.update((row[0], (row[1], row[2])) for row in self.connection.execute(
+                "SELECT game_id, round, table_id FROM games WHERE game_id IN"
+                f" ({', '.join('?' * len(chunk))})", chunk))
+        return found
 
     def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]:
         """The ids of up to ``limit`` stored games starting with ``prefix``."""

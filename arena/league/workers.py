@@ -89,11 +89,12 @@ class _Worker:
     ``trio.open_process`` (which forks from a helper thread): the worker's parent-death
     signal is tied to the forking thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, nice: int = 0) -> None:
         to_child, from_child = os.pipe2(os.O_CLOEXEC), os.pipe2(os.O_CLOEXEC)
         try:
             self.popen = subprocess.Popen(
-                [sys.executable, "-m", "arena.league.workers"],
+                [sys.executable, "-m", "arena.league.workers", *(
+                    ["--nice", str(nice)] if nice else [])],
                 stdin=to_child[0],
                 stdout=from_child[1],
                 start_new_session=True,  # Ctrl-C reaches the parent only
@@ -181,18 +182,19 @@ class _Worker:
 async def open_workers(
     settings: GameSettings, roster: Sequence[BotSpec], workers: int, concurrency: int,
     dictionary: Callable[[str], tuple[int, bytes] | None] = lambda game: None,
+    *, nice: int = 0,
 ) -> AsyncIterator[PlayFunction]:
     """``workers`` child processes; yields a function playing one game on the least busy
     (the record packed and placed in the league).  ``dictionary``: the store's
-    compression dictionary of a game, if it has one yet.  Leaving stops them, killing
-    their bots."""
+    compression dictionary of a game, if it has one yet.  ``nice``: the workers' niceness
+    (their bots inherit it).  Leaving stops them, killing their bots."""
     specs = {spec.name: spec for spec in roster}
     per_worker = math.ceil(concurrency / workers)
     async with trio.open_nursery() as nursery:
         pool: list[_Worker] = []
         try:
             for _ in range(workers):
-                worker = _Worker()
+                worker = _Worker(nice)
                 pool.append(worker)
                 await _send(worker.stdin, (settings, specs, per_worker))
                 nursery.start_soon(worker.read_replies)
@@ -277,8 +279,18 @@ def die_with_parent(signal_number: int = signal.SIGTERM) -> None:
         pass
 
 
+def lower_priority(nice: int) -> None:
+    """This process, and every process it starts from now on, ``nice`` steps less
+    favoured by the scheduler (0: unchanged): ``arena serve``'s ladder plays at a lower
+    priority than its web app, which then answers first while the games get the idle CPU."""
+    if nice:
+        os.nice(nice)
+
+
 def main() -> None:
     die_with_parent()
+    if sys.argv[1:2] == ["--nice"]:
+        lower_priority(int(sys.argv[2]))
     with suppress(KeyboardInterrupt):
         trio.run(_serve)
 

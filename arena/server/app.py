@@ -13,6 +13,7 @@ import base64
 import hashlib
 import math
 import re
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from pathlib import Path
@@ -32,8 +33,11 @@ from arena import __version__
 from arena.errors import ArenaError
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
-from arena.server.core import MAX_FRIENDLY_GAMES, Refused, Server
-from arena.server.store import User
+from arena.server.cache import Shared
+from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
+from arena.server.events import next_batch
+from arena.server.store import User, disk_full
+from arena.server.verdicts import verdict_json
 
 if TYPE_CHECKING:
     from arena.records import GameRecord, GameResult
@@ -46,6 +50,8 @@ REPLAY_PHONE_STYLE = (
     ".controls input[type=range] { min-width: 0; flex-basis: 100%; } "
     ".seats { grid-template-columns: 1fr; } }")
 CHART_POINTS = 30  # ratings computed for the bot page's chart, at most
+FRESH_SECONDS = 1.0  # what the pages derive from the games: made again at most this often
+CHART_DUTY = 0.1  # the bot pages' rating histories take at most this share of a core
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -202,6 +208,15 @@ def create_app(server: Server) -> Any:
         server.log(f"{request.method} {request.url.path}: {error!r}")
         return error_response(request, 500, "internal error (the server's log has details)")
 
+    # (their own handler: one for Exception also gets the traceback printed)
+    @app.exception_handler(sqlite3.OperationalError)
+    @app.exception_handler(OSError)
+    async def write_failed(request: Request, error: Exception) -> Response:
+        if disk_full(error):  # nothing was changed: SQLite rolled the write back
+            server.log(f"{request.method} {request.url.path}: the disk is full")
+            return error_response(request, 507, DISK_FULL_ANSWER)
+        return await crashed(request, error)
+
     # -- who is asking ----------------------------------------------------------------
     def api_user(request: Request, *, required: bool = True) -> User | None:
         header = request.headers.get("authorization", "")
@@ -306,9 +321,14 @@ def create_app(server: Server) -> Any:
         if bot is None:
             raise Refused(f"no bot {owner}/{name}", 404)
         private = server.may_see(user, owner)
+        verdicts = {verdict.version_id: verdict for verdict in store.verdicts(bot.id)}
+        versions = [{**v.to_json(private), "verdict": verdict_json(verdicts.get(v.id))}
+                    for v in store.versions(bot.id)]
+        # the bot's verdict: its newest valid version's against its predecessor
+        current = next((v for v in reversed(versions) if v["state"] == "valid"), None)
         return {"bot": bot.full_name, "owner": bot.owner, "name": bot.name,
                 "disabled": bot.disabled, "created_at": bot.created_at,
-                "versions": [v.to_json(private) for v in store.versions(bot.id)]}
+                "verdict": current["verdict"] if current else None, "versions": versions}
 
     def leaderboard(players: int | None) -> dict[str, Any]:
         count = players if players is not None else settings.players[0]
@@ -328,6 +348,63 @@ def create_app(server: Server) -> Any:
                 "games": (board or {}).get("games", 0), "bots": rows,
                 "roster": [spec.name for spec in server.ladder.roster],
                 "in_progress": playing, "recent": (board or {}).get("recent", [])}
+
+    # -- what the pages derive from the ladder's games: shared, not made per view -------
+    bot_views: Shared[tuple[dict[str, Any], str | None, list[dict[str, Any]], str]] = \
+        Shared(FRESH_SECONDS)
+    chart_histories: Shared[tuple[list[int], dict[str, list[float | None]]]] = \
+        Shared(FRESH_SECONDS, duty=CHART_DUTY)
+
+    async def bot_ladder_view(versions: list[dict[str, Any]]
+                              ) -> tuple[dict[str, Any], str | None, list[dict[str, Any]], str]:
+        """A bot's ladder results (per version, against each opponent), the current
+        version's name, its failures (the newest few of each reason, with their records'
+        details) and its rating chart: computed in a thread once for every viewer of the
+        bot while no game is stored, or at most once a second (``cache.Shared``)."""
+        valid = [v for v in versions if v["state"] == "valid"]
+        names = frozenset(v["ladder_name"] for v in valid)
+        current = valid[-1]["ladder_name"] if valid else None
+        every = server.ladder.results  # kept up as games are stored (one copy in memory)
+        # before the ladder has read its games, they are read from the store, and a
+        # view is kept only its minimum age (a version that equals no other)
+        generation: object = len(every) if every else object()
+
+        def compute() -> tuple[dict[str, Any], str | None, list[dict[str, Any]], str]:
+            games = list(every) if every else server.ladder_results() if names else []
+            results = [result for result in games if names.intersection(result.bots)]
+            summary = bot_results(versions, results)
+            failures: list[dict[str, Any]] = []
+            if current is None:
+                return summary, current, failures, ""
+            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
+                      for seat, bot in enumerate(r.bots)
+                      if bot == current and seat in r.failures]
+            # the newest few of each reason, read from their records
+            per_reason: dict[str, int] = {}
+            chosen = []
+            for game_id, seat, reason in failed:
+                per_reason[reason] = per_reason.get(reason, 0) + 1
+                if per_reason[reason] <= FAILURES_SHOWN:
+                    chosen.append((game_id, seat))
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for failure in server.failures_in(chosen):
+                groups.setdefault(failure["reason"], []).append(failure)
+            failures = [{"reason": reason, "count": count, "shown": groups.get(reason, [])}
+                        for reason, count in sorted(per_reason.items(),
+                                                    key=lambda item: -item[1])]
+
+            def history(count: int) -> tuple[list[int], dict[str, list[float | None]]]:
+                # one history per player count for every bot's chart, refreshed as its
+                # cost allows (a long ladder's refits are not made for every game)
+                from arena.rating import rating_history
+
+                return chart_histories.get_sync(count, generation, lambda: rating_history(
+                    [r for r in games if r.num_players == count], checkpoints=CHART_POINTS))
+
+            return summary, current, failures, rating_chart(games, current, history)
+
+        key = (tuple(v["ladder_name"] for v in versions), current)
+        return await bot_views.get(key, generation, compute)
 
     def record_of(game_id: str) -> GameRecord:
         if not 8 <= len(game_id) <= 64 or not game_id.isalnum():
@@ -396,7 +473,7 @@ def create_app(server: Server) -> Any:
         assert user is not None
         data = await request.body()
         version = await server.upload(user, owner, name, data)
-        return version.to_json(True)
+        return {**version.to_json(True), "verdict": verdict_json(store.verdict(version.id))}
 
     @app.get("/api/v1/versions/{version_id}", tags=["bots"])
     async def api_version(request: Request, version_id: int) -> dict[str, Any]:
@@ -405,8 +482,9 @@ def create_app(server: Server) -> Any:
         version = store.version(version_id)
         if version is None:
             raise Refused(f"no version {version_id}", 404)
-        return version.to_json(server.may_see(api_user(request, required=False),
-                                              version.owner))
+        return {**version.to_json(server.may_see(api_user(request, required=False),
+                                                 version.owner)),
+                "verdict": verdict_json(store.verdict(version.id))}
 
     @app.get("/api/v1/bots", tags=["bots"])
     async def api_bots() -> list[dict[str, Any]]:
@@ -414,7 +492,10 @@ def create_app(server: Server) -> Any:
 
     @app.get("/api/v1/bots/{owner}/{name}", tags=["bots"])
     async def api_bot(request: Request, owner: str, name: str) -> dict[str, Any]:
-        """A bot and all its versions."""
+        """A bot and all its versions, each with its ``verdict`` against its predecessor
+        (null if none; the bot's own ``verdict`` is its newest valid version's):
+        ``state`` (testing, stronger, weaker, no_difference, inconclusive, superseded),
+        ``elo`` and its 95% interval ``low``/``high``, ``games`` together, ``against``."""
         return bot_json(owner, name, api_user(request, required=False))
 
     @app.post("/api/v1/bots/{owner}/{name}/disable", tags=["bots"])
@@ -456,7 +537,8 @@ def create_app(server: Server) -> Any:
              responses={200: {"content": {"text/event-stream": {}}}})
     async def api_events() -> StreamingResponse:
         """Server-sent events: ``game_started``, ``game_stored``, ``rating_changed``,
-        ``upload_validated``."""
+        ``upload_validated``, ``friendly_stored``, ``verdict`` (a version's test
+        against its predecessor has ended)."""
         if len(server.events.subscribers) >= MAX_EVENT_STREAMS:
             raise Refused("too many event streams open; try again later", 503)
         receive = server.events.subscribe()
@@ -468,10 +550,7 @@ def create_app(server: Server) -> Any:
                     # never yield inside the timeout's scope: a client that leaves while
                     # the generator is suspended there would unwind it out of order
                     # (trio: "cancel scope stack corrupted")
-                    text = ": keep-alive\n\n"
-                    with trio.move_on_after(KEEPALIVE_SECONDS):
-                        text = await receive.receive()
-                    yield text
+                    yield await next_batch(receive, KEEPALIVE_SECONDS)
             finally:
                 server.events.unsubscribe(receive)
 
@@ -600,37 +679,17 @@ def create_app(server: Server) -> Any:
         user = web_user(request)
         data = bot_json(owner, name, user)
         mine = server.may_see(user, owner)
-        valid = [v for v in data["versions"] if v["state"] == "valid"]
-        names = {v["ladder_name"] for v in valid}
-        every = await trio.to_thread.run_sync(server.ladder_results) if names else []
-        results = [result for result in every if names.intersection(result.bots)]
-        summary = bot_results(data["versions"], results)
-        current = valid[-1]["ladder_name"] if valid else None
-        failures: list[dict[str, Any]] = []
-        if current is not None:
-            failed = [(r.game_id, seat, r.failures[seat]) for r in reversed(results)
-                      for seat, bot in enumerate(r.bots)
-                      if bot == current and seat in r.failures]
-            # the newest few of each reason, read from their records
-            per_reason: dict[str, int] = {}
-            chosen = []
-            for game_id, seat, reason in failed:
-                per_reason[reason] = per_reason.get(reason, 0) + 1
-                if per_reason[reason] <= FAILURES_SHOWN:
-                    chosen.append((game_id, seat))
-            details = await trio.to_thread.run_sync(server.failures_in, chosen)
-            groups: dict[str, list[dict[str, Any]]] = {}
-            for failure in details:
-                groups.setdefault(failure["reason"], []).append(failure)
-            failures = [{"reason": reason, "count": count, "shown": groups.get(reason, [])}
-                        for reason, count in sorted(per_reason.items(),
-                                                    key=lambda item: -item[1])]
-        chart = await trio.to_thread.run_sync(rating_chart, every, current) \
-            if current else ""
+        summary, current, failures, chart = await bot_ladder_view(data["versions"])
         bot_row = store.bot(owner, name)
         assert bot_row is not None
         in_ladder = [spec.name for spec in server.ladder.roster]
+        verdicts = [v["verdict"] for v in reversed(data["versions"]) if v["verdict"]]
         return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
+                    verdicts=verdicts, verdict_rule=(
+                        f"at least {settings.verdict_elo1:+g} Elo rather than at most "
+                        f"{settings.verdict_elo0:+g} (and the mirror), alpha "
+                        f"{settings.verdict_alpha:g}, beta {settings.verdict_beta:g}, at "
+                        f"most {settings.verdict_max_games} games"),
                     current=current, failures=failures, chart=chart,
                     friendlies=store.friendlies(bot_row.id),
                     rivals=[n for n in in_ladder if n != current],
@@ -648,7 +707,8 @@ def create_app(server: Server) -> Any:
             if bot is not None else None
         if version is None:
             raise Refused(f"no version {number} of {owner}/{name}", 404)
-        return version.to_json(server.may_see(web_user(request), owner))
+        return {**version.to_json(server.may_see(web_user(request), owner)),
+                "verdict": verdict_json(store.verdict(version.id))}
 
     @app.post("/bots/{owner}/{name}/friendly", include_in_schema=False)
     async def friendly_form(request: Request, owner: str, name: str) -> Response:
@@ -757,20 +817,21 @@ def bot_results(versions: list[dict[str, Any]], results: list[GameResult]
         for name, lines in against.items()}}
 
 
-def rating_chart(results: list[GameResult], name: str) -> str:
+def rating_chart(results: list[GameResult], name: str,
+                 history: Callable[[int], tuple[list[int], dict[str, list[float | None]]]]
+                 ) -> str:
     """The report's chart (arena/report/svg.py) of NAME's Elo as the ladder's games of its
-    player count came in: the ratings refitted on growing prefixes of those games,
-    centred like the leaderboard's table; "" before its second game."""
-    from arena.rating import rating_history
+    player count came in: the ratings refitted on growing prefixes of those games
+    (``history(count)``: arena.rating.rating_history of them), centred like the
+    leaderboard's table; "" before its second game."""
     from arena.report.svg import line_chart
 
     mine = [result for result in results if name in result.bots]
     if len(mine) < 2:
         return ""
     count = mine[-1].num_players
-    sizes, history = rating_history([r for r in results if r.num_players == count],
-                                    checkpoints=CHART_POINTS)
-    return line_chart(sizes, [(name, history.get(name, []))], width=700, height=260,
+    sizes, history_of = history(count)
+    return line_chart(sizes, [(name, history_of.get(name, []))], width=700, height=260,
                       x_label=f"{count}-player ladder games", y_label="Elo")
 
 

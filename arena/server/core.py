@@ -8,9 +8,9 @@ then a ``pending`` version on the validation queue."""
 from __future__ import annotations
 
 import dataclasses
-import errno
 import os
 import shutil
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -28,12 +28,14 @@ from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
 from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
-from arena.server.store import Bot, ServerStore, User, Version, printable
+from arena.server.store import Bot, ServerStore, User, Version, disk_full, printable
 
 DAY = 24 * 3600
 MAX_FRIENDLY_GAMES = 20  # per request
 MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
+                    "admin is told)")
 
 
 def sweep_staging(uploads: Path) -> int:
@@ -46,6 +48,25 @@ def sweep_staging(uploads: Path) -> int:
     for staging in uploads.glob("*/*/.upload-*"):
         if staging.is_dir() and not staging.is_symlink():
             shutil.rmtree(staging, ignore_errors=True)
+            swept += 1
+    return swept
+
+
+def sweep_unlisted(folder: Path, uploads: Path, listed: set[str]) -> int:
+    """Remove the version folders ``uploads/OWNER/NAME/N`` that no version row names:
+    left by a stop (or a full disk) after an upload's folder was renamed and before its
+    row was stored.  An upload is whole (row and folder) or absent.  Returns how many."""
+    if not uploads.is_dir():
+        return 0
+    # a row names the version folder or a folder inside it (an archive with a top folder)
+    kept = {Path(name).parts[:4] for name in listed}
+    swept = 0
+    for version in uploads.glob("*/*/*"):
+        if version.name.startswith(".") or not version.name.isdigit():
+            continue
+        if version.relative_to(folder).parts not in kept and version.is_dir() \
+                and not version.is_symlink():
+            shutil.rmtree(version, ignore_errors=True)
             swept += 1
     return swept
 
@@ -137,7 +158,8 @@ class Server:
         self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
         self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
-        swept = sweep_staging(settings.uploads)
+        swept = sweep_staging(settings.uploads) + sweep_unlisted(
+            settings.folder, settings.uploads, self.store.version_folders())
         if tightened:
             self.log(f"made {', '.join(tightened)} private to this user (other users of "
                      "the machine could read them)")
@@ -290,10 +312,9 @@ class Server:
                 str(settings.folder), ""))) from None
         except OSError as problem:
             shutil.rmtree(staging, ignore_errors=True)
-            if problem.errno in (errno.ENOSPC, errno.EDQUOT):
+            if disk_full(problem):
                 self.log(f"an upload of {owner}/{name} failed: the disk is full")
-                raise Refused("the server's disk is full: nothing was stored; try again "
-                              "later (the admin is told)", 507) from None
+                raise Refused(DISK_FULL_ANSWER, 507) from None
             raise
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
@@ -318,21 +339,25 @@ class Server:
             raise Refused(f"this server's ladder plays {settings.game} with "
                           f"{'/'.join(map(str, settings.players))} players; the bot.toml "
                           "claims none of them")
-        if bot is None:
-            bot_id = self.store.add_bot(target.id, name)
-        else:
-            bot_id = bot.id
-            if bot.deleted:
-                self.store.revive_bot(bot_id)
-        number = self.store.next_version_number(bot_id)
+        number = 1 if bot is None else self.store.next_version_number(bot.id)
         final = folder / str(number)
-        if final.exists():  # left by a stop between unpacking and storing: no row uses it
-            shutil.rmtree(final)
-        staging.rename(final)
-        version_folder = final / bot_folder.relative_to(staging)
-        version_id = self.store.add_version(
-            bot_id, number, user.id, str(version_folder.relative_to(settings.folder)),
-            len(data))
+        try:
+            if final.exists():  # left by a stop between unpacking and storing: no row uses it
+                shutil.rmtree(final)
+            staging.rename(final)
+            version_folder = final / bot_folder.relative_to(staging)
+            version_id = self.store.add_version(
+                bot, target.id, name, number, user.id,
+                str(version_folder.relative_to(settings.folder)), len(data),
+                spec.content_hash or "")
+        except (OSError, sqlite3.Error) as problem:
+            # nothing half stored: the row is added whole or not at all, then the folder
+            shutil.rmtree(staging, ignore_errors=True)
+            shutil.rmtree(final, ignore_errors=True)
+            if disk_full(problem):
+                self.log(f"an upload of {owner}/{name} failed: the disk is full")
+                raise Refused(DISK_FULL_ANSWER, 507) from None
+            raise
         self.queue_send.send_nowait(version_id)
         version = self.store.version(version_id)
         assert version is not None
@@ -363,6 +388,9 @@ class Server:
             if bot.disabled and self.store.active_bots(target.id) >= self.settings.active_bots:
                 raise Refused(f"quota: {self.settings.active_bots} active bots per user", 429)
         self.store.set_bot_disabled(bot.id, disabled)
+        if not disabled:  # enabling also ends a pause; failures count afresh from now
+            self.store.unpause_bot(bot.id, self.league_store.count())
+            self.ladder.windows.clear()
         self.ladder.roster_changed()
 
     def disable_user(self, admin: User, name: str) -> None:

@@ -13,9 +13,11 @@ tables.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
-from collections import Counter
+import sqlite3
+from collections import Counter, deque
 from pathlib import Path
 
 import trio
@@ -29,21 +31,32 @@ from arena.league.store import LeagueStore
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
-from arena.server.store import Friendly
+from arena.server.store import Friendly, Version, disk_full
+from arena.server.verdicts import Verdicts
 from arena.settings import Limits
 
 FEED_SEED_KEY = "ladder_tables"
 # an uploaded version is "new" to the matchmaker (seated first while its interval
 # overlaps a neighbour's) until it has played this many ladder games
 NEW_VERSION_GAMES = 50
+# a recorded game handed to the league this often and never stored is dropped (a game
+# that stops the ladder each time must not stop it for ever)
+REPLAY_TRIES = 3
+RETRY_SECONDS = 30  # a stopped ladder starts again after this (or at a roster change)
+DISK_FULL_RETRY_SECONDS = 5  # ... or this, when the disk was full: it resumes soon after
+LADDER_NICE = 10  # the ladder's worker processes and bots: below the web app's priority
 
 
 def ladder_config(server: ServerContext) -> LeagueConfig:
+    """The ladder as a league.  Its games are played in worker processes (one per core,
+    at most ``concurrency``), never in the server's own event loop, and at a lower
+    priority (``LADDER_NICE``, their bots too): the web app answers first and the ladder
+    gets all the CPU it leaves idle."""
     settings = server.settings
     return LeagueConfig(
         path=settings.folder / "settings.toml", name="ladder", game=settings.game,
         players=settings.players, roster=None, concurrency=settings.concurrency,
-        workers=1, results_dir=settings.folder,
+        workers=None, nice=LADDER_NICE, results_dir=settings.folder,
         limits=Limits(sandbox="auto", move_seconds=settings.move_seconds),
     )
 
@@ -62,6 +75,10 @@ class _Listener(LeagueListener):
             self.ladder.played[bot] += 1
             self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
+        self.ladder.stopped_by = None
+        with contextlib.suppress(sqlite3.Error):  # a full disk: the next feed drops it
+            self.ladder.server.store.clear_inflight([result.game_id])
+        self.ladder.count_failures(result)
         self.ladder.server.events.publish("game_stored", {
             "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
             "bots": list(result.bots), "placements": list(result.placements),
@@ -86,6 +103,11 @@ class Ladder:
         self.results: list[GameResult] = []
         self.games_of: Counter[str] = Counter()
         self.matchmaking: tuple[int, LadderState] | None = None
+        # per uploaded version in play: the failure reason (None: none) of each of its
+        # last ``pause_window`` games, made from ``results`` when first needed
+        self.windows: dict[str, deque[tuple[str, str | None]]] = {}
+        self.stopped_by: str | None = None  # why the ladder stopped, until a game is stored
+        self.verdicts = Verdicts(server)  # new versions against their predecessors
 
     def roster_changed(self) -> None:
         """The valid versions changed: end the current league call, start a new one."""
@@ -98,11 +120,13 @@ class Ladder:
 
         settings = self.server.settings
         specs = list(self.server.house_bots)
-        for version in self.server.store.ladder_versions():
+        # the newest valid versions, and the predecessors they are being tested against
+        for version in [*self.server.store.ladder_versions(), *self.verdicts.sync()]:
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
+                self._check_files(version, spec)
             except ArenaError as problem:
-                self.server.log(f"{version.ladder_name} left out of the ladder: {problem}")
+                self._leave_out(version, problem)
                 continue
             spec = ladder_spec(spec, version.ladder_name, settings.game, settings.players)
             if spec.games[settings.game]:
@@ -140,11 +164,19 @@ class Ladder:
                                       concurrency=self.server.settings.concurrency,
                                       cluster=self.server.cluster)
             except Exception as problem:  # the web app and the queue go on regardless
-                what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
-                self.server.log(f"the ladder stopped: {what}; it starts again when the "
-                                "roster changes, or in 30 s")
+                while isinstance(problem, ExceptionGroup) and len(problem.exceptions) == 1:
+                    problem = problem.exceptions[0]
+                full = disk_full(problem)
+                retry = DISK_FULL_RETRY_SECONDS if full else RETRY_SECONDS
+                what = ("the disk is full (every game stored before is safe; the games in "
+                        "flight are played again)") if full else (
+                    str(problem) if isinstance(problem, ArenaError) else repr(problem))
+                if what != self.stopped_by:  # said once while it lasts, not every retry
+                    self.server.log(f"the ladder stopped: {what}; it starts again when the "
+                                    f"roster changes, or in {retry} s")
+                self.stopped_by = what
                 self.running = False
-                with trio.move_on_after(30):
+                with trio.move_on_after(retry):
                     await self.wake.wait()
 
     async def _feed(self, send: trio.MemorySendChannel[ScheduledGame], specs: list[BotSpec],
@@ -161,8 +193,14 @@ class Ladder:
                 self.feed_scope = scope
                 if generation != self.generation:
                     scope.cancel()
+                for game in self._unfinished(specs):
+                    await self._send(send, game)
+                    store.inflight_fed(game.game_id)
                 turn = 0
                 while True:
+                    if self.verdicts.update(self.results, self.in_progress.values()):
+                        self.roster_changed()  # a test ended: its predecessor leaves
+                        await trio.sleep(0)  # (cancelled here)
                     k = settings.players[turn % len(settings.players)]
                     turn += 1
                     names = [spec.name for spec in specs if spec.plays(settings.game, k)]
@@ -170,29 +208,138 @@ class Ladder:
                         await trio.sleep(0)
                         continue
                     counter = store.next_counter(FEED_SEED_KEY)
-                    new = [name for name in names
-                           if name not in house and self.games_of[name] < NEW_VERSION_GAMES]
-                    tables = next_tables(self._state(), names, k,
-                                         count=max(1, settings.concurrency), new=new,
-                                         seed=stable_int("ladder-table", counter))
+                    testers = self.verdicts.testers()
+                    new = [name for name in names if name not in house
+                           and name not in testers and self.games_of[name] < NEW_VERSION_GAMES]
+                    count = max(1, settings.concurrency)
+                    together = self.verdicts.together(names, self.games_of,
+                                                      self.in_progress.values())
+                    tables = next_tables(self._state(), names, k, count=count, new=new,
+                                         seed=stable_int("ladder-table", counter),
+                                         together=together[:count])
                     for number, table in enumerate(tables):
                         seed = stable_int("ladder-seed", counter, number)
-                        for game in table_games(settings.game, table, seed, round=counter):
-                            await send.send(game)
-                            self.in_progress[game.game_id] = game
-                            self.server.events.publish("game_started", {
-                                "game_id": game.game_id, "num_players": game.num_players,
-                                "bots": list(game.seats)})
+                        games = table_games(settings.game, table, seed, round=counter)
+                        store.add_inflight(games)  # before any is played: a stop replays them
+                        for game in games:
+                            await self._send(send, game)
                         if settings.tables_per_minute:
                             await trio.sleep(60 / settings.tables_per_minute)
             if self.feed_scope is scope:
                 self.feed_scope = None
 
+    async def _send(self, send: trio.MemorySendChannel[ScheduledGame],
+                    game: ScheduledGame) -> None:
+        await send.send(game)
+        self.in_progress[game.game_id] = game
+        self.server.events.publish("game_started", {
+            "game_id": game.game_id, "num_players": game.num_players,
+            "bots": list(game.seats)})
+
+    def _unfinished(self, specs: list[BotSpec]) -> list[ScheduledGame]:
+        """The recorded games that a stop (``kill -9``, a crash, a full disk) or a roster
+        change left unplayed, played first with their own seeds and ids: the league
+        store keeps a game id once, so none is doubled.  Dropped: those stored since,
+        those whose bots left the roster, those handed out REPLAY_TRIES times."""
+        store = self.server.store
+        recorded = store.inflight()
+        if not recorded:
+            return []
+        stored = self.server.league_store.played_ids()
+        game_name = self.server.settings.game
+        plays = {spec.name: spec for spec in specs}
+        keep, drop, given_up = [], [], []
+        for game, fed in recorded:
+            if game.game_id in stored or not all(
+                    name in plays and plays[name].plays(game_name, game.num_players)
+                    for name in game.seats):
+                drop.append(game.game_id)
+            elif fed >= REPLAY_TRIES:
+                given_up.append(game.game_id)
+            else:
+                keep.append(game)
+        store.clear_inflight(drop + given_up)
+        if given_up:
+            self.server.log(f"{len(given_up)} ladder game(s) dropped: handed out "
+                            f"{REPLAY_TRIES} times and never stored")
+        if keep:
+            self.server.log(f"playing {len(keep)} unfinished ladder game(s) again, with "
+                            "the same seeds and ids")
+        return keep
+
+    def _check_files(self, version: Version, spec: BotSpec) -> None:
+        """A valid version's files as they were uploaded (else ArenaError): a folder
+        changed on disk must not play under the name its games were rated under."""
+        known = version.content_hash or getattr(
+            self.server.league_store.bots().get(version.ladder_name), "content_hash", None)
+        if known and spec.content_hash != known:
+            raise ArenaError("its files on the server changed since the upload")
+
+    def _leave_out(self, version: Version, problem: ArenaError) -> None:
+        """A version whose folder is damaged: paused with the reason, which its owner
+        sees; the rest of the ladder plays."""
+        folder = self.server.settings.folder
+        text = str(problem).replace(f"{self.server.folder_of(version)}/", "").replace(
+            f"{folder}/", "").replace(str(folder), "")
+        self.server.log(f"{version.ladder_name} left out of the ladder: {text}")
+        reason = (f"left out of the ladder: its files on the server are damaged ({text}); "
+                  "upload it again, or ask an admin")
+        with contextlib.suppress(sqlite3.Error):  # a full disk: left out all the same
+            self.server.store.pause(version.id, reason[:500])
+
+    def count_failures(self, result: GameResult) -> None:
+        """Each uploaded version's failures over its last ``pause_window`` games; over
+        ``pause_failures`` of them, it is paused (its owner sees why) and leaves."""
+        settings = self.server.settings
+        if settings.pause_failures >= 1:
+            return
+        house = {spec.name for spec in self.server.house_bots}
+        for seat, name in enumerate(result.bots):
+            if name in house:
+                continue
+            window = self.windows.get(name)
+            if window is None:
+                window = self.windows[name] = self._window(name)
+            else:
+                window.append((result.game_id, result.failures.get(seat)))
+            failed = [(game_id, reason) for game_id, reason in window if reason is not None]
+            if len(failed) <= settings.pause_failures * settings.pause_window:
+                continue
+            version = next((v for v in self.server.store.ladder_versions()
+                            if v.ladder_name == name), None)
+            if version is None:
+                continue
+            reasons = Counter(reason for _, reason in failed)
+            reason = (f"paused: failed in {len(failed)} of its last {len(window)} games ("
+                      + ", ".join(f"{why} {count}" for why, count in reasons.most_common())
+                      + f"; last: {failed[-1][1]} in game {failed[-1][0]}); enable the bot "
+                      "or upload a new version to play again")
+            self.server.store.pause(version.id, reason)
+            self.server.log(f"{name} {reason}")
+            del self.windows[name]
+            self.roster_changed()
+
+    def _window(self, name: str) -> deque[tuple[str, str | None]]:
+        """NAME's last games since its failures count (``failures_from``), newest last."""
+        settings = self.server.settings
+        since = next((v.failures_from for v in self.server.store.ladder_versions()
+                      if v.ladder_name == name), 0)
+        window: deque[tuple[str, str | None]] = deque(maxlen=settings.pause_window)
+        for result in self.results[since:]:
+            if name in result.bots:
+                seat = result.bots.index(name)
+                window.append((result.game_id, result.failures.get(seat)))
+        return window
+
     def _state(self) -> LadderState:
         """The matchmaker's view of every stored ladder game, made again only when games
         were stored since (the results are kept as they are stored)."""
-        if self.matchmaking is None or self.matchmaking[0] != len(self.results):
-            self.matchmaking = (len(self.results), LadderState.from_results(self.results))
+        stored = len(self.results)
+        if self.matchmaking is None or self.matchmaking[0] > stored:
+            self.matchmaking = (stored, LadderState.from_results(self.results))
+        elif self.matchmaking[0] < stored:  # only the games stored since
+            kept, state = self.matchmaking
+            self.matchmaking = (stored, state.extended(self.results[kept:]))
         return self.matchmaking[1]
 
 
@@ -249,6 +396,10 @@ class Friendlies:
                 try:
                     await self.play(request)
                 except Exception as problem:  # the next request goes on regardless
+                    if disk_full(problem):  # it waits, played when space returns
+                        self.server.log(f"friendly games {request.id} wait: the disk is full")
+                        await trio.sleep(DISK_FULL_RETRY_SECONDS)
+                        continue
                     what = str(problem) if isinstance(problem, ArenaError) else repr(problem)
                     self.server.log(f"friendly games {request.id} stopped: {what}")
                     self.server.store.friendly_state(request.id, "failed", what[:300])

@@ -53,6 +53,16 @@ concurrency = 2             # games at once
 tables_per_minute = 60      # pace (0: as fast as it goes): each table is a few games
 house_bots = ["random", "first"]   # bundled bots that always play (as arena/NAME)
 rating_bootstrap = 50       # resamples for the leaderboard's 95% intervals
+pause_window = 20           # a bot failing (crash, timeout, illegal move) in more than
+pause_failures = 0.5        # this share of its last pause_window games is paused (1: never)
+# version verdicts (docs/server.md): a new valid version meets its predecessor in two
+# sequential tests: "stronger" (at least verdict_elo1 Elo above it rather than at most
+# verdict_elo0), "weaker" (the mirror), "no clear difference" when both say "at most"
+verdict_elo0 = 0            # Elo, 0 or more
+verdict_elo1 = 50           # Elo, above verdict_elo0
+verdict_alpha = 0.05        # chance of a false "stronger" (or "weaker"), below 0.5
+verdict_beta = 0.05         # chance of missing a real difference of verdict_elo1, below 0.5
+verdict_max_games = 1000    # games together without a decision: "inconclusive"
 
 [cluster]                   # optional: the ladder's games on a Dask cluster (docs/cluster.md)
 address = ""                # e.g. "tls://scheduler.example:8786"; "" plays on this machine
@@ -90,6 +100,13 @@ class ServerSettings:
     tables_per_minute: float = 60
     house_bots: tuple[str, ...] = ("random", "first")
     rating_bootstrap: int = 50
+    pause_window: int = 20
+    pause_failures: float = 0.5
+    verdict_elo0: float = 0.0
+    verdict_elo1: float = 50.0
+    verdict_alpha: float = 0.05
+    verdict_beta: float = 0.05
+    verdict_max_games: int = 1000
     address: str = ""  # [cluster]
     insecure: bool = False
     tls_ca_file: str = ""
@@ -154,7 +171,11 @@ _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
     "validation": {"games": (int, 1), "move_seconds": (float, 0.01)},
     "ladder": {"game": (str, None), "players": (list, None), "concurrency": (int, 1),
                "tables_per_minute": (float, 0),
-               "house_bots": (list, None), "rating_bootstrap": (int, 0)},
+               "house_bots": (list, None), "rating_bootstrap": (int, 0),
+               "pause_window": (int, 1), "pause_failures": (float, 0),
+               "verdict_elo0": (float, 0), "verdict_elo1": (float, 0),
+               "verdict_alpha": (float, None), "verdict_beta": (float, None),
+               "verdict_max_games": (int, 1)},
     "cluster": {"address": (str, None), "insecure": (bool, None), "tls_ca_file": (str, None),
                 "tls_cert_file": (str, None), "tls_key_file": (str, None)},
 }
@@ -190,7 +211,18 @@ def load_settings(folder: Path) -> ServerSettings:
         if not all(isinstance(b, str) for b in values["house_bots"]):
             raise ArenaError(f"{path}: key 'ladder.house_bots': a list of bundled bot names")
         values["house_bots"] = tuple(values["house_bots"])
+    if values.get("pause_failures", 0) > 1:
+        raise ArenaError(f"{path}: key 'ladder.pause_failures': a share of games from 0 to "
+                         f"1 (1: never pause), not {values['pause_failures']!r}")
     settings = ServerSettings(folder=folder.resolve(), **values)
+    if not settings.verdict_elo0 < settings.verdict_elo1:
+        raise ArenaError(f"{path}: key 'ladder.verdict_elo1': must be above "
+                         f"verdict_elo0 ({settings.verdict_elo0:g}), not "
+                         f"{settings.verdict_elo1:g}")
+    for key in ("verdict_alpha", "verdict_beta"):
+        if not 0 < getattr(settings, key) < 0.5:
+            raise ArenaError(f"{path}: key 'ladder.{key}': must be between 0 and 0.5 "
+                             f"(exclusive), not {getattr(settings, key)!r}")
     if bool(settings.tls_cert) != bool(settings.tls_key):
         raise ArenaError(f"{path}: TLS needs both 'server.tls_cert' and 'server.tls_key'")
     return settings

@@ -8,16 +8,20 @@ games go through the league store (:mod:`arena.league.store`), never through her
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import errno
 import json
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league.schedule import ScheduledGame
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -38,6 +42,19 @@ def printable_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {printable(str(key)): printable_json(item) for key, item in value.items()}
     return value
+
+
+def disk_full(problem: BaseException) -> bool:
+    """Whether ``problem`` (alone or the one error of a group) is a full disk: an OSError
+    ENOSPC/EDQUOT, SQLite's SQLITE_FULL, or the league store's line about either."""
+    while isinstance(problem, BaseExceptionGroup) and len(problem.exceptions) == 1:
+        problem = problem.exceptions[0]
+    if isinstance(problem, OSError):
+        return problem.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(problem, sqlite3.Error):
+        return getattr(problem, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL \
+            or "disk is full" in str(problem)
+    return isinstance(problem, ArenaError) and "disk is full" in str(problem)
 
 
 _SCHEMA = """
@@ -90,6 +107,12 @@ CREATE TABLE IF NOT EXISTS server_versions (
     validated_at REAL,
     UNIQUE (bot_id, number)
 );
+CREATE TABLE IF NOT EXISTS server_inflight (
+    game_id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    fed INTEGER NOT NULL DEFAULT 0,
+    added_at REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS server_versions_uploader ON server_versions (uploader_id, uploaded_at);
 CREATE TABLE IF NOT EXISTS server_friendly (
     id INTEGER PRIMARY KEY,
@@ -106,8 +129,30 @@ CREATE TABLE IF NOT EXISTS server_friendly_games (
     request_id INTEGER NOT NULL REFERENCES server_friendly (id),
     game_id TEXT NOT NULL PRIMARY KEY
 );
+CREATE TABLE IF NOT EXISTS server_verdicts (
+    version_id INTEGER PRIMARY KEY REFERENCES server_versions (id),
+    against_id INTEGER NOT NULL REFERENCES server_versions (id),
+    state TEXT NOT NULL CHECK (state IN ('testing', 'stronger', 'weaker', 'no_difference',
+                                         'inconclusive', 'superseded')),
+    elo REAL,
+    low REAL,
+    high REAL,
+    games INTEGER NOT NULL DEFAULT 0,
+    started_at REAL NOT NULL,
+    decided_at REAL
+);
 """
-SERVER_SCHEMA_VERSION = 1
+SERVER_SCHEMA_VERSION = 2
+# columns added since schema 1 (an older folder gets them at its next start):
+# ``paused``: why the ladder left the version out ('' = it plays), set by the ladder
+# (failing games, damaged files) and cleared by its owner's "enable"; ``content_hash``:
+# its files' hash at upload (a changed folder is noticed); ``failures_from``: its
+# failures count from this ladder game on (set when it is enabled again)
+_ADDED_COLUMNS = {
+    "server_versions": (("paused", "TEXT NOT NULL DEFAULT ''"),
+                        ("content_hash", "TEXT NOT NULL DEFAULT ''"),
+                        ("failures_from", "INTEGER NOT NULL DEFAULT 0")),
+}
 
 
 @dataclass(frozen=True)
@@ -179,6 +224,9 @@ class Version:
     stderr_tail: str
     uploaded_at: float
     validated_at: float | None
+    paused: str = ""  # why the ladder left it out; '' = it plays when valid
+    content_hash: str = ""  # of its files at upload ('' for one uploaded before schema 2)
+    failures_from: int = 0  # its ladder failures count from this game on
 
     @property
     def ladder_name(self) -> str:
@@ -195,12 +243,46 @@ class Version:
             "message": self.message, "report": self.report if private else None,
             "stderr_tail": self.stderr_tail if private else "",
             "uploaded_at": self.uploaded_at, "validated_at": self.validated_at,
+            # why the ladder left it out (its owner's business: it may name its files)
+            "paused": self.paused if private else ("paused" if self.paused else ""),
         }
+
+
+VERDICT_STATES = ("testing", "stronger", "weaker", "no_difference", "inconclusive",
+                  "superseded")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A version against its predecessor (``against``): the state of their sequential
+    test and its figures (the Elo difference of the version over the predecessor, its 95%
+    interval, the games they played together), as last computed from the ladder's games
+    (:mod:`arena.server.verdicts`)."""
+
+    version_id: int
+    against_id: int
+    bot_id: int
+    version: str  # ladder names, OWNER/NAME@N
+    against: str
+    number: int
+    against_number: int
+    state: str
+    elo: float | None
+    low: float | None
+    high: float | None
+    games: int
+    started_at: float
+    decided_at: float | None
+
+    @property
+    def open(self) -> bool:
+        return self.state == "testing"
 
 
 _VERSION_COLUMNS = (
     "v.id, v.bot_id, u.name, b.name, v.number, v.state, v.manifest_version, v.folder, "
-    "v.archive_bytes, v.report, v.message, v.stderr_tail, v.uploaded_at, v.validated_at"
+    "v.archive_bytes, v.report, v.message, v.stderr_tail, v.uploaded_at, v.validated_at, "
+    "v.paused, v.content_hash, v.failures_from"
 )
 _VERSION_FROM = (
     "server_versions v JOIN server_bots b ON v.bot_id = b.id "
@@ -228,7 +310,7 @@ class ServerStore:
                 self.connection.executescript(_SCHEMA)
                 self.connection.execute(
                     "INSERT OR IGNORE INTO server_meta (key, value) VALUES (?, ?)",
-                    ("schema_version", json.dumps(SERVER_SCHEMA_VERSION)))
+                    ("schema_version", json.dumps(1)))  # _SCHEMA's; upgraded below
         except sqlite3.DatabaseError as problem:
             raise ArenaError(f"{path}: not a usable server database ({problem})") from None
         version = self.meta("schema_version")
@@ -236,6 +318,28 @@ class ServerStore:
             self.connection.close()
             raise ArenaError(f"{path} was written by a newer arena (server schema "
                              f"{version}); upgrade with `pip install -U ra-arena`")
+        if version < SERVER_SCHEMA_VERSION:
+            self._upgrade()
+
+    def _upgrade(self) -> None:
+        """An older folder's tables brought to this schema, in one transaction (a stop
+        in the middle leaves the old schema whole, upgraded again at the next start)."""
+        try:
+            with self.connection:
+                for table, columns in _ADDED_COLUMNS.items():
+                    present = {row[1] for row in self.connection.execute(
+                        f'PRAGMA table_info("{table}")')}
+                    for name, declaration in columns:
+                        if name not in present:
+                            self.connection.execute(
+                                f'ALTER TABLE "{table}" ADD COLUMN {name} {declaration}')
+                self.connection.execute(
+                    "UPDATE server_meta SET value = ? WHERE key = 'schema_version'",
+                    (json.dumps(SERVER_SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as problem:
+            self.connection.close()
+            raise ArenaError(f"{self.path}: could not upgrade the server's tables "
+                             f"({problem}); nothing was changed") from None
 
     def close(self) -> None:
         self.connection.close()
@@ -335,7 +439,8 @@ class ServerStore:
             (token_hash,)).fetchone()
         if row is None:
             return None
-        with self.connection:
+        # a full disk: reading with a token still works
+        with contextlib.suppress(sqlite3.OperationalError), self.connection:
             self.connection.execute("UPDATE server_tokens SET last_used = ? WHERE id = ?",
                                     (time.time(), row[0]))
         return self.user_by_id(row[1])
@@ -398,27 +503,37 @@ class ServerStore:
             (user_id, since)).fetchone()
         return int(row[0])
 
-    def add_bot(self, owner_id: int, name: str) -> int:
-        with self.connection:
-            cursor = self.connection.execute(
-                "INSERT INTO server_bots (owner_id, name, created_at) VALUES (?, ?, ?)",
-                (owner_id, name, time.time()))
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
     def next_version_number(self, bot_id: int) -> int:
         row = self.connection.execute(
             "SELECT COALESCE(MAX(number), 0) + 1 FROM server_versions WHERE bot_id = ?",
             (bot_id,)).fetchone()
         return int(row[0])
 
-    def add_version(self, bot_id: int, number: int, uploader_id: int, folder: str,
-                    archive_bytes: int) -> int:
+    def add_version(self, bot: Bot | None, owner_id: int, name: str, number: int,
+                    uploader_id: int, folder: str, archive_bytes: int,
+                    content_hash: str) -> int:
+        """A pending version NUMBER of OWNER's bot NAME (the bot made, or brought back
+        from deletion, in the same transaction: a stop or a full disk leaves both or
+        neither)."""
+        now = time.time()
         with self.connection:
+            if bot is None:
+                cursor = self.connection.execute(
+                    "INSERT INTO server_bots (owner_id, name, created_at) VALUES (?, ?, ?)",
+                    (owner_id, name, now))
+                assert cursor.lastrowid is not None
+                bot_id = cursor.lastrowid
+            else:
+                bot_id = bot.id
+                if bot.deleted:
+                    self.connection.execute(
+                        "UPDATE server_bots SET deleted = 0, disabled = 0 WHERE id = ?",
+                        (bot_id,))
             cursor = self.connection.execute(
                 "INSERT INTO server_versions (bot_id, number, uploader_id, state, folder,"
-                " archive_bytes, uploaded_at) VALUES (?, ?, ?, 'pending', ?, ?, ?)",
-                (bot_id, number, uploader_id, folder, archive_bytes, time.time()))
+                " archive_bytes, uploaded_at, content_hash)"
+                " VALUES (?, ?, ?, 'pending', ?, ?, ?, ?)",
+                (bot_id, number, uploader_id, folder, archive_bytes, now, content_hash))
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -447,8 +562,57 @@ class ServerStore:
             f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.state = 'valid'"
             " AND b.disabled = 0 AND b.deleted = 0 AND v.number = (SELECT MAX(number)"
             " FROM server_versions w WHERE w.bot_id = v.bot_id AND w.state = 'valid')"
-            " ORDER BY v.id")
+            " AND v.paused = '' ORDER BY v.id")
         return [_version(row) for row in rows]
+
+    def version_folders(self) -> set[str]:
+        """The folder of every version (relative to the server folder)."""
+        return {row[0] for row in self.connection.execute("SELECT folder FROM server_versions")}
+
+    def pause(self, version_id: int, reason: str) -> None:
+        """The ladder leaves the version out until its owner enables the bot again."""
+        with self.connection:
+            self.connection.execute("UPDATE server_versions SET paused = ? WHERE id = ?",
+                                    (printable(reason)[:500], version_id))
+
+    def unpause_bot(self, bot_id: int, failures_from: int) -> None:
+        """Every paused version of the bot back in play, its failures counted afresh
+        from ladder game ``failures_from`` on."""
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_versions SET paused = '', failures_from = ?"
+                " WHERE bot_id = ? AND paused != ''", (failures_from, bot_id))
+
+    # -- ladder games handed to the league, not stored yet (replayed after a stop) --
+    def add_inflight(self, games: list[ScheduledGame]) -> None:
+        """Recorded before any of them is played: a stop loses none of them."""
+        now = time.time()
+        with self.connection:
+            self.connection.executemany(
+                "INSERT OR IGNORE INTO server_inflight (game_id, game, added_at)"
+                " VALUES (?, ?, ?)",
+                [(g.game_id, json.dumps(dataclasses.asdict(g)), now) for g in games])
+
+    def inflight(self) -> list[tuple[ScheduledGame, int]]:
+        """The recorded games, oldest first, with how often each was handed out."""
+        rows = self.connection.execute(
+            "SELECT game, fed FROM server_inflight ORDER BY rowid").fetchall()
+        found = []
+        for text, fed in rows:
+            data = json.loads(text)
+            data["seats"] = tuple(data["seats"])
+            found.append((ScheduledGame(**data), int(fed)))
+        return found
+
+    def inflight_fed(self, game_id: str) -> None:
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_inflight SET fed = fed + 1 WHERE game_id = ?", (game_id,))
+
+    def clear_inflight(self, game_ids: Iterable[str]) -> None:
+        with self.connection:
+            self.connection.executemany("DELETE FROM server_inflight WHERE game_id = ?",
+                                        [(game_id,) for game_id in game_ids])
 
     def all_ladder_names(self) -> dict[str, Version]:
         """Every version that was ever valid, by its ladder name (for the leaderboard)."""
@@ -494,11 +658,6 @@ class ServerStore:
         with self.connection:
             self.connection.execute(
                 "UPDATE server_bots SET deleted = 1, disabled = 1 WHERE id = ?", (bot_id,))
-
-    def revive_bot(self, bot_id: int) -> None:
-        with self.connection:
-            self.connection.execute(
-                "UPDATE server_bots SET deleted = 0, disabled = 0 WHERE id = ?", (bot_id,))
 
     # -- friendly games (unrated; their records are in the friendly store) ---------
     def add_friendly(self, requester_id: int, bot_id: int, seats: list[str],
@@ -555,6 +714,56 @@ class ServerStore:
                 "UPDATE server_friendly SET played = (SELECT COUNT(*) FROM"
                 " server_friendly_games WHERE request_id = ?) WHERE id = ?",
                 (request_id, request_id))
+
+    # -- version verdicts (computed in arena.server.verdicts) ------------------------
+    def _verdicts(self, where: str, params: tuple[Any, ...]) -> list[Verdict]:
+        rows = self.connection.execute(
+            "SELECT d.version_id, d.against_id, v.bot_id, u.name || '/' || b.name,"
+            " v.number, a.number, d.state, d.elo, d.low, d.high, d.games, d.started_at,"
+            " d.decided_at FROM server_verdicts d"
+            " JOIN server_versions v ON d.version_id = v.id"
+            " JOIN server_versions a ON d.against_id = a.id"
+            " JOIN server_bots b ON v.bot_id = b.id JOIN server_users u ON b.owner_id = u.id"
+            f" WHERE {where} ORDER BY d.version_id", params)
+        return [Verdict(r[0], r[1], r[2], f"{r[3]}@{r[4]}", f"{r[3]}@{r[5]}", r[4], r[5],
+                        *r[6:]) for r in rows]
+
+    def verdicts(self, bot_id: int | None = None, *, open_only: bool = False
+                 ) -> list[Verdict]:
+        """The verdicts of one bot's versions (or of every bot), oldest first."""
+        clauses, params = ["1"], []
+        if bot_id is not None:
+            clauses.append("v.bot_id = ?")
+            params.append(bot_id)
+        if open_only:
+            clauses.append("d.state = 'testing'")
+        return self._verdicts(" AND ".join(clauses), tuple(params))
+
+    def verdict(self, version_id: int) -> Verdict | None:
+        found = self._verdicts("d.version_id = ?", (version_id,))
+        return found[0] if found else None
+
+    def start_verdict(self, version_id: int, against_id: int) -> bool:
+        """A test of a version against its predecessor, unless it has one (True: new)."""
+        with self.connection:
+            cursor = self.connection.execute(
+                "INSERT OR IGNORE INTO server_verdicts (version_id, against_id, state,"
+                " started_at) VALUES (?, ?, 'testing', ?)",
+                (version_id, against_id, time.time()))
+        return cursor.rowcount == 1
+
+    def save_verdict(self, version_id: int, state: str, elo: float | None,
+                     low: float | None, high: float | None, games: int) -> None:
+        """An open test's figures recomputed (and its end, if ``state`` is not
+        "testing"); a test that has ended is never changed again."""
+        if state not in VERDICT_STATES:
+            raise ArenaError(f"no verdict state {state!r}")
+        with self.connection:
+            self.connection.execute(
+                "UPDATE server_verdicts SET state = ?, elo = ?, low = ?, high = ?, games = ?,"
+                " decided_at = ? WHERE version_id = ? AND state = 'testing'",
+                (state, elo, low, high, games, None if state == "testing" else time.time(),
+                 version_id))
 
     def iter_text(self) -> Iterator[str]:
         """Every text value of the server's tables (tests look for secrets in clear)."""

@@ -5,6 +5,7 @@ validate``'s code) in the sandbox, one at a time, beside the ladder; it ends ``v
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
-from arena.server.store import printable
+from arena.server.store import disk_full, printable
 from arena.settings import Limits
 
 STDERR_TAIL_CHARS = 4000
@@ -49,10 +50,24 @@ async def conformance(spec: BotSpec, games: Mapping[str, Game], opponents: Seque
     return Outcome(False, message[:1000], report.to_json(), tail)
 
 
+RETRY_SECONDS = 10  # a verdict that could not be stored (a full disk) is tried again
+
+
 async def run_queue(server: ServerContext, receive: trio.MemoryReceiveChannel[int]) -> None:
-    """Validate the versions sent on ``receive``, one at a time, for ever."""
+    """Validate the versions sent on ``receive``, one at a time, for ever.  A version
+    whose verdict cannot be stored stays pending and is validated again (also after a
+    stop: the server queues every pending version at its start)."""
     async for version_id in receive:
-        await validate_one(server, version_id)
+        while True:
+            try:
+                await validate_one(server, version_id)
+                break
+            except (OSError, sqlite3.Error) as problem:
+                what = "the disk is full" if disk_full(problem) else repr(problem)
+                server.log(f"the verdict on version {version_id} could not be stored: "
+                           f"{what}; it stays pending and is validated again in "
+                           f"{RETRY_SECONDS} s")
+                await trio.sleep(RETRY_SECONDS)
 
 
 async def validate_one(server: ServerContext, version_id: int) -> None:

@@ -147,3 +147,23 @@ def test_a_bot_that_is_not_active_is_never_seated_whatever_the_estimate() -> Non
                                     rng.integers(5, 50, size=n).astype(float), 2, 3,
                                     active=active, rng=np.random.default_rng(trial)):
             assert paused not in choice.bots, (trial, choice)
+
+
+def test_a_state_extended_game_by_game_equals_one_made_from_every_game() -> None:
+    # the server's ladder folds in the games stored since its last batch of tables
+    truth = {f"bot{i:02d}": 1500.0 + 50.0 * i for i in range(6)}
+    league = simulate_league(truth, 300, (2, 3, 4), seed=7)
+    late = simulate_league({"bot02": 1600.0, "late": 1550.0, "bot04": 1700.0}, 40, (3,),
+                           seed=8)
+    games = league + late
+    whole = LadderState.from_results(games)
+    state = LadderState.from_results(games[:1])
+    for start in range(1, len(games), 37):
+        state = state.extended(games[start:start + 37])
+    assert state.extended([]) is state
+    assert state.bots == whole.bots
+    assert np.array_equal(state.wins, whole.wins)
+    assert np.array_equal(state.games, whole.games)
+    assert dict(state.games_by_players) == dict(whole.games_by_players)
+    assert next_tables(state, list(whole.bots), 3, count=3, seed=4) == next_tables(
+        whole, list(whole.bots), 3, count=3, seed=4)

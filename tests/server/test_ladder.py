@@ -1,5 +1,6 @@
 """The ladder inside the server: valid versions play, a new valid version replaces its
-predecessor (whose games and rating stay), a disabled bot leaves; settings are checked."""
+predecessor once their verdict is given (the predecessor's games and rating stay), a
+disabled bot leaves; settings are checked."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ async def test_a_new_valid_version_replaces_its_predecessor(
     folder = tmp_path / "server"
     make_server_folder(folder, capsys, **{
         "house_bots = []": 'house_bots = ["random"]',
-        "tables_per_minute = 60": "tables_per_minute = 0"})
+        "tables_per_minute = 60": "tables_per_minute = 0",
+        "verdict_max_games = 1000": "verdict_max_games = 4"})
     async with in_process(folder, background=True) as api:
         token = await api.account("ada")
         first = (await api.upload(token, "ada", "mine", bot_archive("mine"))).json()
@@ -43,6 +45,12 @@ async def test_a_new_valid_version_replaces_its_predecessor(
         second = (await api.upload(token, "ada", "mine", bot_archive("mine", "first"))).json()
         assert (await api.wait_state(second["id"]))["state"] == "valid"
         assert await games_of(api, "ada/mine@2")
+        with trio.fail_after(120):  # the predecessor plays until their verdict is given
+            while (await api.client.get("/api/v1/bots/ada/mine")).json()["verdict"][
+                    "state"] == "testing":
+                await trio.sleep(0.2)
+            while "ada/mine@1" in {spec.name for spec in api.server.ladder.roster}:
+                await trio.sleep(0.1)
         roster = [spec.name for spec in api.server.ladder.roster]
         assert "ada/mine@2" in roster and "ada/mine@1" not in roster
         before = sum("ada/mine@1" in r.bots for r in api.server.league_store.results())

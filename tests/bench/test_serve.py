@@ -1,0 +1,45 @@
+"""arena bench serve: the phases' order and what its summary reports (the real run,
+a server and fifty clients, is the benchmark itself: `arena bench serve`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from arena.bench import serve
+
+
+def test_phases_alternate_abba_so_a_trend_favours_neither(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    order: list[str] = []
+    alone = iter([10.0, 7.0])  # the ladder slowing along the run
+
+    async def no_setup(url: str) -> None:
+        pass
+
+    async def phase(clients: list[Any], database: Path, seconds: float, paced: bool,
+                    seed: int, server: int) -> dict[str, Any]:
+        kind = "saturation" if not paced else "class" if clients else "alone"
+        order.append(kind)
+        rate = next(alone) if kind == "alone" else {"class": 8.5, "saturation": 0.0}[kind]
+        return {"games_per_second": rate, "server_cpu": 0.5, "latencies": [0.01, 0.02],
+                "steady": [0.02], "arrival": [0.01], "errors": [], "seconds": seconds,
+                "by_route": {route: [0.01] for route in serve.ROUTES}, "lags": [0.001]}
+
+    monkeypatch.setattr(serve, "_setup", no_setup)
+    monkeypatch.setattr(serve, "_phase", phase)
+    class Client:
+        async def aclose(self) -> None:
+            pass
+
+    monkeypatch.setattr(serve, "_clients", lambda url, count: [Client() for _ in range(count)])
+    result = trio.run(serve._measure, "http://127.0.0.1:1", Path("x"), 3, 0.01, 2, 1, 0)
+    assert order == ["alone", "class", "class", "alone", "saturation"]
+    rows, notes = serve._summary(60.0, 3, 1.0, 2, result)
+    assert rows[0]["ladder games/s"] == 8.5 and rows[1]["ladder games/s"] == 8.5
+    assert rows[0]["server CPU %"] == 50.0
+    assert "+0.0% lost" in notes[0]
+    assert "/api/v1/leaderboard 10/10 ms" in notes[1]
