@@ -10,6 +10,8 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
   game times measured so far (the first chunks hold two games), so Dask's per-task
   overhead (milliseconds) stays a small share of the work.  At most two chunks per worker
   thread are in flight, so a lost worker costs little and sizing can adapt.
+* **Warm workers**: the worker plugin is installed once per worker (registering it
+  again is a no-op), so a league finds the bots of the last one warm if they are the same.
 * **Bots by content**: every bot folder is packed, named by its content hash, and sent
   once per worker (``Client.scatter``); a worker unpacks it into its cache, hashes it
   again and refuses to run a bot whose hash differs from the coordinator's.
@@ -32,6 +34,7 @@ from urllib.parse import urlsplit
 
 import trio
 
+from arena import __version__
 from arena.errors import ArenaError
 from arena.league.config import ClusterSettings
 from arena.league.play import Finished, PlayFunction
@@ -169,7 +172,7 @@ async def open_cluster(
                     request = [(g.game_id, g.seats, g.seed) for g in chunk.games]
                     future = client.submit(
                         play_chunk, remote_settings, specs, packed, request, at_once,
-                        dictionary(settings.game),
+                        dictionary(settings.game), __version__,
                         pure=False, key=f"arena-chunk-{chunk.games[0].game_id}-{len(request)}",
                         # elsewhere if that worker is gone (Dask reruns a lost chunk)
                         workers=[target], allow_other_workers=True,
@@ -259,6 +262,7 @@ def _register(client: Any, packs: dict[str, Any]) -> dict[str, int]:
             f"the Dask scheduler at {client.scheduler.address} has no workers after "
             f"{CONNECT_SECONDS:g} s; start some with `dask worker {client.scheduler.address}`"
         ) from None
+    # (idempotent: a worker that has it keeps it, with its warm bots, from league to league)
     client.register_plugin(ArenaWorkerPlugin(), name=ArenaWorkerPlugin.name)
     return {str(address): int(n) for address, n in client.nthreads().items()}
 
