@@ -209,7 +209,10 @@ class _Runtime:
             async with self.slots:  # first come, first served: this chunk's, then the next's
                 try:
                     record = await play_seating(pool, game, settings, seatings[i], seeds[i])
-                    replies[i] = (pack_record(record, dictionary), None)
+                    # when it ended, by this worker's clock (the coordinator shifts it to
+                    # its own): the chunk comes back whole, later
+                    replies[i] = (replace(pack_record(record, dictionary),
+                                          finished_at=time.time()), None)
                 except ArenaError as error:
                     replies[i] = (None, str(error))
 
@@ -292,13 +295,14 @@ def play_chunk(
     at_once: int = 1,
     dictionary: tuple[int, bytes] | None = None,
     version: str = __version__,
-) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float]:
+) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float, float]:
     """A Dask task: play ``games`` (id, seats, seed) on this worker, ``at_once`` at a
     time per worker thread (with the other chunks it plays), each record packed here as
     the store keeps it (compressed with ``dictionary``, the store's for the game, once it
     has one), so the coordinator only inserts rows.  ``version``: the coordinator's
     arena version, which must be this worker's.  Returns (game id, packed record,
-    error, worker address) per game and the chunk's seconds."""
+    error, worker address) per game, the chunk's seconds and this worker's time.time()
+    as it returns (each record's ``finished_at`` is by this worker's clock)."""
     from distributed import get_worker, secede
 
     worker = get_worker()
@@ -330,4 +334,5 @@ def play_chunk(
                                 [seed for _, _, seed in games], slots, dictionary)
     seconds = time.perf_counter() - start
     return [(game_id, record, error, plugin.address)
-            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], seconds
+            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], \
+        seconds, time.time()

@@ -267,10 +267,16 @@ def test_the_next_league_of_the_same_bots_finds_them_warm_on_the_workers(
     # the same bots again, other games: the plugin stays installed, its bots stay warm
     again = load_league(_league(tmp_path, "again", 2))
     again = replace(again, seed=78)
+    start = time.time()
     assert run_league(again, quiet=True, out=io.StringIO(), err=io.StringIO(),
                       cluster=cluster) == 0
+    end = time.time()
     assert _bot_starts(tmp_path) == started
-    assert open_store(tmp_path / "again").count() == open_store(tmp_path / "first").count()
+    stored = open_store(tmp_path / "again")
+    assert stored.count() == open_store(tmp_path / "first").count()
+    # each game's finish time is when it ended on the worker, moved onto this clock
+    times = stored.finish_times()
+    assert start < times[0] and times[-1] <= end
 
     from distributed import Client
 
