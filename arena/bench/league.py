@@ -422,12 +422,18 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "baseline: the local backend (worker processes = cores) on the same league, "
             "same run: measured before the cluster and after it, the mean (local drift %: "
             "after against before; a shared machine's speed moves)",
-            "games/s: over the league's steady window (from the game stored at the 10th "
-            "percentile to the last, the store's times), every figure from one league of "
-            "'games' games; whole run: from start to end (starting processes included)",
+            "games/s: over the league's steady window (from the game that finished at the "
+            "10th percentile to the last, by the store's finish times: on the cluster when "
+            "each game ended on its worker, not when its chunk came back), every figure "
+            "from one league of 'games' games; whole run: from start to end (starting "
+            "processes included)",
             "cluster: a `dask scheduler` process and `dask worker --nthreads 1 --no-nanny` "
             "processes on loopback; the coordinator (store, progress) is this process; one "
-            "warm-up league first on each cluster",
+            "warm-up league first on each cluster, whose bots stay warm on the workers for "
+            "the measured league (as for a long-lived cluster's next league of the same "
+            "bots), where the local backend starts its worker processes and bots in every "
+            "league: the steady window leaves both start-ups out, the whole run has the "
+            "local one in",
             f"trivial: copies of the bundled `first` bot, concurrency {2 * cores}; think: "
             f"the same bot waiting {THINK_SECONDS:g} s before each answer, concurrency "
             f"{THINK_CONCURRENCY_PER_CORE * cores}",

@@ -10,9 +10,14 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
   game times measured so far (the first chunks hold two games), so Dask's per-task
   overhead (milliseconds) stays a small share of the work.  At most two chunks per worker
   thread are in flight, so a lost worker costs little and sizing can adapt.
+* **Warm workers**: the worker plugin is installed once per worker (registering it
+  again is a no-op), so a league finds the bots of the last one warm if they are the same.
 * **Bots by content**: every bot folder is packed, named by its content hash, and sent
   once per worker (``Client.scatter``); a worker unpacks it into its cache, hashes it
   again and refuses to run a bot whose hash differs from the coordinator's.
+* **Finish times**: a chunk comes back whole, so each record carries when its game ended
+  on the worker, moved onto this machine's clock (the worker's clock against this one's,
+  at the reply): the store's times are the games', not the chunks'.
 * **Nothing lost or doubled**: a chunk whose worker dies is run again by Dask on another
   worker; a game is stored under its id, so a repeat stores nothing; a game that fails on
   the worker fails the league as it would locally (the stored games are kept).
@@ -24,6 +29,7 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -32,6 +38,7 @@ from urllib.parse import urlsplit
 
 import trio
 
+from arena import __version__
 from arena.errors import ArenaError
 from arena.league.config import ClusterSettings
 from arena.league.play import Finished, PlayFunction
@@ -169,13 +176,13 @@ async def open_cluster(
                     request = [(g.game_id, g.seats, g.seed) for g in chunk.games]
                     future = client.submit(
                         play_chunk, remote_settings, specs, packed, request, at_once,
-                        dictionary(settings.game),
+                        dictionary(settings.game), __version__,
                         pure=False, key=f"arena-chunk-{chunk.games[0].game_id}-{len(request)}",
                         # elsewhere if that worker is gone (Dask reruns a lost chunk)
                         workers=[target], allow_other_workers=True,
                     )
                     try:
-                        replies, seconds = await trio.to_thread.run_sync(
+                        replies, seconds, sent_at = await trio.to_thread.run_sync(
                             future.result, abandon_on_cancel=True
                         )
                     except Exception as problem:  # the task raised on the worker
@@ -183,10 +190,16 @@ async def open_cluster(
                             channel.send_nowait((None, f"{type(problem).__name__}: {problem}"))
                         return
                     sizer.observe(seconds, len(replies))
+                    # a game's finish time on this clock: the worker's, moved by the
+                    # worker's clock against this one's (and the reply's transit, so
+                    # never after now), not the time the whole chunk came back
+                    shift = time.time() - sent_at
                     for game_id, record, error, worker in replies:
                         channel = chunk.waiting.pop(game_id)
                         if record is not None:
-                            record = replace(record, worker=worker)
+                            finished = None if record.finished_at is None \
+                                else record.finished_at + shift
+                            record = replace(record, worker=worker, finished_at=finished)
                         channel.send_nowait((record, error))
                 finally:
                     busy[target] -= len(chunk.games)
@@ -259,6 +272,7 @@ def _register(client: Any, packs: dict[str, Any]) -> dict[str, int]:
             f"the Dask scheduler at {client.scheduler.address} has no workers after "
             f"{CONNECT_SECONDS:g} s; start some with `dask worker {client.scheduler.address}`"
         ) from None
+    # (idempotent: a worker that has it keeps it, with its warm bots, from league to league)
     client.register_plugin(ArenaWorkerPlugin(), name=ArenaWorkerPlugin.name)
     return {str(address): int(n) for address, n in client.nthreads().items()}
 

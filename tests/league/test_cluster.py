@@ -17,6 +17,7 @@ import sys
 import tarfile
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -244,3 +245,73 @@ def test_a_league_on_the_cluster_equals_the_local_league_even_when_a_worker_dies
     assert leaderboard_text(stored.results(), config) == leaderboard_text(
         open_store(tmp_path / "local").results(), config)
     assert "Elo" in out.decode()
+
+
+def _bot_starts(tmp_path: Path) -> int:
+    """Bot processes the two workers of ``dask_cluster`` have started (one stderr log each,
+    in ``ra-arena/logs`` of the worker's directory, which Dask makes in --local-directory)."""
+    return sum(1 for n in range(2) for log in (tmp_path / f"w{n}").rglob("*.stderr.log")
+               if "ra-arena" in log.parts)
+
+
+def test_the_next_league_of_the_same_bots_finds_them_warm_on_the_workers(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    address, _ = dask_cluster
+    cluster = ClusterSettings(address)
+    first = load_league(_league(tmp_path, "first", 2))
+    assert run_league(first, quiet=True, out=io.StringIO(), err=io.StringIO(),
+                      cluster=cluster) == 0
+    started = _bot_starts(tmp_path)
+    assert started > 0
+    # the same bots again, other games: the plugin stays installed, its bots stay warm
+    again = load_league(_league(tmp_path, "again", 2))
+    again = replace(again, seed=78)
+    start = time.time()
+    assert run_league(again, quiet=True, out=io.StringIO(), err=io.StringIO(),
+                      cluster=cluster) == 0
+    end = time.time()
+    assert _bot_starts(tmp_path) == started
+    stored = open_store(tmp_path / "again")
+    assert stored.count() == open_store(tmp_path / "first").count()
+    # each game's finish time is when it ended on the worker, moved onto this clock
+    times = stored.finish_times()
+    assert start < times[0] and times[-1] <= end
+
+    from distributed import Client
+
+    from arena.league.cluster_worker import play_chunk
+    from arena.league.play import GameSettings
+
+    with Client(address, set_as_default=False) as client:
+        future = client.submit(play_chunk, GameSettings(game="ra"), {}, {}, [], 1, None,
+                               "0.0.0-other", pure=False)
+        with pytest.raises(ArenaError, match="runs ra-arena .* the coordinator 0.0.0-other"):
+            future.result(timeout=30)
+
+
+def test_a_workers_pool_of_bots_nobody_plays_is_closed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.league import cluster_worker
+    from arena.league.play import GameSettings
+    from arena.plugins import discover
+
+    monkeypatch.setattr(cluster_worker, "IDLE_POOL_SECONDS", 0.4)
+    first = discover().bot("first")
+    bots = [replace(first, name=f"first-{i}") for i in (1, 2)]
+    roster = frozenset((b.name, b.version, b.command, str(b.folder)) for b in bots)
+    runtime = cluster_worker._Runtime(tmp_path / "logs")
+    try:
+        settings = GameSettings(game="ra")
+        played = runtime.play_chunk(settings, roster, [bots, bots[::-1]], [1, 2], 2, None)
+        assert [error for _, error in played] == [None, None]
+        assert len(runtime.pools) == 1
+        runtime.play_chunk(settings, roster, [bots], [3], 2, None)
+        assert len(runtime.pools) == 1  # the same bots: the same pool
+        deadline = time.monotonic() + 10
+        while runtime.pools and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not runtime.pools  # unused for IDLE_POOL_SECONDS: closed
+    finally:
+        runtime.close()
