@@ -405,48 +405,36 @@ def _mean(values: list[float]) -> float:
 
 def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any]
              ) -> tuple[list[dict[str, Any]], list[str]]:
-    alone = sum(result["alone"]) / len(result["alone"])
-    loaded = sum(result["loaded"]) / len(result["loaded"])
+    alone = _mean(result["alone"])
+    loaded = _mean(result["loaded"])
     latencies = result["latencies"]
     saturated = result["saturated"]
     ms = 1000.0
     ladder = f"{pace:g} tables/min" if pace else "flat out"
+    nan = float("nan")
+
+    def phase_row(phase: str, clients: int, times: list[float], rate: float, games: float,
+            per_round: list[float] | None = None) -> dict[str, Any]:
+        return {"ladder": ladder, "phase": phase, "clients": clients, "requests": len(times),
+                "requests/s": rate, "p50 (ms)": _percentile(times, 0.5) * ms,
+                "p99 (ms)": _percentile(times, 0.99) * ms,
+                "max (ms)": max(times, default=nan) * ms, "ladder games/s": games,
+                "per round": " ".join(f"{v:.2f}" for v in per_round or [])}
+
     rows = [
-        {"ladder": ladder, "phase": "ladder alone", "clients": 0, "requests": 0,
-         "requests/s": 0.0, "p50 (ms)": float("nan"), "p99 (ms)": float("nan"),
-         "max (ms)": float("nan"), "ladder games/s": alone,
-         "per round": " ".join(f"{v:.2f}" for v in result["alone"])},
-        {"ladder": ladder, "phase": "+ class (1 request/s each, events open)",
-         "clients": clients, "requests": len(latencies),
-         "requests/s": len(latencies) / (seconds * rounds),
-         "p50 (ms)": _percentile(latencies, 0.5) * ms,
-         "p99 (ms)": _percentile(latencies, 0.99) * ms,
-         "max (ms)": max(latencies, default=float("nan")) * ms, "ladder games/s": loaded,
-         "per round": " ".join(f"{v:.2f}" for v in result["loaded"])},
-        {"ladder": ladder, "phase": f"  of which steady (after {ARRIVAL:g} s)",
-         "clients": clients, "requests": len(result["steady"]),
-         "requests/s": float("nan"),
-         "p50 (ms)": _percentile(result["steady"], 0.5) * ms,
-         "p99 (ms)": _percentile(result["steady"], 0.99) * ms,
-         "max (ms)": max(result["steady"], default=float("nan")) * ms,
-         "ladder games/s": float("nan"), "per round": ""},
-        {"ladder": ladder, "phase": f"  of which arriving (first {ARRIVAL:g} s)",
-         "clients": clients, "requests": len(result["arrival"]),
-         "requests/s": float("nan"),
-         "p50 (ms)": _percentile(result["arrival"], 0.5) * ms,
-         "p99 (ms)": _percentile(result["arrival"], 0.99) * ms,
-         "max (ms)": max(result["arrival"], default=float("nan")) * ms,
-         "ladder games/s": float("nan"), "per round": ""},
-        {"ladder": ladder, "phase": "saturation (no pause)", "clients": SATURATION_CLIENTS,
-         "requests": len(saturated["latencies"]),
-         "requests/s": len(saturated["latencies"]) / saturated["seconds"],
-         "p50 (ms)": _percentile(saturated["latencies"], 0.5) * ms,
-         "p99 (ms)": _percentile(saturated["latencies"], 0.99) * ms,
-         "max (ms)": max(saturated["latencies"], default=float("nan")) * ms,
-         "ladder games/s": saturated["games_per_second"], "per round": ""},
+        phase_row("ladder alone", 0, [], 0.0, alone, result["alone"]),
+        phase_row("+ class (1 request/s each, events open)", clients, latencies,
+                  len(latencies) / (seconds * rounds), loaded, result["loaded"]),
+        phase_row(f"  of which steady (after {ARRIVAL:g} s)", clients, result["steady"],
+                  nan, nan),
+        phase_row(f"  of which arriving (first {ARRIVAL:g} s)", clients, result["arrival"],
+                  nan, nan),
+        phase_row("saturation (no pause)", SATURATION_CLIENTS, saturated["latencies"],
+                  len(saturated["latencies"]) / saturated["seconds"],
+                  saturated["games_per_second"]),
     ]
-    # the server process's own CPU (web app, store, feed, leaderboards; not its ladder
-    # workers and bots), in % of one core: what the class costs it
+    # the server process's own CPU (web app, store, feed; not its ladder workers, their
+    # bots or the rating process), in % of one core: what the class costs it
     cpu = [_mean(result["cpu_alone"]), _mean(result["cpu_loaded"]), float("nan"),
            float("nan"), saturated["server_cpu"]]
     for row, share in zip(rows, cpu, strict=True):

@@ -9,8 +9,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
+import socket
+import subprocess
+import sys
 import tarfile
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +69,62 @@ def make_server_folder(folder: Path, capsys: pytest.CaptureFixture[str],
         text = text.replace(old, new)
     path.write_text(text)
     return password
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """The async tests here run under trio, as the server does."""
+    return "trio"
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token of a page's form."""
+    match = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert match, html
+    return match.group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until(check, seconds: float, what: str):  # type: ignore[no-untyped-def]
+    """``check()``'s first true value within ``seconds`` (polled), else a failure."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_server(folder: Path, port: int, log: Path, env: dict[str, str] | None = None
+                 ) -> subprocess.Popen[bytes]:
+    """A real ``arena serve FOLDER`` on 127.0.0.1:PORT (its output appended to ``log``),
+    returned once it answers; killed if it never does."""
+    with log.open("a") as output:  # the child keeps its own copy of the descriptor
+        server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
+                                   "--port", str(port)], stdout=output,
+                                  stderr=subprocess.STDOUT, env=env)
+
+    def up() -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/v1/leaderboard",
+                             timeout=2).status_code == 200
+        except httpx.HTTPError:
+            assert server.poll() is None, log.read_text()
+            return False
+
+    try:
+        wait_until(up, 60, "the server to answer")
+    except BaseException:
+        server.kill()
+        server.wait()
+        raise
+    return server
 
 
 @pytest.fixture

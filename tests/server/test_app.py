@@ -12,6 +12,7 @@ import trio
 from tests.server.conftest import (
     PASSWORD,
     bot_archive,
+    csrf_of,
     in_process,
     make_server_folder,
     tar_gz,
@@ -20,15 +21,6 @@ from tests.server.conftest import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
-
-
-def csrf_of(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, html
-    return match.group(1)
 
 
 async def test_openapi_lists_the_api(server_folder: tuple[Path, str]) -> None:

@@ -23,9 +23,16 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.conftest import PASSWORD, bot_archive, make_server_folder, tar_gz
-from tests.server.test_hostile_kill import games, start
-from tests.server.test_live import free_port, wait_until
+from tests.server.conftest import (
+    PASSWORD,
+    bot_archive,
+    free_port,
+    make_server_folder,
+    start_server,
+    tar_gz,
+    wait_until,
+)
+from tests.server.test_hostile_kill import games
 from tests.server.test_pages_browser import CRASHY, CRASHY_TOML
 
 pytestmark = pytest.mark.slow
@@ -40,7 +47,7 @@ class Live:
         self.log = log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.process = start(folder, self.port, log)
+        self.process = start_server(folder, self.port, log)
         self.tokens: dict[str, str] = {}
 
     def kill(self) -> None:
@@ -48,7 +55,7 @@ class Live:
         self.process.wait()
 
     def restart(self) -> None:
-        self.process = start(self.folder, self.port, self.log)
+        self.process = start_server(self.folder, self.port, self.log)
 
     def stop(self) -> None:
         if self.process.poll() is None:

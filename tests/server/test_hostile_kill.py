@@ -7,35 +7,22 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.server.conftest import PASSWORD, bot_archive, make_server_folder
-from tests.server.test_live import free_port, wait_until
+from tests.server.conftest import (
+    PASSWORD,
+    bot_archive,
+    free_port,
+    make_server_folder,
+    start_server,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def start(folder: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
-                               "--port", str(port)], stdout=log.open("a"),
-                              stderr=subprocess.STDOUT)
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/api/v1/leaderboard",
-                             timeout=2).status_code == 200
-        except httpx.HTTPError:
-            assert server.poll() is None, log.read_text()
-            return False
-
-    wait_until(up, 60, "the server to answer")
-    return server
 
 
 def games(folder: Path) -> list[str]:
@@ -53,7 +40,7 @@ def test_kill_9_during_a_validation_and_a_game_resumes_where_it_was(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
-    server = start(folder, port, log)
+    server = start_server(folder, port, log)
     try:
         tokens = {}
         for name in ("ada", "bob"):
@@ -71,7 +58,7 @@ def test_kill_9_during_a_validation_and_a_game_resumes_where_it_was(
         time.sleep(0.5)  # the first validation is under way
         os.kill(server.pid, signal.SIGKILL)
         server.wait()
-        server = start(folder, port, log)
+        server = start_server(folder, port, log)
 
         def validated() -> bool:
             states = [httpx.get(f"{url}/api/v1/versions/{i}").json()["state"] for i in ids]
@@ -82,7 +69,7 @@ def test_kill_9_during_a_validation_and_a_game_resumes_where_it_was(
         os.kill(server.pid, signal.SIGKILL)  # in the middle of the ladder's games
         server.wait()
         before = games(folder)
-        server = start(folder, port, log)
+        server = start_server(folder, port, log)
         wait_until(lambda: len(games(folder)) >= len(before) + 3, 120,
                    "ladder games after the restart")
         after = games(folder)

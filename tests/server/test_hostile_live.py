@@ -4,30 +4,19 @@ hostile bot cannot reach the server's port nor read its database (item 4)."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
-from tests.server.conftest import PASSWORD, make_server_folder, tar_gz
+from tests.server.conftest import PASSWORD, free_port, make_server_folder, tar_gz
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 IDLE = 2.0
 REQUEST = 3.0
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def start(folder: Path, nursery: trio.Nursery) -> tuple[object, int]:

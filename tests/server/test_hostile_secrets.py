@@ -16,10 +16,6 @@ from tests.server.conftest import PASSWORD, bot_archive, in_process, make_server
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
-
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)

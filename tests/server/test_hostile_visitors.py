@@ -6,7 +6,6 @@ address, a chunked body over the limit, the API refusing a session cookie."""
 
 from __future__ import annotations
 
-import re
 import secrets
 from pathlib import Path
 from typing import Any
@@ -15,20 +14,18 @@ import httpx
 import pytest
 
 from arena.server import accounts
-from tests.server.conftest import PASSWORD, Api, bot_archive, in_process, make_server_folder
+from tests.server.conftest import (
+    PASSWORD,
+    Api,
+    bot_archive,
+    csrf_of,
+    in_process,
+    make_server_folder,
+)
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
-
-
-def csrf_of(html: str) -> str:
-    match = re.search(r'name="csrf" value="([^"]+)"', html)
-    assert match, html
-    return match.group(1)
 
 
 async def web_login(client: httpx.AsyncClient, name: str, password: str = PASSWORD) -> str:

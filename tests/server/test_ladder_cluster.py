@@ -16,10 +16,6 @@ from tests.server.conftest import bot_archive, in_process, make_server_folder
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
-
 
 async def test_the_ladder_plays_an_upload_on_dask_workers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],

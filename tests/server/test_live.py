@@ -6,42 +6,32 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 import trio
 
-from tests.server.conftest import PASSWORD, bot_folder, in_process, make_server_folder
+from tests.server.conftest import (
+    PASSWORD,
+    bot_folder,
+    free_port,
+    in_process,
+    make_server_folder,
+    start_server,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def arena(*args: str, env: dict[str, str], stdin: str = "", timeout: float = 300
           ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, env=env,
                           capture_output=True, text=True, timeout=timeout)
-
-
-def wait_until(check, seconds: float, what: str):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_real_server_login_upload_validate_and_play(
@@ -51,19 +41,8 @@ def test_a_real_server_login_upload_validate_and_play(
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
-                               "--port", str(port)], stdout=log, stderr=subprocess.STDOUT,
-                              env=env)
+    server = start_server(folder, port, tmp_path / "server.log", env)
     try:
-        def up() -> bool:
-            try:
-                return httpx.get(f"{url}/api/v1/leaderboard", timeout=2).status_code == 200
-            except httpx.HTTPError:
-                assert server.poll() is None, (tmp_path / "server.log").read_text()
-                return False
-
-        wait_until(up, 60, "the server to answer")
         # a non-loopback plain-http URL is refused before any password is asked
         refused = arena("login", "http://192.0.2.1:8080", "--name", "ada", "--password-stdin",
                         env=env, stdin=PASSWORD + "\n")
@@ -119,7 +98,6 @@ def test_a_real_server_login_upload_validate_and_play(
     finally:
         server.terminate()
         server.wait(timeout=30)
-        log.close()
 
     async def serve_the_copy() -> None:
         async with in_process(copy) as api:

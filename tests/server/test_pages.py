@@ -12,16 +12,11 @@ from typing import Any
 
 import pytest
 
-from tests.server.conftest import PASSWORD, Api, bot_archive, in_process
-from tests.server.test_app import csrf_of
+from tests.server.conftest import PASSWORD, Api, bot_archive, csrf_of, in_process
 
 pytestmark = pytest.mark.anyio
 EVIL = "<script>alert(1)</script>&<b>"
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "trio"
 
 
 async def web_login(api: Api, name: str, password: str = PASSWORD) -> None:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,8 +21,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.server.conftest import PASSWORD, bot_archive, make_server_folder, tar_gz
-from tests.server.test_live import free_port, wait_until
+from tests.server.conftest import (
+    PASSWORD,
+    bot_archive,
+    free_port,
+    make_server_folder,
+    start_server,
+    tar_gz,
+    wait_until,
+)
 from tests.viewer.browser import Browser
 
 pytestmark = pytest.mark.slow
@@ -151,24 +156,13 @@ def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
     browser = Browser(tmp_path / "profile", width=1200, height=1100)  # skips without one
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    log = (tmp_path / "server.log").open("w")
     try:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", str(folder), "--port", str(port)],
-            stdout=log, stderr=subprocess.STDOUT,
-            env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
+        server = start_server(folder, port, tmp_path / "server.log",
+                              {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
     except BaseException:
         browser.close()
         raise
     try:
-        def up() -> bool:
-            try:
-                return httpx.get(f"{url}/api/v1/leaderboard", timeout=2).status_code == 200
-            except httpx.HTTPError:
-                assert server.poll() is None, (tmp_path / "server.log").read_text()
-                return False
-
-        wait_until(up, 60, "the server to answer")
         pages = Pages(browser, url)
         # register, log out, log in
         pages.go("/register")
@@ -274,4 +268,3 @@ def test_the_pages_in_chromium(tmp_path: Path, capsys: pytest.CaptureFixture[str
         browser.close()
         server.terminate()
         server.wait(timeout=30)
-        log.close()
