@@ -21,8 +21,6 @@ from tests.server.conftest import (
 pytestmark = pytest.mark.anyio
 
 
-
-
 async def test_openapi_lists_the_api(server_folder: tuple[Path, str]) -> None:
     async with in_process(server_folder[0]) as api:
         answer = await api.client.get("/api/v1/openapi.json")

@@ -147,7 +147,6 @@ def test_an_event_stream_gathers_what_arrives_together() -> None:
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
-
 @pytest.mark.anyio
 async def test_bot_page_views_share_one_computation_until_a_game_is_stored(
         server_folder: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,6 @@ from tests.server.conftest import bot_archive, in_process
 pytestmark = pytest.mark.anyio
 
 
-
 async def test_a_stop_during_an_upload_and_a_validation_resumes_at_the_next_start(
         server_folder: tuple[Path, str]) -> None:
     folder = server_folder[0]

@@ -18,7 +18,6 @@ IDLE = 2.0
 REQUEST = 3.0
 
 
-
 async def start(folder: Path, nursery: trio.Nursery) -> tuple[object, int]:
     """``arena serve``'s own serve() on a free port; the Server and the port."""
     from arena.server.commands import serve

@@ -16,7 +16,6 @@ from tests.server.conftest import PASSWORD, bot_archive, in_process, make_server
 pytestmark = pytest.mark.anyio
 
 
-
 def mode(path: Path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 

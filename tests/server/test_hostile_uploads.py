@@ -34,7 +34,6 @@ SERVER_LIMITS = Limits(max_files=200, max_bytes=20 << 20, max_ratio=50)
 TEN_GB = 10 << 30
 
 
-
 def refused_leaving_nothing(data: bytes, tmp_path: Path, match: str) -> str:
     destination = tmp_path / "version"
     with pytest.raises(ArchiveRefused, match=match) as caught:

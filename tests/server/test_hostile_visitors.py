@@ -26,8 +26,6 @@ from tests.server.conftest import (
 pytestmark = pytest.mark.anyio
 
 
-
-
 async def web_login(client: httpx.AsyncClient, name: str, password: str = PASSWORD) -> str:
     """Log ``client`` in through the form; the session's CSRF token."""
     page = await client.get("/login")

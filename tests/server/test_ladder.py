@@ -16,7 +16,6 @@ from tests.server.conftest import Api, bot_archive, in_process, make_server_fold
 pytestmark = pytest.mark.anyio
 
 
-
 async def games_of(api: Api, bot: str, seconds: float = 120) -> int:
     with trio.fail_after(seconds):
         while True:

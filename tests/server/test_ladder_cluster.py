@@ -16,7 +16,6 @@ from tests.server.conftest import bot_archive, in_process, make_server_folder
 pytestmark = pytest.mark.anyio
 
 
-
 async def test_the_ladder_plays_an_upload_on_dask_workers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]) -> None:  # noqa: F811

@@ -15,7 +15,6 @@ from tests.server.conftest import in_process, make_server_folder
 pytestmark = pytest.mark.anyio
 
 
-
 def two_player(number: int, winner: str, loser: str) -> GameResult:
     return GameResult(f"game{number:04d}", "ra", (winner, loser), (10.0, 4.0), (1, 2))
 

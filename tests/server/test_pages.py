@@ -18,7 +18,6 @@ pytestmark = pytest.mark.anyio
 EVIL = "<script>alert(1)</script>&<b>"
 
 
-
 async def web_login(api: Api, name: str, password: str = PASSWORD) -> None:
     api.client.cookies.clear()
     login = await api.client.get("/login")

@@ -35,7 +35,6 @@ SETTINGS = VerdictSettings(elo0=0, elo1=50, alpha=0.05, beta=0.05, max_games=300
                            players=(3,))
 
 
-
 def synthetic_units(ahead: float, count: int, seed: int = 1, players: int = 3
                     ) -> list[Unit]:
     """Tables of PLAYERS games where the version places ahead of its predecessor with
