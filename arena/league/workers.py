@@ -249,7 +249,10 @@ async def _serve() -> None:
             except ArenaError as error:
                 reply = (game_id, None, str(error))
         async with write_lock:
-            await _send(stdout, reply)
+            try:
+                await _send(stdout, reply)
+            except trio.BrokenResourceError:  # the parent closed its end: done or gone
+                scope.cancel()  # stop quietly (it replays what it still wants)
 
     async def stop_on_sigterm(scope: trio.CancelScope) -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
