@@ -32,6 +32,7 @@ import os
 import resource
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -372,23 +373,32 @@ def _trusted_columns(bots: list[BotSpec], k: int, rounds: int, seed: int, cores:
     return {"trusted games/s": rate, "x process": rate / process_rate}
 
 
-# ---- on Dask (issue 14; issue 34: sized by games, not by a one-round probe)
+# ---- on Dask (issue 14; issue 34: sized by games, not by a one-round probe; interleaved)
 GAMES_PER_SECOND_ASKED = 100  # --cluster: games per measurement = this x --seconds
 THINK_SECONDS = 0.05  # the thinking bots' time per decision
 THINK_CONCURRENCY_PER_CORE = 8  # games in flight for bots that think (docs/leagues.md)
+# cluster leagues per row of trivial bots (--repetitions), each between two local ones:
+# a shared machine's speed drifts by tens of percent within minutes, so one local league
+# before and one after (the first design) compared the cluster with a moving baseline
+CLUSTER_PAIRS = 3
+THINK_PAIRS = 1  # bots that sleep are not slowed by the machine's drift (and take minutes)
 
 
 def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     """``arena bench league --cluster``: the same league on the local backend and on a
     Dask cluster of one and of two worker processes on loopback (a ``dask scheduler``
     process and ``dask worker`` processes, as a user starts them), in one run; then the
-    same with bots that think :data:`THINK_SECONDS` per decision, on two workers."""
+    same with bots that think :data:`THINK_SECONDS` per decision, on two workers.  The
+    two-worker leagues alternate with local ones (local, cluster, local, ...): each
+    cluster league is compared with the mean of the local leagues just before and just
+    after it, and the row gives the median of those ratios."""
     players = args.players or [3]
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
     cores = usable_cores()
     bots = _trivial_bots()
     wanted = args.games or max(1, round(GAMES_PER_SECOND_ASKED * args.seconds))
+    pairs = getattr(args, "repetitions", None) or CLUSTER_PAIRS
     rows = []
     with _DaskProcesses() as dask:
         for k in players:
@@ -398,7 +408,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             row: dict[str, Any] = {"players": k, "bots": "trivial",
                                    "games": rounds * per_round}
             row.update(_compare(dask, bots, k, rounds, args.seed, concurrency,
-                                workers=(1, 2)))
+                                workers=(1, 2), pairs=pairs))
             rows.append(row)
         k = players[0]
         think_folder = tempfile.TemporaryDirectory(prefix="arena-bench-think-")
@@ -412,36 +422,42 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         row = {"players": k, "bots": f"think {THINK_SECONDS:g} s", "games": rounds * per_round}
         with think_folder:
             row.update(_compare(dask, thinking, k, rounds, args.seed, concurrency,
-                                workers=(2,)))
+                                workers=(2,), pairs=THINK_PAIRS))
         rows.append(row)
     return {
         "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} cores",
         "benchmark": "league-cluster",
         "rows": rows,
         "notes": [
-            "baseline: the local backend (worker processes = cores) on the same league, "
-            "same run: measured before the cluster and after it, the mean (local drift %: "
-            "after against before; a shared machine's speed moves)",
+            "baseline: the local backend (worker processes = cores) on the same league, in "
+            "the same run, interleaved: local, cluster, local, cluster, ..., local "
+            f"({pairs} cluster leagues of trivial bots per row, {THINK_PAIRS} of thinking "
+            "bots); each cluster league against the mean of the local leagues just before "
+            "and just after it; cluster 2w / local %: the median of those ratios, each "
+            "pair %: every ratio; local games/s: the median local league; local spread %: "
+            "(fastest - slowest local league) / median (how much the machine's speed moved "
+            "during the row: a single ratio is no steadier than that)",
             "games/s: over the league's steady window (from the game that finished at the "
             "10th percentile to the last, by the store's finish times: on the cluster when "
-            "each game ended on its worker, not when its chunk came back), every figure "
-            "from one league of 'games' games; whole run: from start to end (starting "
-            "processes included)",
+            "each game ended on its worker, not when its chunk came back), every league of "
+            "'games' games; whole run: from start to end (starting processes included), "
+            "the median",
             "cluster: a `dask scheduler` process and `dask worker --nthreads 1 --no-nanny` "
             "processes on loopback; the coordinator (store, progress) is this process; one "
             "warm-up league first on each cluster, whose bots stay warm on the workers for "
-            "the measured league (as for a long-lived cluster's next league of the same "
+            "the measured leagues (as for a long-lived cluster's next league of the same "
             "bots), where the local backend starts its worker processes and bots in every "
             "league: the steady window leaves both start-ups out, the whole run has the "
-            "local one in",
+            "local one in; cluster 1w: one league on one worker (no baseline)",
             f"trivial: copies of the bundled `first` bot, concurrency {2 * cores}; think: "
             f"the same bot waiting {THINK_SECONDS:g} s before each answer, concurrency "
             f"{THINK_CONCURRENCY_PER_CORE * cores}",
-            f"games per measurement: --games, else {GAMES_PER_SECOND_ASKED} x --seconds "
+            f"games per league: --games, else {GAMES_PER_SECOND_ASKED} x --seconds "
             "(trivial bots) and an eighth of that, at least twice the concurrency (thinking "
-            "bots), whole rounds",
-            "load: the 1-minute load average at the row's end (other processes on the "
-            "machine slow every figure; only same-run ratios compare)",
+            "bots), whole rounds; cluster leagues per row: --repetitions (default "
+            f"{CLUSTER_PAIRS})",
+            "load: the 1-minute load average at the row's start and end (other processes "
+            "on the machine slow every figure; only same-run ratios compare)",
             f"goal (issue 34): cluster with {cores} workers >= 90% of local with trivial "
             "bots, >= 97% with thinking bots",
         ],
@@ -449,26 +465,42 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, seed: int,
-             concurrency: int, workers: tuple[int, ...]) -> dict[str, Any]:
-    """Local before and after, each Dask size between: the columns of one row."""
-    before = _timed_league(bots, k, rounds, seed, concurrency, None)
+             concurrency: int, workers: tuple[int, ...], pairs: int) -> dict[str, Any]:
+    """The columns of one row: a league on each smaller cluster, then local and
+    ``pairs`` leagues on the largest cluster in turn."""
+    load_before = os.getloadavg()[0]
     row: dict[str, Any] = {}
-    for n in workers:
+    most = max(workers)
+    for n in sorted(workers):
         address = dask.with_workers(n)
         # warm-up: the plugin, the bot packs and the bots' first start
         _timed_league(bots, k, 1, seed + 1, concurrency, ClusterSettings(address))
-        rate, whole = _timed_league(bots, k, rounds, seed, concurrency,
-                                    ClusterSettings(address))
-        row[f"cluster {n}w games/s"] = rate
-        row[f"cluster {n}w whole run"] = whole
-    after = _timed_league(bots, k, rounds, seed, concurrency, None)
-    local = (before[0] + after[0]) / 2
-    row = {"local games/s": local, "local whole run": (before[1] + after[1]) / 2,
-           "local drift %": 100 * (after[0] / before[0] - 1), **row}
-    most = max(workers)
-    row[f"cluster {most}w / local %"] = 100 * row[f"cluster {most}w games/s"] / local
-    row["load"] = os.getloadavg()[0]
-    return row
+        if n != most:
+            rate, whole = _timed_league(bots, k, rounds, seed, concurrency,
+                                        ClusterSettings(address))
+            row[f"cluster {n}w games/s"] = rate
+            row[f"cluster {n}w whole run"] = whole
+    cluster = ClusterSettings(dask.with_workers(most))
+    local = [_timed_league(bots, k, rounds, seed, concurrency, None)]
+    remote: list[tuple[float, float]] = []
+    for _ in range(pairs):
+        remote.append(_timed_league(bots, k, rounds, seed, concurrency, cluster))
+        local.append(_timed_league(bots, k, rounds, seed, concurrency, None))
+    ratios = [rate / ((local[i][0] + local[i + 1][0]) / 2)
+              for i, (rate, _) in enumerate(remote)]
+    local_rates = [rate for rate, _ in local]
+    middle = statistics.median(local_rates)
+    return {
+        "local games/s": middle,
+        "local whole run": statistics.median(whole for _, whole in local),
+        "local spread %": 100 * (max(local_rates) - min(local_rates)) / middle,
+        **row,
+        f"cluster {most}w games/s": statistics.median(rate for rate, _ in remote),
+        f"cluster {most}w whole run": statistics.median(whole for _, whole in remote),
+        f"cluster {most}w / local %": 100 * statistics.median(ratios),
+        "each pair %": " ".join(f"{100 * ratio:.1f}" for ratio in ratios),
+        "load": f"{load_before:.1f}-{os.getloadavg()[0]:.1f}",
+    }
 
 
 def _thinking_bots(bots: list[BotSpec], folder: Path) -> list[BotSpec]:

@@ -65,14 +65,16 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["bench", "league", "--cluster", "--players", "2", "--games", "20",
-                 "--json"]) == 0
+                 "--repetitions", "2", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     trivial, thinking = result["rows"]
     # --games 20: two rounds at least (20 games a round with 2 players of 5 bots)
     assert trivial["players"] == 2 and trivial["games"] == 40
     for key in ("local games/s", "cluster 1w games/s", "cluster 2w games/s",
-                "cluster 2w / local %", "load"):
+                "cluster 2w / local %"):
         assert trivial[key] > 0
+    assert len(trivial["each pair %"].split()) == 2  # --repetitions 2
+    assert len(thinking["each pair %"].split()) == 1
     assert thinking["bots"] == "think 0.05 s" and thinking["games"] == 20
     assert thinking["cluster 2w games/s"] > 0 and "cluster 1w games/s" not in thinking
     assert any("baseline: the local backend" in note for note in result["notes"])
@@ -114,6 +116,51 @@ def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
                      (2, "think 0.05 s"): 80}
     assert {rounds for k, rounds, _ in calls if k == 3} == {1, 17}  # warm-up, measured
     assert all(row["cluster 2w / local %"] == 100.0 for row in result["rows"])
+
+
+def test_the_cluster_benchmark_compares_each_cluster_league_with_its_neighbours() -> None:
+    """A machine whose speed drifts along the run: local leagues at 100, 80, 60 and 40
+    games/s around cluster leagues at 90, 70 and 50 (each at 100% of the local leagues
+    beside it).  Compared with the first and last local leagues' mean (70) they would
+    read 129%, 100% and 71%; the row must give 100%."""
+    import argparse
+
+    from arena.bench import league
+
+    local = iter([100.0, 80.0, 60.0, 40.0] * 2)
+    remote = iter([45.0, 90.0, 70.0, 50.0] * 2)  # (the 1-worker league first)
+    order: list[str] = []
+
+    def timed(bots: object, k: int, rounds: int, seed: int, concurrency: int,
+              cluster: object) -> tuple[float, float]:
+        if rounds == 1:  # a warm-up
+            return 1.0, 1.0
+        order.append("L" if cluster is None else "C")
+        rate = next(local if cluster is None else remote)
+        return rate, rate / 2
+
+    class FakeDask:
+        def __enter__(self) -> FakeDask:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def with_workers(self, n: int) -> str:
+            return "tcp://127.0.0.1:1"
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(league, "_timed_league", timed)
+        patch.setattr(league, "_DaskProcesses", FakeDask)
+        result = league.run_cluster_benchmark(argparse.Namespace(
+            players=[3], seconds=5.0, games=600, seed=1, repetitions=3))
+    trivial = result["rows"][0]
+    assert "".join(order[:8]) == "CLCLCLCL"  # 1 worker, then local and 2 workers in turn
+    assert trivial["each pair %"] == "100.0 100.0 100.0"
+    assert trivial["cluster 2w / local %"] == pytest.approx(100.0)
+    assert trivial["local games/s"] == 70.0  # the median local league
+    assert trivial["local spread %"] == pytest.approx(100 * 60 / 70)
+    assert trivial["cluster 1w games/s"] == 45.0
 
 
 def test_the_sandbox_benchmark_compares_each_level_with_none_in_the_same_run(
