@@ -6,10 +6,15 @@ This module is the coordinator's half, used by :class:`~arena.league.backends.Da
 it gathers the games into chunks and sends each chunk to the cluster as one task.
 :mod:`arena.league.cluster_worker` is the workers' half.
 
-* **Chunks**: a chunk is sized to take about ``chunk_seconds`` of a worker's time, from the
-  game times measured so far (the first chunks hold two games), so Dask's per-task
-  overhead (milliseconds) stays a small share of the work.  At most two chunks per worker
-  thread are in flight, so a lost worker costs little and sizing can adapt.
+* **Chunks**: a chunk is sized to fill about ``chunk_seconds`` of a worker's slots (its
+  games at once), from the time each game took in its slot so far (the first chunks fill
+  the slots once), so Dask's per-task overhead (milliseconds) stays a small share of the
+  work; the last games are shared out in shrinking chunks.  A worker is sent a chunk
+  while it holds fewer than two per thread (one playing, the next already there) or fewer
+  games than fill its slots and then its slots again for a round trip to the worker
+  (short chunks: slow games, the league's last games), so a lost worker costs little,
+  sizing can adapt, and a worker's slots neither wait for a chunk's slowest game nor for
+  the next chunk.
 * **Warm workers**: the worker plugin is installed once per worker (registering it
   again is a no-op), so a league finds the bots of the last one warm if they are the same.
 * **Bots by content**: every bot folder is packed, named by its content hash, and sent
@@ -53,10 +58,12 @@ CONNECT_SECONDS = 20.0
 FIRST_CHUNK_GAMES = 2
 MAX_CHUNK_GAMES = 256
 CHUNKS_PER_THREAD = 2
+# a chunk's way from here to a worker and back, about (Dask on a busy machine: tens of
+# ms): a worker holds at least its slots' games of that long waiting to start
+ROUND_TRIP_SECONDS = 0.1
 # games a worker thread plays at once, at least (the local backend's workers: two per
 # core; one game at a time leaves the core idle while its bots think)
 AT_ONCE_PER_THREAD = 2
-CHUNK_WAVES = 8
 # games handed to the dispatcher at once: enough for every worker's chunks to be full
 GAMES_IN_FLIGHT = 4096
 
@@ -94,38 +101,39 @@ class _Chunk:
 
 
 class _ChunkSizer:
-    """Games per chunk so that a chunk takes about ``target`` seconds of a worker, and,
-    when few games are left, so that they are shared among the worker threads (a last
-    chunk of ``target`` seconds on one worker while the others idle would cost up to
-    ``target`` seconds of every other thread)."""
+    """Games per chunk so that a chunk fills about ``target`` seconds of a worker's slots,
+    and, when few games are left, so that they are shared among the ``chunks`` in flight
+    (a last chunk of ``target`` seconds on one worker while the others idle would cost up
+    to ``target`` seconds of every other worker)."""
 
-    def __init__(self, target: float, threads: int = 1, at_once: int = 1) -> None:
+    def __init__(self, target: float, chunks: int = 1) -> None:
         self.target = target
-        self.threads = max(1, threads)
-        self.at_once = max(1, at_once)
+        self.chunks = max(1, chunks)
         self.games = 0
         self.seconds = 0.0
 
-    def observe(self, seconds: float, games: int = 1) -> None:
-        """``games`` took ``seconds`` of a worker thread (a whole chunk, played
-        ``at_once`` at a time)."""
+    def observe(self, slot_seconds: float, games: int = 1) -> None:
+        """``games`` took ``slot_seconds`` together, each timed in its slot of a worker."""
         self.games += games
-        self.seconds += seconds
+        self.seconds += slot_seconds
 
-    def size(self, waiting: int | None = None) -> int:
-        """Games for the next chunk; ``waiting``: the games waiting to be sent, if known."""
+    def size(self, slots: int = 1, waiting: int | None = None) -> int:
+        """Games for the next chunk of a worker playing ``slots`` games at once;
+        ``waiting``: the games waiting to be sent, if known."""
         if self.games == 0 or self.seconds <= 0:
-            size = max(FIRST_CHUNK_GAMES, self.at_once)
+            size = max(FIRST_CHUNK_GAMES, slots)  # its slots filled once
         else:
             per_game = self.seconds / self.games
-            size = max(1, min(MAX_CHUNK_GAMES, math.floor(self.target / per_game)))
-            # and a few waves of at_once games: a chunk ends with its slowest game, its
-            # other slots idle meanwhile (slow bots: games of seconds)
-            size = max(size, CHUNK_WAVES * self.at_once)
-        if waiting is not None:  # a fair share of what is left, in slices of in-flight
-            share = math.ceil(waiting / (self.threads * CHUNKS_PER_THREAD))
-            size = min(size, max(share, self.at_once))
+            size = max(1, min(MAX_CHUNK_GAMES, math.floor(self.target * slots / per_game)))
+        if waiting is not None:  # a fair share of what is left
+            size = min(size, math.ceil(waiting / self.chunks))
         return size
+
+    def covering(self, seconds: float, slots: int) -> int:
+        """Games that keep ``slots`` busy for ``seconds`` (at least ``slots``)."""
+        if self.games == 0 or self.seconds <= 0:
+            return slots
+        return max(slots, math.ceil(seconds * slots * self.games / self.seconds))
 
 
 @asynccontextmanager
@@ -153,23 +161,28 @@ async def open_cluster(
         try:
             workers = await trio.to_thread.run_sync(_register, client, packs)
             threads = sum(workers.values())
-            # games sent to each worker and not back yet: a chunk goes to the least busy
-            # (a worker plays its chunks side by side, out of Dask's thread count, so
-            # Dask's own balancing sees every worker free)
+            # games and chunks sent to each worker and not back yet: a chunk goes to the
+            # least busy worker with room (a worker plays its chunks side by side, out of
+            # Dask's thread count, so Dask's own balancing sees every worker free)
             busy = dict.fromkeys(workers, 0)
+            held = dict.fromkeys(workers, 0)
+            returned = trio.lowlevel.ParkingLot()  # the dispatcher, waiting for room
             packed = await trio.to_thread.run_sync(_scatter, client, packs)
             send_games, receive_games = trio.open_memory_channel[
                 tuple[ScheduledGame,
                       trio.MemorySendChannel[tuple[Finished | None, str | None]]]
             ](math.inf)
             at_once = max(AT_ONCE_PER_THREAD, math.ceil(concurrency / max(1, threads)))
-            sizer = _ChunkSizer(cluster.chunk_seconds, threads, at_once)
-            slots = trio.Semaphore(max(1, threads * CHUNKS_PER_THREAD))
+            slots = {address: at_once * n for address, n in workers.items()}
+            sizer = _ChunkSizer(cluster.chunk_seconds, threads * CHUNKS_PER_THREAD)
             remote_settings = replace(settings, log_dir=None)
 
-            async def run_chunk(chunk: _Chunk) -> None:
-                target = min(busy, key=lambda a: busy[a] / workers[a])
-                busy[target] += len(chunk.games)
+            def has_room(address: str) -> bool:
+                return held[address] < CHUNKS_PER_THREAD * workers[address] \
+                    or busy[address] < slots[address] + sizer.covering(ROUND_TRIP_SECONDS,
+                                                                        slots[address])
+
+            async def run_chunk(target: str, chunk: _Chunk) -> None:
                 try:
                     from arena.league.cluster_worker import play_chunk
 
@@ -182,14 +195,14 @@ async def open_cluster(
                         workers=[target], allow_other_workers=True,
                     )
                     try:
-                        replies, seconds, sent_at = await trio.to_thread.run_sync(
+                        replies, slot_seconds, sent_at = await trio.to_thread.run_sync(
                             future.result, abandon_on_cancel=True
                         )
                     except Exception as problem:  # the task raised on the worker
                         for channel in chunk.waiting.values():
                             channel.send_nowait((None, f"{type(problem).__name__}: {problem}"))
                         return
-                    sizer.observe(seconds, len(replies))
+                    sizer.observe(slot_seconds, len(replies))
                     # a game's finish time on this clock: the worker's, moved by the
                     # worker's clock against this one's (and the reply's transit, so
                     # never after now), not the time the whole chunk came back
@@ -203,14 +216,18 @@ async def open_cluster(
                         channel.send_nowait((record, error))
                 finally:
                     busy[target] -= len(chunk.games)
-                    slots.release()
+                    held[target] -= 1
+                    returned.unpark_all()
 
             async def dispatch() -> None:
                 async for first in receive_games:
-                    await slots.acquire()
+                    while not any(has_room(address) for address in workers):
+                        await returned.park()
+                    target = min((a for a in workers if has_room(a)),
+                                 key=lambda a: busy[a] / slots[a])
                     games, waiting = [first[0]], {first[0].game_id: first[1]}
-                    size = sizer.size(
-                        1 + receive_games.statistics().current_buffer_used)
+                    size = sizer.size(slots[target],
+                                      1 + receive_games.statistics().current_buffer_used)
                     while len(games) < size:  # what is waiting already, then a moment
                         try:
                             game, channel = receive_games.receive_nowait()
@@ -224,7 +241,9 @@ async def open_cluster(
                                 game, channel = await receive_games.receive()
                                 games.append(game)
                                 waiting[game.game_id] = channel
-                    nursery.start_soon(run_chunk, _Chunk(games, waiting))
+                    busy[target] += len(games)
+                    held[target] += 1
+                    nursery.start_soon(run_chunk, target, _Chunk(games, waiting))
 
             nursery.start_soon(dispatch)
 

@@ -180,7 +180,8 @@ class _Runtime:
 
     async def _play_chunk(self, settings: GameSettings, roster: frozenset[Any],
                           seatings: Sequence[Sequence[BotSpec]], seeds: Sequence[int],
-                          slots: int, dictionary: tuple[int, bytes] | None) -> list[Any]:
+                          slots: int, dictionary: tuple[int, bytes] | None
+                          ) -> tuple[list[Any], float]:
         key = (settings.game, repr(settings.limits), roster)
         async with self.opening:  # one pool per key when two chunks arrive at once
             kept = self.pools.get(key)
@@ -196,7 +197,8 @@ class _Runtime:
 
     async def _play_in(self, pool: Any, settings: GameSettings,
                        seatings: Sequence[Sequence[BotSpec]], seeds: Sequence[int],
-                       slots: int, dictionary: tuple[int, bytes] | None) -> list[Any]:
+                       slots: int, dictionary: tuple[int, bytes] | None
+                       ) -> tuple[list[Any], float]:
         from arena.league.play import engine, play_seating
         from arena.league.store import pack_record
 
@@ -204,9 +206,12 @@ class _Runtime:
         if self.slots.total_tokens != slots:
             self.slots.total_tokens = max(1, slots)
         replies: list[Any] = [None] * len(seeds)
+        slot_seconds = 0.0  # each game's time in its slot, summed (the coordinator's sizing)
 
         async def play(i: int) -> None:
+            nonlocal slot_seconds
             async with self.slots:  # first come, first served: this chunk's, then the next's
+                start = trio.current_time()
                 try:
                     record = await play_seating(pool, game, settings, seatings[i], seeds[i])
                     # when it ended, by this worker's clock (the coordinator shifts it to
@@ -215,25 +220,27 @@ class _Runtime:
                                           finished_at=time.time()), None)
                 except ArenaError as error:
                     replies[i] = (None, str(error))
+                slot_seconds += trio.current_time() - start
 
         async with trio.open_nursery() as nursery:
             for i in range(len(seeds)):
                 nursery.start_soon(play, i)
-        return replies
+        return replies, slot_seconds
 
     def play_chunk(self, settings: GameSettings, roster: frozenset[Any],
                    seatings: Sequence[Sequence[BotSpec]], seeds: Sequence[int], slots: int,
-                   dictionary: tuple[int, bytes] | None) -> list[Any]:
+                   dictionary: tuple[int, bytes] | None) -> tuple[list[Any], float]:
         """A chunk's games, from a worker thread (Dask runs tasks in threads): one hop into
         the loop per chunk, into the pool of the league's ``roster`` (its bots by
         content).  They share ``slots`` games at once with the other chunks this worker is
         playing, so a chunk's last games and the next chunk's first ones play side by
         side (no slot idles at a chunk's end).  Per game (PackedRecord, None) or (None,
-        error message), in the chunk's order."""
-        replies: list[Any] = trio.from_thread.run(
+        error message), in the chunk's order, and the seconds the games took in their
+        slots, summed."""
+        played: tuple[list[Any], float] = trio.from_thread.run(
             self._play_chunk, settings, roster, seatings, seeds, slots, dictionary,
             trio_token=self.token)
-        return replies
+        return played
 
     def close(self) -> None:
         if self.token is not None and self.stop_event is not None:
@@ -301,8 +308,9 @@ def play_chunk(
     the store keeps it (compressed with ``dictionary``, the store's for the game, once it
     has one), so the coordinator only inserts rows.  ``version``: the coordinator's
     arena version, which must be this worker's.  Returns (game id, packed record,
-    error, worker address) per game, the chunk's seconds and this worker's time.time()
-    as it returns (each record's ``finished_at`` is by this worker's clock)."""
+    error, worker address) per game, the seconds the games took in their slots (summed:
+    the coordinator sizes chunks by it) and this worker's time.time() as it returns (each
+    record's ``finished_at`` is by this worker's clock)."""
     from distributed import get_worker, secede
 
     worker = get_worker()
@@ -328,11 +336,9 @@ def play_chunk(
     # two per thread in flight) while this one plays, and the next chunk's games take the
     # slots this one's frees; Dask still reruns the chunk elsewhere if this worker dies.
     secede()
-    start = time.perf_counter()
-    played = runtime.play_chunk(settings, roster, [[local[name] for name in seats]
-                                                   for _, seats, _ in games],
-                                [seed for _, _, seed in games], slots, dictionary)
-    seconds = time.perf_counter() - start
+    played, slot_seconds = runtime.play_chunk(
+        settings, roster, [[local[name] for name in seats] for _, seats, _ in games],
+        [seed for _, _, seed in games], slots, dictionary)
     return [(game_id, record, error, plugin.address)
             for (game_id, _, _), (record, error) in zip(games, played, strict=True)], \
-        seconds, time.time()
+        slot_seconds, time.time()

@@ -17,10 +17,12 @@ import sys
 import tarfile
 import time
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from arena.cli import main
 from arena.errors import ArenaError
@@ -85,26 +87,149 @@ def test_chunks_grow_to_the_target_time() -> None:
     for _ in range(10):
         sizer.observe(0.05)
     assert sizer.size() == 40
-    sizer.observe(0.5, games=10)  # a chunk of ten games took 0.5 s: 0.05 s a game
+    sizer.observe(0.5, games=10)  # ten games took 0.5 s in their slots: 0.05 s a game
     assert sizer.size() == 40
+    assert sizer.size(slots=2) == 80  # two at once: twice the games in the same time
     for _ in range(1000):
         sizer.observe(0.0001)
     assert sizer.size() == 256  # capped: a lost worker must not cost too much
 
 
-def test_the_last_games_are_shared_among_the_worker_threads() -> None:
-    sizer = _ChunkSizer(target=2.0, threads=2, at_once=2)
-    assert sizer.size() == 2
-    sizer.observe(0.5, games=50)  # 0.01 s a game: 200 games a chunk
-    assert sizer.size() == 200
-    assert sizer.size(waiting=10_000) == 200
-    assert sizer.size(waiting=400) == 100  # 2 threads x 2 chunks in flight: a quarter
-    assert sizer.size(waiting=9) == 3
-    assert sizer.size(waiting=1) == 2  # never fewer than a thread plays at once
-    slow = _ChunkSizer(target=2.0, threads=2, at_once=8)
-    slow.observe(40.0, games=64)  # bots that think: 0.6 s a game, 8 at once
-    assert slow.size() == 64  # eight waves, or the chunk's last game idles 7 slots long
-    assert slow.size(waiting=120) == 30
+def test_the_first_chunk_fills_a_workers_slots_once() -> None:
+    assert _ChunkSizer(target=2.0).size(slots=8) == 8
+
+
+def test_the_last_games_are_shared_among_the_chunks_in_flight() -> None:
+    sizer = _ChunkSizer(target=2.0, chunks=4)  # 2 threads x 2 chunks
+    sizer.observe(1.0, games=50)  # 0.02 s a game in its slot
+    assert sizer.size(slots=2) == 200
+    assert sizer.size(slots=2, waiting=10_000) == 200
+    assert sizer.size(slots=2, waiting=400) == 100  # a quarter of what is left
+    assert sizer.size(slots=2, waiting=9) == 3
+    assert sizer.size(slots=2, waiting=1) == 1
+
+
+def test_games_of_bots_that_think_go_in_short_chunks() -> None:
+    """Games of seconds: a chunk of a few games (Dask's milliseconds per task do not
+    matter), so a worker's slots never wait for a long chunk's slowest game and the last
+    games spread over the workers."""
+    slow = _ChunkSizer(target=2.0, chunks=4)
+    slow.observe(64 * 8.0, games=64)  # 8 s a game in its slot
+    assert slow.size(slots=8) == 2
+    assert slow.size(slots=1) == 1
+
+
+# -- the dispatcher, on a fake Dask client -------------------------------------------------
+class _FakeFuture:
+    def __init__(self, client: _FakeClient, worker: str, replies: Any) -> None:
+        self.client, self.worker, self.replies = client, worker, replies
+
+    def result(self) -> Any:
+        time.sleep(self.client.delay)
+        with self.client.lock:
+            self.client.held[self.worker] -= 1
+        return self.replies
+
+
+class _FakeClient:
+    """Plays each chunk in ``delay`` seconds (a record per game, each game
+    ``slot_seconds`` in its slot) and remembers what was sent where, and the most chunks
+    each worker held at once."""
+
+    def __init__(self, workers: dict[str, int], slot_seconds: float = 0.01,
+                 delay: float = 0.0) -> None:
+        import threading
+
+        self.workers = workers
+        self.slot_seconds = slot_seconds
+        self.delay = delay
+        self.sent: list[tuple[str, int]] = []
+        self.lock = threading.Lock()
+        self.held = dict.fromkeys(workers, 0)
+        self.most_held = dict.fromkeys(workers, 0)
+
+    def nthreads(self) -> dict[str, int]:
+        return self.workers
+
+    def close(self) -> None:
+        pass
+
+    def submit(self, function: Any, settings: Any, specs: Any, packed: Any,
+               request: list[tuple[str, list[str], int]], *args: Any, **options: Any
+               ) -> _FakeFuture:
+        (worker,) = options["workers"]
+        self.sent.append((worker, len(request)))
+        with self.lock:
+            self.held[worker] += 1
+            self.most_held[worker] = max(self.most_held[worker], self.held[worker])
+        replies = [(game_id, _FakeRecord(game_id, time.time()), None, worker)
+                   for game_id, _, _ in request]
+        return _FakeFuture(self, worker, (replies, self.slot_seconds * len(request),
+                                          time.time()))
+
+
+@dataclass(frozen=True)
+class _FakeRecord:
+    game_id: str
+    finished_at: float | None
+    worker: str | None = None
+
+    def in_league(self, game_id: str, table: str, round: int) -> _FakeRecord:
+        return self
+
+
+def _play_on_fake_cluster(client: _FakeClient, games: int, concurrency: int,
+                          monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from arena.league import cluster as cluster_module
+    from arena.league.play import GameSettings
+    from arena.league.schedule import ScheduledGame
+
+    monkeypatch.setattr(cluster_module, "_connect", lambda settings: client)
+    monkeypatch.setattr(cluster_module, "_register", lambda client, packs: client.workers)
+    monkeypatch.setattr(cluster_module, "_scatter", lambda client, packs: {})
+    scheduled = [ScheduledGame(game_id=f"g{i:03d}", table="t", round=1, seats=("x", "y"),
+                               seed=i) for i in range(games)]
+    finished: list[str] = []
+
+    async def main() -> None:
+        async with cluster_module.open_cluster(
+            GameSettings(game="ra"), [], ClusterSettings("tcp://127.0.0.1:1"), concurrency
+        ) as (play, _), trio.open_nursery() as nursery:
+            for game in scheduled:
+                async def one(game: ScheduledGame = game) -> None:
+                    record = await play(game)
+                    finished.append(record.game_id or "")
+                nursery.start_soon(one)
+
+    trio.run(main)
+    return finished
+
+
+def test_the_dispatcher_fills_every_worker_and_shares_the_last_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client = _FakeClient({"tcp://a:1": 1, "tcp://b:1": 1})
+    finished = _play_on_fake_cluster(client, 300, 4, monkeypatch)
+    assert sorted(finished) == [f"g{i:03d}" for i in range(300)]  # every game once
+    sizes = [n for _, n in client.sent]
+    assert sizes[:2] == [2, 2]  # the first chunks fill a worker's two slots once
+    assert max(sizes) > 20 and sizes[-1] <= 3  # grown to the target, shrinking at the end
+    per_worker = {w: sum(n for a, n in client.sent if a == w) for w in client.workers}
+    assert min(per_worker.values()) >= 100  # both workers played a fair part
+
+
+def test_a_worker_holds_enough_short_chunks_to_fill_its_slots(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bots that think: games of 8 s, 8 at once per worker (concurrency 16 on two
+    workers): chunks of 2 games, and each worker holds enough of them for its 8 slots and
+    as many games waiting, not two chunks (4 games: half its slots idle)."""
+    client = _FakeClient({"tcp://a:1": 1, "tcp://b:1": 1}, slot_seconds=8.0, delay=0.02)
+    finished = _play_on_fake_cluster(client, 200, 16, monkeypatch)
+    assert len(finished) == 200
+    sizes = [n for _, n in client.sent]
+    assert sizes[:2] == [8, 8] and set(sizes[4:-8]) == {2}
+    assert min(client.most_held.values()) >= 6  # (16 - a first chunk of 8 + ...) / 2
 
 
 # -- bots by content -------------------------------------------------------------------------
@@ -304,8 +429,10 @@ def test_a_workers_pool_of_bots_nobody_plays_is_closed(
     runtime = cluster_worker._Runtime(tmp_path / "logs")
     try:
         settings = GameSettings(game="ra")
-        played = runtime.play_chunk(settings, roster, [bots, bots[::-1]], [1, 2], 2, None)
+        played, slot_seconds = runtime.play_chunk(settings, roster, [bots, bots[::-1]],
+                                                  [1, 2], 2, None)
         assert [error for _, error in played] == [None, None]
+        assert slot_seconds > 0
         assert len(runtime.pools) == 1
         runtime.play_chunk(settings, roster, [bots], [3], 2, None)
         assert len(runtime.pools) == 1  # the same bots: the same pool
