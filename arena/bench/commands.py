@@ -53,7 +53,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games", type=int, metavar="N",
         help="scale: games in the synthesised store (default 100000); league --cluster: "
-             "games per measurement (default 100 x --seconds)",
+             "games per league (default 200 x --seconds)",
     )
     parser.add_argument(
         "--league-games", type=int, metavar="N",

@@ -374,7 +374,9 @@ def _trusted_columns(bots: list[BotSpec], k: int, rounds: int, seed: int, cores:
 
 
 # ---- on Dask (issue 14; issue 34: sized by games, not by a one-round probe; interleaved)
-GAMES_PER_SECOND_ASKED = 100  # --cluster: games per measurement = this x --seconds
+# --cluster: games per league = this x --seconds (5 s: 1,000 games, 5-20 s of a league
+# here, where start and end weigh little)
+GAMES_PER_SECOND_ASKED = 200
 THINK_SECONDS = 0.05  # the thinking bots' time per decision
 THINK_CONCURRENCY_PER_CORE = 8  # games in flight for bots that think (docs/leagues.md)
 # cluster leagues per row of trivial bots (--repetitions), each between two local ones:
@@ -417,7 +419,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         per_round = len(_tables(k)) * k
         # a Ra game of thinking bots takes seconds: fewer games (about a minute each)
         think_games = args.games or max(2 * concurrency,
-                                        round(GAMES_PER_SECOND_ASKED * args.seconds / 8))
+                                        round(GAMES_PER_SECOND_ASKED * args.seconds / 10))
         rounds = max(1, math.ceil(think_games / per_round))
         row = {"players": k, "bots": f"think {THINK_SECONDS:g} s", "games": rounds * per_round}
         with think_folder:
@@ -453,7 +455,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             f"the same bot waiting {THINK_SECONDS:g} s before each answer, concurrency "
             f"{THINK_CONCURRENCY_PER_CORE * cores}",
             f"games per league: --games, else {GAMES_PER_SECOND_ASKED} x --seconds "
-            "(trivial bots) and an eighth of that, at least twice the concurrency (thinking "
+            "(trivial bots) and a tenth of that, at least twice the concurrency (thinking "
             "bots), whole rounds; cluster leagues per row: --repetitions (default "
             f"{CLUSTER_PAIRS})",
             "load: the 1-minute load average at the row's start and end (other processes "

@@ -112,9 +112,9 @@ def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
         result = league.run_cluster_benchmark(argparse.Namespace(
             players=[2, 3, 4], seconds=5.0, games=None, seed=1))
     games = {(row["players"], row["bots"]): row["games"] for row in result["rows"]}
-    assert games == {(2, "trivial"): 500, (3, "trivial"): 510, (4, "trivial"): 500,
-                     (2, "think 0.05 s"): 80}
-    assert {rounds for k, rounds, _ in calls if k == 3} == {1, 17}  # warm-up, measured
+    assert games == {(2, "trivial"): 1000, (3, "trivial"): 1020, (4, "trivial"): 1000,
+                     (2, "think 0.05 s"): 100}
+    assert {rounds for k, rounds, _ in calls if k == 3} == {1, 34}  # warm-up, measured
     assert all(row["cluster 2w / local %"] == 100.0 for row in result["rows"])
 
 
