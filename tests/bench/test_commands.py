@@ -80,6 +80,19 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     assert any("baseline: the local backend" in note for note in result["notes"])
 
 
+class _FakeDask:
+    """No Dask processes: the benchmarks' leagues are replaced too."""
+
+    def __enter__(self) -> _FakeDask:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def with_workers(self, n: int) -> str:
+        return "tcp://127.0.0.1:1"
+
+
 def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
     """Issue 34: a one-round probe that undershot (start-up in its time) made a 60-game
     measurement; now the games come from --games or --seconds alone."""
@@ -94,21 +107,9 @@ def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
         calls.append((k, rounds, concurrency))
         return 10.0, 9.0
 
-    class FakeDask:
-        folder = None
-
-        def __enter__(self) -> FakeDask:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            pass
-
-        def with_workers(self, n: int) -> str:
-            return "tcp://127.0.0.1:1"
-
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(league, "_timed_league", timed)
-        patch.setattr(league, "_DaskProcesses", FakeDask)
+        patch.setattr(league, "_DaskProcesses", _FakeDask)
         result = league.run_cluster_benchmark(argparse.Namespace(
             players=[2, 3, 4], seconds=5.0, games=None, seed=1))
     games = {(row["players"], row["bots"]): row["games"] for row in result["rows"]}
@@ -139,19 +140,9 @@ def test_the_cluster_benchmark_compares_each_cluster_league_with_its_neighbours(
         rate = next(local if cluster is None else remote)
         return rate, rate / 2
 
-    class FakeDask:
-        def __enter__(self) -> FakeDask:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            pass
-
-        def with_workers(self, n: int) -> str:
-            return "tcp://127.0.0.1:1"
-
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(league, "_timed_league", timed)
-        patch.setattr(league, "_DaskProcesses", FakeDask)
+        patch.setattr(league, "_DaskProcesses", _FakeDask)
         result = league.run_cluster_benchmark(argparse.Namespace(
             players=[3], seconds=5.0, games=600, seed=1, repetitions=3))
     trivial = result["rows"][0]
