@@ -62,7 +62,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repetitions", type=int, metavar="N",
         help="matchmaking: simulated ladders per scenario (default 20); league --cluster: "
-             "cluster leagues per row, each between two local ones (default 5)",
+             "cluster leagues per row, each between two local ones (default 7)",
     )
     parser.add_argument(
         "--clients", type=int, metavar="N",

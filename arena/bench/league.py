@@ -382,7 +382,7 @@ THINK_CONCURRENCY_PER_CORE = 8  # games in flight for bots that think (docs/leag
 # cluster leagues per row of trivial bots (--repetitions), each between two local ones:
 # a shared machine's speed drifts by tens of percent within minutes, so one local league
 # before and one after (the first design) compared the cluster with a moving baseline
-CLUSTER_PAIRS = 5
+CLUSTER_PAIRS = 7
 THINK_PAIRS = 1  # bots that sleep are not slowed by the machine's drift (and take minutes)
 
 
