@@ -473,16 +473,14 @@ def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, see
     load_before = os.getloadavg()[0]
     row: dict[str, Any] = {}
     most = max(workers)
-    for n in sorted(workers):
-        address = dask.with_workers(n)
+    for n in sorted(workers):  # the largest last: it stays up for the pairs
+        cluster = ClusterSettings(dask.with_workers(n))
         # warm-up: the plugin, the bot packs and the bots' first start
-        _timed_league(bots, k, 1, seed + 1, concurrency, ClusterSettings(address))
+        _timed_league(bots, k, 1, seed + 1, concurrency, cluster)
         if n != most:
-            rate, whole = _timed_league(bots, k, rounds, seed, concurrency,
-                                        ClusterSettings(address))
+            rate, whole = _timed_league(bots, k, rounds, seed, concurrency, cluster)
             row[f"cluster {n}w games/s"] = rate
             row[f"cluster {n}w whole run"] = whole
-    cluster = ClusterSettings(dask.with_workers(most))
     local = [_timed_league(bots, k, rounds, seed, concurrency, None)]
     remote: list[tuple[float, float]] = []
     for _ in range(pairs):

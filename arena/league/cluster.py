@@ -221,10 +221,9 @@ async def open_cluster(
 
             async def dispatch() -> None:
                 async for first in receive_games:
-                    while not any(has_room(address) for address in workers):
+                    while not (ready := [a for a in workers if has_room(a)]):
                         await returned.park()
-                    target = min((a for a in workers if has_room(a)),
-                                 key=lambda a: busy[a] / slots[a])
+                    target = min(ready, key=lambda a: busy[a] / slots[a])
                     games, waiting = [first[0]], {first[0].game_id: first[1]}
                     size = sizer.size(slots[target],
                                       1 + receive_games.statistics().current_buffer_used)
