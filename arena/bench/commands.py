@@ -65,6 +65,11 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
              "cluster leagues per row, each between two local ones (default 7)",
     )
     parser.add_argument(
+        "--cores", type=int, metavar="N",
+        help="league: run on the first N of the CPUs this process may use, and so does "
+             "everything it starts (default: all; league --cluster: 2, with N Dask workers)",
+    )
+    parser.add_argument(
         "--clients", type=int, metavar="N",
         help="serve: clients watching the server (default 50)",
     )
@@ -78,7 +83,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
 def bench_command(args: argparse.Namespace) -> int:
     if not args.seconds > 0:
         raise ArenaError(f"--seconds must be positive, not {args.seconds:g}")
-    for option in ("games", "league_games", "repetitions", "clients"):
+    for option in ("games", "league_games", "repetitions", "clients", "cores"):
         value = getattr(args, option, None)
         if value is not None and value < 1:
             raise ArenaError(f"--{option.replace('_', '-')} must be at least 1, not {value}")

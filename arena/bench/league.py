@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,52 @@ def _machine_busy() -> tuple[float, float]:
         busy += sum(fields) - idle
         total += sum(fields)
     return busy, total
+
+
+@contextlib.contextmanager
+def pinned_cpus(wanted: int | None) -> Iterator[int]:
+    """Every thread of this process, and so every process it starts meanwhile, on the
+    first ``wanted`` of the CPUs it may use (None: all of them); yields how many it has.
+    The affinity masks are restored afterwards (Linux; elsewhere only "all" works)."""
+    try:
+        mask = sorted(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity masks here (macOS)
+        if wanted is not None and wanted != usable_cores():
+            raise ArenaError("--cores needs CPU affinity masks (Linux)") from None
+        yield usable_cores()
+        return
+    if wanted is None or wanted == len(mask):
+        yield len(mask)
+        return
+    if wanted > len(mask):
+        raise ArenaError(f"--cores {wanted}: this process may use {len(mask)} CPU"
+                         f"{'s' if len(mask) != 1 else ''} ({_cpu_list(mask)})")
+    _set_affinity(set(mask[:wanted]))
+    try:
+        yield wanted
+    finally:
+        _set_affinity(set(mask))
+
+
+def _set_affinity(cpus: set[int]) -> None:
+    # (a thread's mask is its own: set every thread's, new threads and children inherit it)
+    for thread in os.listdir("/proc/self/task"):
+        with contextlib.suppress(OSError):  # a thread that just ended
+            os.sched_setaffinity(int(thread), cpus)
+
+
+def _my_cpus() -> str:
+    try:
+        return _cpu_list(sorted(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity masks here (macOS)
+        return "all CPUs"
+
+
+def _cpu_list(cpus: list[int]) -> str:
+    if len(cpus) == 1:
+        return f"CPU {cpus[0]}"
+    return f"CPUs {cpus[0]}-{cpus[-1]}" if cpus == list(range(cpus[0], cpus[-1] + 1)) \
+        else "CPUs " + ",".join(map(str, cpus))
 
 
 def _cpu_seconds() -> float:
@@ -242,10 +289,14 @@ async def _work_per_game(bots: list[BotSpec], players: int, seconds: float, seed
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "cluster", False):
         return run_cluster_benchmark(args)
+    with pinned_cpus(getattr(args, "cores", None)) as cores:
+        return _run_league_benchmark(args, cores)
+
+
+def _run_league_benchmark(args: argparse.Namespace, cores: int) -> dict[str, Any]:
     players = args.players or [2, 3, 4, 5]
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
-    cores = usable_cores()
     bots = _trivial_bots()
     rows = []
     for k in players:
@@ -316,7 +367,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         )
         rows[-1].update(_trusted_columns(bots, k, rounds, args.seed, cores, rate))
     return {
-        "title": f"League of trivial subprocess bots (Ra), {cores} cores, "
+        "title": f"League of trivial subprocess bots (Ra), {cores} "
+        f"{'core' if cores == 1 else 'cores'} ({_my_cpus()}), "
         f"concurrency {2 * cores}",
         "benchmark": "league",
         "rows": rows,
@@ -383,21 +435,31 @@ THINK_CONCURRENCY_PER_CORE = 8  # games in flight for bots that think (docs/leag
 # a shared machine's speed drifts by tens of percent within minutes, so one local league
 # before and one after (the first design) compared the cluster with a moving baseline
 CLUSTER_PAIRS = 7
+# CPUs of the cluster benchmark by default (--cores): issue 34's two workers on the same
+# two cores as the local backend, whatever the machine has
+CLUSTER_CORES = 2
 THINK_PAIRS = 1  # bots that sleep are not slowed by the machine's drift (and take minutes)
 
 
 def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     """``arena bench league --cluster``: the same league on the local backend and on a
-    Dask cluster of one and of two worker processes on loopback (a ``dask scheduler``
-    process and ``dask worker`` processes, as a user starts them), in one run; then the
-    same with bots that think :data:`THINK_SECONDS` per decision, on two workers.  The
-    two-worker leagues alternate with local ones (local, cluster, local, ...): each
+    Dask cluster of one worker process and of one per core on loopback (a ``dask
+    scheduler`` process and ``dask worker`` processes, as a user starts them), in one
+    run; then the same with bots that think :data:`THINK_SECONDS` per decision.  All of
+    it on ``--cores`` CPUs (default :data:`CLUSTER_CORES`, pinned: the local backend and
+    the cluster on the same cores, however many the machine has).  The larger cluster's
+    leagues alternate with local ones (local, cluster, local, ...): each
     cluster league is compared with the mean of the local leagues just before and just
     after it, and the row gives the median of those ratios."""
+    wanted = getattr(args, "cores", None) or min(CLUSTER_CORES, usable_cores())
+    with pinned_cpus(wanted) as cores:
+        return _run_cluster_benchmark(args, cores)
+
+
+def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, Any]:
     players = args.players or [3]
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
-    cores = usable_cores()
     bots = _trivial_bots()
     wanted = args.games or max(1, round(GAMES_PER_SECOND_ASKED * args.seconds))
     pairs = getattr(args, "repetitions", None) or CLUSTER_PAIRS
@@ -410,7 +472,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             row: dict[str, Any] = {"players": k, "bots": "trivial",
                                    "games": rounds * per_round}
             row.update(_compare(dask, bots, k, rounds, args.seed, concurrency,
-                                workers=(1, 2), pairs=pairs))
+                                workers=tuple(sorted({1, cores})), pairs=pairs))
             rows.append(row)
         k = players[0]
         think_folder = tempfile.TemporaryDirectory(prefix="arena-bench-think-")
@@ -424,10 +486,12 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         row = {"players": k, "bots": f"think {THINK_SECONDS:g} s", "games": rounds * per_round}
         with think_folder:
             row.update(_compare(dask, thinking, k, rounds, args.seed, concurrency,
-                                workers=(2,), pairs=THINK_PAIRS))
+                                workers=(cores,), pairs=THINK_PAIRS))
         rows.append(row)
     return {
-        "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} cores",
+        "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} "
+                 f"{'core' if cores == 1 else 'cores'} "
+                 f"({_my_cpus()})",
         "benchmark": "league-cluster",
         "rows": rows,
         "notes": [
@@ -435,7 +499,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "the same run, interleaved: local, cluster, local, cluster, ..., local "
             f"({pairs} cluster leagues of trivial bots per row, {THINK_PAIRS} of thinking "
             "bots); each cluster league against the mean of the local leagues just before "
-            "and just after it; cluster 2w / local %: the median of those ratios, each "
+            f"and just after it; cluster {cores}w / local %: the median of those ratios, each "
             "pair %: every ratio; local games/s: the median local league; local spread %: "
             "(fastest - slowest local league) / median (how much the machine's speed moved "
             "during the row: a single ratio is no steadier than that)",
@@ -444,11 +508,14 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "each game ended on its worker, not when its chunk came back), every league of "
             "'games' games; whole run: from start to end (starting processes included), "
             "the median",
+            "cores: this process and every process it starts (the local backend's workers, "
+            "the Dask processes, the bots) on the CPUs of the title: --cores, default "
+            f"{CLUSTER_CORES} (the local backend's workers and concurrency follow the cores)",
             "cluster: a `dask scheduler` process and `dask worker --nthreads 1 --no-nanny` "
-            "processes on loopback; the coordinator (store, progress) is this process; one "
-            "warm-up league first on each cluster, whose bots stay warm on the workers for "
-            "the measured leagues (as for a long-lived cluster's next league of the same "
-            "bots), where the local backend starts its worker processes and bots in every "
+            "processes on loopback, one per core; the coordinator (store, progress) is this "
+            "process; one warm-up league first on each cluster, whose bots stay warm on the "
+            "workers for the measured leagues (as for a long-lived cluster's next league of "
+            "the same bots), where the local backend starts its worker processes and bots in every "
             "league: the steady window leaves both start-ups out, the whole run has the "
             "local one in; cluster 1w: one league on one worker (no baseline)",
             f"trivial: copies of the bundled `first` bot, concurrency {2 * cores}; think: "
@@ -519,7 +586,7 @@ def _thinking_bots(bots: list[BotSpec], folder: Path) -> list[BotSpec]:
 
 
 class _DaskProcesses:
-    """A ``dask scheduler`` and up to two ``dask worker`` processes on loopback."""
+    """A ``dask scheduler`` and ``dask worker`` processes on loopback."""
 
     def __init__(self) -> None:
         self.processes: list[subprocess.Popen[bytes]] = []

@@ -38,6 +38,8 @@ def test_a_named_benchmark_runs_through_its_module(
     (["bench", "chess"], "unknown benchmark 'chess'; choose one of: ra, ra_dice, protocol"),
     (["bench", "ra", "--seconds", "0"], "--seconds must be positive, not 0"),
     (["bench", "ra", "--players", "9"], "ra is for 2-5 players, not 9"),
+    (["bench", "league", "--cores", "0"], "--cores must be at least 1, not 0"),
+    (["bench", "league", "--cluster", "--cores", "4097"], "--cores 4097: this process may use"),
 ])
 def test_bad_input_is_a_one_line_error(argv: list[str], message: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,6 +85,8 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
 class _FakeDask:
     """No Dask processes: the benchmarks' leagues are replaced too."""
 
+    workers: list[int] = []  # every with_workers(n), in order
+
     def __enter__(self) -> _FakeDask:
         return self
 
@@ -90,7 +94,78 @@ class _FakeDask:
         pass
 
     def with_workers(self, n: int) -> str:
+        self.workers.append(n)
         return "tcp://127.0.0.1:1"
+
+
+def test_pinned_cpus_holds_every_thread_and_child_then_restores_the_mask() -> None:
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    from arena.bench.league import pinned_cpus
+    from arena.errors import ArenaError
+
+    mask = os.sched_getaffinity(0)
+    started, stop = threading.Event(), threading.Event()
+
+    def wait() -> None:
+        started.set()
+        stop.wait()
+
+    thread = threading.Thread(target=wait)
+    thread.start()  # before the pinning: its mask must change too
+    started.wait()
+    try:
+        with pinned_cpus(1) as cores:
+            assert cores == 1
+            assert os.sched_getaffinity(0) == {min(mask)}
+            assert thread.native_id is not None
+            assert os.sched_getaffinity(thread.native_id) == {min(mask)}
+            child = subprocess.run(
+                [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+                capture_output=True, text=True, check=True)
+            assert child.stdout.strip() == str([min(mask)])
+        assert os.sched_getaffinity(0) == mask
+        assert os.sched_getaffinity(thread.native_id) == mask
+    finally:
+        stop.set()
+        thread.join()
+    with pytest.raises(ArenaError, match=f"--cores {len(mask) + 1}: this process may use "
+                                         f"{len(mask)} CPU"), pinned_cpus(len(mask) + 1):
+        pass
+    assert os.sched_getaffinity(0) == mask
+
+
+def test_the_cluster_benchmark_puts_one_worker_per_core() -> None:
+    """--cores 1: the local backend and a one-worker cluster on one CPU (on a machine with
+    more, the default of two cores keeps issue 34's two workers on two cores)."""
+    import argparse
+    import os
+
+    from arena.bench import league
+
+    concurrency: set[int] = set()
+
+    def timed(bots: object, k: int, rounds: int, seed: int, concurrency_: int,
+              cluster: object) -> tuple[float, float]:
+        assert len(os.sched_getaffinity(0)) == 1
+        concurrency.add(concurrency_)
+        return 10.0, 9.0
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(league, "_timed_league", timed)
+        patch.setattr(league, "_DaskProcesses", _FakeDask)
+        patch.setattr(_FakeDask, "workers", [])
+        result = league.run_cluster_benchmark(argparse.Namespace(
+            players=[2], seconds=5.0, games=40, seed=1, repetitions=1, cores=1))
+        assert _FakeDask.workers == [1, 1]  # trivial bots, then thinking ones
+    trivial, thinking = result["rows"]
+    assert trivial["cluster 1w / local %"] == 100.0 and "cluster 2w games/s" not in trivial
+    assert thinking["cluster 1w / local %"] == 100.0
+    assert concurrency == {2, 8}  # 2 x cores trivial, 8 x cores thinking
+    assert f"1 core (CPU {min(os.sched_getaffinity(0))})" in result["title"]
 
 
 def test_the_cluster_benchmark_is_sized_by_games_not_by_a_probe() -> None:
