@@ -42,7 +42,7 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         type=int,
         nargs="+",
-        help="player counts (default: every count the game allows)",
+        help="player counts (default: every count the game allows; league --cluster: 2 3 4)",
     )
     parser.add_argument("--seed", type=seed_option, default=1, help="master seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")

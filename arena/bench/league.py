@@ -438,6 +438,8 @@ CLUSTER_PAIRS = 7
 # CPUs of the cluster benchmark by default (--cores): issue 34's two workers on the same
 # two cores as the local backend, whatever the machine has
 CLUSTER_CORES = 2
+# player counts of the cluster benchmark by default (--players): issue 34's
+CLUSTER_PLAYERS = (2, 3, 4)
 THINK_PAIRS = 1  # bots that sleep are not slowed by the machine's drift (and take minutes)
 
 
@@ -457,7 +459,7 @@ def run_cluster_benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, Any]:
-    players = args.players or [3]
+    players = args.players or list(CLUSTER_PLAYERS)
     if any(not 2 <= k <= BOTS for k in players):
         raise ArenaError(f"arena bench league plays 2-{BOTS} players")
     bots = _trivial_bots()
@@ -472,7 +474,8 @@ def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, An
             row: dict[str, Any] = {"players": k, "bots": "trivial",
                                    "games": rounds * per_round}
             row.update(_compare(dask, bots, k, rounds, args.seed, concurrency,
-                                workers=tuple(sorted({1, cores})), pairs=pairs))
+                                workers=tuple(sorted({1, cores})), pairs=pairs,
+                                what=f"{k} players, {row['games']} games"))
             rows.append(row)
         k = players[0]
         think_folder = tempfile.TemporaryDirectory(prefix="arena-bench-think-")
@@ -486,7 +489,8 @@ def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, An
         row = {"players": k, "bots": f"think {THINK_SECONDS:g} s", "games": rounds * per_round}
         with think_folder:
             row.update(_compare(dask, thinking, k, rounds, args.seed, concurrency,
-                                workers=(cores,), pairs=THINK_PAIRS))
+                                workers=(cores,), pairs=THINK_PAIRS,
+                                what=f"{k} players, {row['games']} games of bots that think"))
         rows.append(row)
     return {
         "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} "
@@ -534,25 +538,34 @@ def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, An
 
 
 def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, seed: int,
-             concurrency: int, workers: tuple[int, ...], pairs: int) -> dict[str, Any]:
+             concurrency: int, workers: tuple[int, ...], pairs: int, what: str
+             ) -> dict[str, Any]:
     """The columns of one row: a league on each smaller cluster, then local and
-    ``pairs`` leagues on the largest cluster in turn."""
+    ``pairs`` leagues on the largest cluster in turn.  Each league's rate goes to stderr
+    as it ends (``what``: the row, for those lines)."""
     load_before = os.getloadavg()[0]
     row: dict[str, Any] = {}
     most = max(workers)
+
+    def timed(league: str, rounds: int, cluster: ClusterSettings | None) -> tuple[float, float]:
+        rate, whole = _timed_league(bots, k, rounds, seed, concurrency, cluster)
+        print(f"bench {time.strftime('%H:%M:%S')} {what}, {league}: {rate:.1f} games/s",
+              file=sys.stderr, flush=True)
+        return rate, whole
+
     for n in sorted(workers):  # the largest last: it stays up for the pairs
         cluster = ClusterSettings(dask.with_workers(n))
         # warm-up: the plugin, the bot packs and the bots' first start
         _timed_league(bots, k, 1, seed + 1, concurrency, cluster)
         if n != most:
-            rate, whole = _timed_league(bots, k, rounds, seed, concurrency, cluster)
+            rate, whole = timed(f"cluster {n}w", rounds, cluster)
             row[f"cluster {n}w games/s"] = rate
             row[f"cluster {n}w whole run"] = whole
-    local = [_timed_league(bots, k, rounds, seed, concurrency, None)]
+    local = [timed("local", rounds, None)]
     remote: list[tuple[float, float]] = []
-    for _ in range(pairs):
-        remote.append(_timed_league(bots, k, rounds, seed, concurrency, cluster))
-        local.append(_timed_league(bots, k, rounds, seed, concurrency, None))
+    for pair in range(1, pairs + 1):
+        remote.append(timed(f"cluster {most}w ({pair} of {pairs})", rounds, cluster))
+        local.append(timed("local", rounds, None))
     ratios = [rate / ((local[i][0] + local[i + 1][0]) / 2)
               for i, (rate, _) in enumerate(remote)]
     local_rates = [rate for rate, _ in local]

@@ -68,7 +68,8 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
 ) -> None:
     assert main(["bench", "league", "--cluster", "--players", "2", "--games", "20",
                  "--repetitions", "2", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
     trivial, thinking = result["rows"]
     # --games 20: two rounds at least (20 games a round with 2 players of 5 bots)
     assert trivial["players"] == 2 and trivial["games"] == 40
@@ -80,6 +81,12 @@ def test_the_cluster_league_benchmark_compares_with_the_local_backend(
     assert thinking["bots"] == "think 0.05 s" and thinking["games"] == 20
     assert thinking["cluster 2w games/s"] > 0 and "cluster 1w games/s" not in thinking
     assert any("baseline: the local backend" in note for note in result["notes"])
+    # every league's rate on stderr as it ends: 1 worker, then local and 2 workers in turn
+    err = captured.err.splitlines()
+    trivial_lines = [line for line in err if "2 players, 40 games, " in line]
+    assert [line.split(", ")[2].split(":")[0] for line in trivial_lines] == [
+        "cluster 1w", "local", "cluster 2w (1 of 2)", "local", "cluster 2w (2 of 2)", "local"]
+    assert all(line.endswith(" games/s") for line in trivial_lines)
 
 
 class _FakeDask:
