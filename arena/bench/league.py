@@ -547,7 +547,7 @@ def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, see
     row: dict[str, Any] = {}
     most = max(workers)
 
-    def timed(league: str, rounds: int, cluster: ClusterSettings | None) -> tuple[float, float]:
+    def timed(league: str, cluster: ClusterSettings | None) -> tuple[float, float]:
         rate, whole = _timed_league(bots, k, rounds, seed, concurrency, cluster)
         print(f"bench {time.strftime('%H:%M:%S')} {what}, {league}: {rate:.1f} games/s",
               file=sys.stderr, flush=True)
@@ -558,14 +558,14 @@ def _compare(dask: _DaskProcesses, bots: list[BotSpec], k: int, rounds: int, see
         # warm-up: the plugin, the bot packs and the bots' first start
         _timed_league(bots, k, 1, seed + 1, concurrency, cluster)
         if n != most:
-            rate, whole = timed(f"cluster {n}w", rounds, cluster)
+            rate, whole = timed(f"cluster {n}w", cluster)
             row[f"cluster {n}w games/s"] = rate
             row[f"cluster {n}w whole run"] = whole
-    local = [timed("local", rounds, None)]
+    local = [timed("local", None)]
     remote: list[tuple[float, float]] = []
     for pair in range(1, pairs + 1):
-        remote.append(timed(f"cluster {most}w ({pair} of {pairs})", rounds, cluster))
-        local.append(timed("local", rounds, None))
+        remote.append(timed(f"cluster {most}w ({pair} of {pairs})", cluster))
+        local.append(timed("local", None))
     ratios = [rate / ((local[i][0] + local[i + 1][0]) / 2)
               for i, (rate, _) in enumerate(remote)]
     local_rates = [rate for rate, _ in local]
