@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-DEPENDENCIES = ("fastapi", "hypercorn", "jinja2", "argon2", "itsdangerous", "multipart",
+DEPENDENCIES = ("fastapi", "hypercorn", "jinja2", "argon2", "itsdangerous", "python_multipart",
                 "httpx")
 
 
