@@ -114,11 +114,13 @@ def _set_affinity(cpus: set[int]) -> None:
             os.sched_setaffinity(int(thread), cpus)
 
 
-def _my_cpus() -> str:
+def _cores_in_use(cores: int) -> str:
+    """For a title: "2 cores (CPUs 0-1)"."""
     try:
-        return _cpu_list(sorted(os.sched_getaffinity(0)))
+        cpus = _cpu_list(sorted(os.sched_getaffinity(0)))
     except AttributeError:  # no affinity masks here (macOS)
-        return "all CPUs"
+        cpus = "all CPUs"
+    return f"{cores} {'core' if cores == 1 else 'cores'} ({cpus})"
 
 
 def _cpu_list(cpus: list[int]) -> str:
@@ -367,8 +369,7 @@ def _run_league_benchmark(args: argparse.Namespace, cores: int) -> dict[str, Any
         )
         rows[-1].update(_trusted_columns(bots, k, rounds, args.seed, cores, rate))
     return {
-        "title": f"League of trivial subprocess bots (Ra), {cores} "
-        f"{'core' if cores == 1 else 'cores'} ({_my_cpus()}), "
+        "title": f"League of trivial subprocess bots (Ra), {_cores_in_use(cores)}, "
         f"concurrency {2 * cores}",
         "benchmark": "league",
         "rows": rows,
@@ -493,9 +494,8 @@ def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, An
                                 what=f"{k} players, {row['games']} games of bots that think"))
         rows.append(row)
     return {
-        "title": f"League of subprocess bots (Ra) on Dask vs the local backend, {cores} "
-                 f"{'core' if cores == 1 else 'cores'} "
-                 f"({_my_cpus()})",
+        "title": "League of subprocess bots (Ra) on Dask vs the local backend, "
+                 + _cores_in_use(cores),
         "benchmark": "league-cluster",
         "rows": rows,
         "notes": [
