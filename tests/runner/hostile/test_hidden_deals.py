@@ -195,6 +195,7 @@ def test_a_cheater_predicts_no_better_than_chance_in_a_league(tmp_path: Path,
         assert "seed" not in tallies, f"{count} players: a game seed was recovered"
         assert tallies["all"].count >= 100, f"{count} players: too few ({tallies['all']})"
         for how, tally in tallies.items():  # the memory of earlier games alone, too
+            print(f"league, {count} players, {how}: {tally}")  # shown by pytest -rP
             assert tally.z() < Z_LIMIT, f"{count} players, {how}: {tally}"
 
 
@@ -222,3 +223,82 @@ def test_without_fresh_processes_for_a_deal_the_cheater_remembers_it(
                                      extra="concurrency = 1\nworkers = 1")
     memory = tally_by_players(play(path), cheaters)[3]["memory"]
     assert memory.z() > 10 and memory.hits > memory.count / 2, memory
+
+
+SERVER_PLAYERS = {"ra": [2, 3, 4, 5], "ra_dice": [2, 3, 4]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_cheater_predicts_no_better_than_chance_on_a_real_server(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], game: str) -> None:
+    """Four cheaters uploaded to a fresh `arena serve` (whose ladder seeds come from a
+    counter the cheaters search) beside its two house bots, at every player count."""
+    import httpx
+
+    from tests.server.conftest import (
+        PASSWORD,
+        free_port,
+        make_server_folder,
+        start_server,
+        tar_gz,
+        wait_until,
+    )
+
+    players = SERVER_PLAYERS[game]
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys, **{
+        "players = [3]": f"players = {players}", 'game = "ra"': f'game = "{game}"',
+        "tables_per_minute = 60": "tables_per_minute = 0",
+        'house_bots = ["random", "first"]': 'house_bots = ["random", "first"]'})
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(folder, port, tmp_path / "server.log")
+    try:
+        versions = []
+        for owner in ("ada", "bob"):
+            assert httpx.post(f"{url}/api/v1/register", json={
+                "name": owner, "password": PASSWORD}).status_code == 201
+            token = httpx.post(f"{url}/api/v1/tokens", json={
+                "name": owner, "password": PASSWORD, "token_name": "t"}).json()["token"]
+            for number in (1, 2):
+                name = f"cheater-{owner}{number}"
+                files = {path.name: path.read_bytes() for path in CHEATER.iterdir()
+                         if path.is_file()}
+                files["bot.toml"] = files["bot.toml"].replace(b'"cheater"',
+                                                              f'"{name}"'.encode())
+                answer = httpx.post(f"{url}/api/v1/bots/{owner}/{name}/versions",
+                                    content=tar_gz(files), timeout=30, headers={
+                                        "Authorization": f"Bearer {token}",
+                                        "Content-Type": "application/gzip"})
+                assert answer.status_code == 202, answer.text  # queued for validation
+                versions.append(answer.json()["id"])
+
+        def valid() -> bool:
+            states = [httpx.get(f"{url}/api/v1/versions/{v}").json()["state"]
+                      for v in versions]
+            assert "invalid" not in states, states
+            return all(state == "valid" for state in states)
+
+        wait_until(valid, 600, "the cheaters' validation")
+
+        def enough() -> dict[int, dict[str, Tally]] | None:
+            store = open_store(folder)
+            try:
+                records = list(store.games())
+            finally:
+                store.close()
+            cheaters = {name for r in records for name in r.seats if "cheater" in name}
+            tallies = tally_by_players(records, cheaters)
+            counts = [tallies.get(n, {}).get("all", Tally()).count for n in players]
+            return tallies if min(counts) >= 60 else None
+
+        by_players = wait_until(enough, 900, "the ladder's games of the cheaters")
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+    for count, tallies in by_players.items():
+        assert "seed" not in tallies, f"{count} players: a game seed was recovered"
+        for how, tally in tallies.items():
+            print(f"server, {count} players, {how}: {tally}")  # shown by pytest -rP
+            assert tally.z() < Z_LIMIT, f"{count} players, {how}: {tally}"
