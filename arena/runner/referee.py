@@ -10,8 +10,9 @@ The API the league uses::
 
 ``players`` are :class:`~arena.runner.players.Player` objects: process-backed bots from a
 :class:`~arena.runner.pool.BotPool` or in-process :class:`PythonPlayer` objects.  The same
-(game, options, seed, seating) with deterministic players gives the same record, apart
-from ``timings``.
+(game, options, seed, deal key, seating) with deterministic players gives the same record,
+apart from ``timings``.  The engine deals from ``deal_seed(seed, deal_key)`` and each bot
+gets a seed of its own (:mod:`arena.deals`): neither says anything about the draws.
 
 This is the only place where a bot's reply becomes an engine action.  When a player fails
 (reasons in :mod:`arena.runner.failures`) the game goes on: it is abandoned (its process
