@@ -4,8 +4,8 @@ and a non-zero exit, and nothing already stored is lost."""
 from __future__ import annotations
 
 import hashlib
-import json
 import io
+import json
 import sqlite3
 import stat
 from pathlib import Path
