@@ -823,7 +823,10 @@ def create_store(results_dir: Path) -> Store:
     the open file's, so it goes away with the process, even after ``kill -9``)."""
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
-        lock = (results_dir / LOCK_NAME).open("a+")
+        # owner-only, like the store (it names the process playing)
+        lock = os.fdopen(os.open(results_dir / LOCK_NAME,
+                                 os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600),
+                         "a+")
     except PermissionError:
         raise ArenaError(
             f"no permission to write in the results folder {results_dir}: give yourself "

@@ -68,7 +68,7 @@ def init_server(folder: Path, admin: str) -> int:
     write_private(folder / SETTINGS_NAME, DEFAULT_SETTINGS.encode())
     write_private(folder / SECRET_NAME, (accounts.new_secret() + "\n").encode())
     settings = load_settings(folder)
-    settings.uploads.mkdir(mode=0o755)
+    settings.uploads.mkdir(mode=0o700)
     league = create_store(folder)  # the ladder's league store: the same file
     league.close()
     if league.lock is not None:

@@ -28,7 +28,7 @@ from arena.server.accounts import Cookies, RateLimiter
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
-from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
+from arena.server.settings import SECRET_NAME, UPLOADS_NAME, ServerSettings, load_settings
 from arena.server.store import Bot, ServerStore, User, Version, disk_full, printable
 
 DAY = 24 * 3600
@@ -73,26 +73,34 @@ def sweep_unlisted(folder: Path, uploads: Path, listed: set[str]) -> int:
 
 
 def make_private(folder: Path) -> list[str]:
-    """The server folder readable by its owner only (mode 0700), its database and secret
-    files 0600: other users of the machine read neither the accounts nor the uploads.
-    Returns what was tightened (an older folder, a copy made with another umask)."""
-    from arena.league.store import DB_NAME
+    """The server folder and its folders readable by their owner only (mode 0700), its
+    files 0600: other users of the machine read neither the accounts, nor the uploads,
+    nor the bots' logs.  (A version's own folder in ``uploads/`` stays readable by the
+    bot's uid: bots run under uids of their own.)  Returns what was tightened (an older
+    folder, a copy made with another umask)."""
+    from arena.league.store import DB_NAME, LOCK_NAME
+    from arena.server.ladder import FRIENDLY_FOLDER
 
     changed = []
-    paths = [(folder, 0o700)] + [(folder / name, 0o600) for name in (
-        DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", SECRET_NAME, "settings.toml")]
+    paths = [(folder / name, 0o700) for name in ("", UPLOADS_NAME, "logs", FRIENDLY_FOLDER,
+                                                  f"{FRIENDLY_FOLDER}/logs")]
+    paths += [(folder / name, 0o600) for name in (
+        DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_NAME, SECRET_NAME, "settings.toml",
+        *(f"{FRIENDLY_FOLDER}/{name}" for name in (
+            DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_NAME)))]
     for path, mode in paths:
         try:
             info = os.stat(path, follow_symlinks=False)
         except FileNotFoundError:
             continue
         if info.st_mode & 0o077:
+            name = path.name if path == folder else path.relative_to(folder).as_posix()
             try:
                 os.chmod(path, mode, follow_symlinks=False)
             except OSError:  # not ours (a read-only copy): said, not fatal
-                changed.append(f"{path.name} (could not: do it by hand)")
+                changed.append(f"{name} (could not: do it by hand)")
                 continue
-            changed.append(path.name)
+            changed.append(name)
     return changed
 
 
