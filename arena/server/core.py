@@ -8,6 +8,7 @@ then a ``pending`` version on the validation queue."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import shutil
 import sqlite3
@@ -24,7 +25,7 @@ from arena.games.base import Game
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server import archives
-from arena.server.accounts import Cookies, RateLimiter
+from arena.server.accounts import Cookies, LoginThrottle, RateLimiter
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
@@ -35,6 +36,7 @@ DAY = 24 * 3600
 MAX_FRIENDLY_GAMES = 20  # per request
 MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
 DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
                     "admin is told)")
 
@@ -160,13 +162,14 @@ class Server:
 
         self.opponents = [registry.bots[n] for n in OPPONENT_NAMES if n in registry.bots]
         self.house_bots = self._house_bots()
-        self.login_limit = RateLimiter(settings.login_per_minute, 60)
+        self.login_limit = LoginThrottle(settings.login_per_minute)
         self.register_limit = RateLimiter(settings.register_per_hour, 3600)
         self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
         self.ladder = Ladder(self)
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
+        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
         self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
         swept = sweep_staging(settings.uploads) + sweep_unlisted(
             settings.folder, settings.uploads, self.store.version_folders())
@@ -196,6 +199,22 @@ class Server:
         line = printable(line)
         self.log_lines = [*self.log_lines[-199:], line]
         print(f"arena serve: {line}", file=sys.stderr, flush=True)
+
+    def log_limited(self, cause: str, line: str) -> None:
+        """``line``, unless a line of the same ``cause`` was logged in the last
+        LOG_LIMIT_SECONDS (what visitors can trigger at will must not fill the log); the
+        next one says how many were left out."""
+        now = time.monotonic()
+        last, left_out = self.limited.get(cause, (-math.inf, 0))
+        if now - last < LOG_LIMIT_SECONDS:
+            self.limited[cause] = (last, left_out + 1)
+            return
+        if len(self.limited) >= 1000:  # causes come from routes: few; forget stale ones
+            self.limited = {key: value for key, value in self.limited.items()
+                            if now - value[0] < LOG_LIMIT_SECONDS}
+        self.limited[cause] = (now, 0)
+        self.log(line + (f" ({left_out} more like it left out of the log since the last)"
+                         if left_out else ""))
 
     def _house_bots(self) -> list[BotSpec]:
         specs = []
