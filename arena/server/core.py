@@ -169,6 +169,7 @@ class Server:
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
+        self.stopping = False  # a signal came: arena serve is ending
         self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
         self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
         swept = sweep_staging(settings.uploads) + sweep_unlisted(
@@ -198,7 +199,8 @@ class Server:
     def log(self, line: str) -> None:
         line = printable(line)
         self.log_lines = [*self.log_lines[-199:], line]
-        print(f"arena serve: {line}", file=sys.stderr, flush=True)
+        if not self.stopping:  # a stop is one line: what it makes fail is no news
+            print(f"arena serve: {line}", file=sys.stderr, flush=True)
 
     def log_limited(self, cause: str, line: str) -> None:
         """``line``, unless a line of the same ``cause`` was logged in the last
