@@ -402,4 +402,9 @@ def _running_workers(client: Any) -> set[str]:
 
 def _scatter(client: Any, packs: dict[str, Any]) -> Any:
     """Send every bot once to every worker, rather than with every chunk."""
-    return client.scatter(packs, broadcast=True, hash=False)
+    try:
+        return client.scatter(packs, broadcast=True, hash=False)
+    except (OSError, ValueError) as problem:  # (Dask: "No valid workers found")
+        raise ArenaError(f"cannot send the bots to the Dask cluster at "
+                         f"{client.scheduler.address}: {problem} (its workers gone?)"
+                         ) from None
