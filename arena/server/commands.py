@@ -121,13 +121,20 @@ def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
     from arena.server.core import Server
 
     stop = _Stop()
+
+    def interrupted(number: int, frame: object) -> None:
+        stop.signal = stop.signal or signal.Signals(number).name
+        raise KeyboardInterrupt
+
     # SIGTERM stops it as Ctrl-C does, also before and after the event loop
-    previous = signal.signal(signal.SIGTERM, _interrupted)
+    previous = signal.signal(signal.SIGTERM, interrupted)
     try:
         try:
             server = Server.open(folder, cluster=cluster)
         except KeyboardInterrupt:
-            return 130
+            print(f"arena serve: stopped ({stop.signal or 'SIGINT'}) before it started",
+                  file=sys.stderr)
+            return 0 if stop.signal == "SIGTERM" else 130
         host = host or server.settings.host
         port = server.settings.port if port is None else port
         tls = server.settings.tls
@@ -164,10 +171,6 @@ def _resource_tracker() -> int | None:
 
     pid = getattr(resource_tracker._resource_tracker, "_pid", None)
     return pid if isinstance(pid, int) else None
-
-
-def _interrupted(number: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _single(group: BaseExceptionGroup, host: str, port: int) -> BaseException:
