@@ -3,6 +3,7 @@ one-line error (exit 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -103,6 +104,9 @@ class _FakeDask:
     def with_workers(self, n: int) -> str:
         self.workers.append(n)
         return "tcp://127.0.0.1:1"
+
+    def lost_ends_the_run(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # (no process to lose)
 
 
 def test_pinned_cpus_holds_every_thread_and_child_then_restores_the_mask() -> None:
