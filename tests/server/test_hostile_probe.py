@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 
 from arena.server import core
 from arena.server.app import CSP
 from tests.server.conftest import bot_archive, in_process
-from tests.server.test_hostile_visitors import web_login
+from tests.server.test_hostile_visitors import other_client, web_login
 
 pytestmark = pytest.mark.anyio
 
@@ -22,21 +21,14 @@ NUMBERS = ["99999999999999999999", "9223372036854775808", "-9223372036854775809"
            "9" * 5000]
 
 
-def strict_client(api: object) -> httpx.AsyncClient:
-    """A client on the same app that fails the test if an exception leaves the app (what
-    Hypercorn would print as a traceback)."""
-    app = api.client._transport.app  # type: ignore[attr-defined]
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app, raise_app_exceptions=True),
-                             base_url="http://127.0.0.1")
-
-
 async def test_every_route_taking_a_number_answers_404_or_422_to_a_probe(
         server_folder: tuple[Path, str]) -> None:
     folder, admin_password = server_folder
     async with in_process(folder) as api:
         ada = await api.account("ada")
         assert (await api.upload(ada, "ada", "mine", bot_archive("mine"))).status_code == 202
-        async with strict_client(api) as client, strict_client(api) as admin:
+        async with other_client(api, strict=True) as client, \
+                other_client(api, strict=True) as admin:
             csrf = await web_login(client, "ada")
             admin_csrf = await web_login(admin, "root", admin_password)
             logged = list(api.server.log_lines)
@@ -83,7 +75,7 @@ async def test_a_crash_is_one_line_a_minute_in_the_log_and_no_traceback(
             raise RuntimeError("a bug")
 
         api.server.store.version = boom  # type: ignore[method-assign]
-        async with strict_client(api) as client:  # raises if the exception leaves the app
+        async with other_client(api, strict=True) as client:  # raises if one leaves the app
             for number in range(1, 51):
                 answer = await client.get(f"/api/v1/versions/{number}")
                 assert answer.status_code == 500

@@ -35,10 +35,13 @@ async def web_login(client: httpx.AsyncClient, name: str, password: str = PASSWO
     return csrf_of((await client.get("/account")).text)
 
 
-def other_client(api: Api, address: str = "127.0.0.1") -> httpx.AsyncClient:
+def other_client(api: Api, address: str = "127.0.0.1", strict: bool = False
+                 ) -> httpx.AsyncClient:
+    """Another client of the same app, from ``address``; ``strict``: an exception that
+    leaves the app (what Hypercorn would print as a traceback) fails the test."""
     app = api.client._transport.app  # type: ignore[attr-defined]
     return httpx.AsyncClient(transport=httpx.ASGITransport(
-        app, raise_app_exceptions=False, client=(address, 40000)),
+        app, raise_app_exceptions=strict, client=(address, 40000)),
         base_url="http://127.0.0.1")
 
 
