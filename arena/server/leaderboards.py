@@ -103,7 +103,9 @@ class Leaderboards:
                     self.pool = _start_pool()
                 future = self.pool.submit(_update, settings.folder, settings.game,
                                           settings.rating_bootstrap, arrived, reread)
-                boards, lines = await trio.to_thread.run_sync(future.result)
+                # (a stop waits for no update: the process is killed, see close)
+                boards, lines = await trio.to_thread.run_sync(future.result,
+                                                              abandon_on_cancel=True)
             except Exception as problem:  # the last leaderboard stays up
                 self.server.log(f"the leaderboard could not be computed: {problem!r}")
                 # the games of this update are in the store: the next one reads it again
