@@ -79,16 +79,19 @@ class Serve:
             return 0
         return int(board.json()["games"])
 
-    def stop(self, number: int, group: bool) -> tuple[int, float, str, set[tuple[int, str]]]:
-        """Signal it while its ladder plays: its exit code, the seconds it took, what it
-        printed after the signal, and the processes it had."""
+    def stop(self, number: int, group: bool, times: int
+             ) -> tuple[int, float, str, set[tuple[int, str]]]:
+        """Signal it (``times`` in a row) while its ladder plays: its exit code, the
+        seconds it took, what it printed after the signal, and the processes it had."""
         before = descendants(self.process.pid)
         printed = self.log.stat().st_size
         start = time.monotonic()
-        if group:
-            os.killpg(self.process.pid, number)
-        else:
-            self.process.send_signal(number)
+        for _ in range(times):
+            if group:
+                os.killpg(self.process.pid, number)
+            else:
+                self.process.send_signal(number)
+            time.sleep(0.1)
         try:
             code = self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -99,13 +102,14 @@ class Serve:
         return code, took, self.log.read_bytes()[printed:].decode(), before
 
 
-@pytest.mark.parametrize(("number", "group", "code"), [
-    (signal.SIGINT, True, 130),  # Ctrl-C in the terminal
-    (signal.SIGTERM, False, 0),  # a service manager, to the server's pid
+@pytest.mark.parametrize(("number", "group", "times", "code"), [
+    (signal.SIGINT, True, 1, 130),  # Ctrl-C in the terminal
+    (signal.SIGINT, True, 2, 130),  # ... twice: no more waiting, the processes killed
+    (signal.SIGTERM, False, 1, 0),  # a service manager, to the server's pid
 ])
 def test_a_busy_server_stops_within_seconds_in_one_line_leaving_no_process(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], number: int, group: bool,
-        code: int) -> None:
+        times: int, code: int) -> None:
     folder = tmp_path / "server"
     make_server_folder(folder, capsys, **BUSY)
     log = tmp_path / "serve.log"
@@ -113,7 +117,7 @@ def test_a_busy_server_stops_within_seconds_in_one_line_leaving_no_process(
     try:
         wait_until(lambda: serve.stored() >= 6, 120, "ladder games")
         wait_until(lambda: len(descendants(serve.process.pid)) >= 6, 30, "bots playing")
-        exit_code, took, printed, before = serve.stop(number, group)
+        exit_code, took, printed, before = serve.stop(number, group, times)
     finally:
         if serve.process.poll() is None:
             os.killpg(serve.process.pid, signal.SIGKILL)
