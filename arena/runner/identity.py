@@ -222,3 +222,32 @@ def sweep_uid(uid: int, patience: float = 5.0) -> None:
                         shutil.rmtree(entry.path, ignore_errors=True)
                     else:
                         os.unlink(entry.path)
+
+
+def processes_in_user_namespace(inode: int) -> list[int]:
+    """Live processes of the user namespace ``inode`` (this user's, as the owner of a
+    namespace it made may look into it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}/ns/user").st_ino == inode:
+                    found.append(int(entry))
+    return found
+
+
+def sweep_user_namespace(inode: int, patience: float = 5.0) -> None:
+    """Kill every process of the user namespace ``inode`` (repeatedly: a fork bomb
+    refills): a bot run by a user other than root at level none, and whatever it
+    started, even in a session of its own, stays in the namespace it was given."""
+    if inode == os.stat("/proc/self/ns/user").st_ino:
+        raise ValueError("refusing to sweep the arena's own user namespace")
+    deadline = time.monotonic() + patience
+    while pids := processes_in_user_namespace(inode):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            raise ArenaError(f"cannot kill the processes of a bot's user namespace: "
+                             f"{pids[:10]}")
+        time.sleep(0.001)
