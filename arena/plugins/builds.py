@@ -32,6 +32,7 @@ import fcntl
 import json
 import os
 import secrets
+import shutil
 import stat
 import sys
 import time
@@ -60,6 +61,7 @@ KEPT_FAILED_LOGS = 50
 STAGING_PREFIX = ".staging-"
 LOCKS_FOLDER = ".locks"
 TAIL_LINES = 20  # of a failed build's log, shown with its reason
+NOTICE_SECONDS = 10.0  # a build still running is told this often, as a line
 
 
 class BuildFailed(ArenaError):
@@ -345,18 +347,54 @@ def _sweep_staging(cache: Path) -> None:
                     remove_tree(entry)
 
 
-class TerminalReporter(BuildReporter):
-    """Builds as a person sees them on ``stream`` (stderr): a line when one starts, on a
-    terminal a live line with its time and last output (``show_log``: its whole output
-    instead), a line at the end, and for a failure the last lines of its log."""
+class NoticeReporter(BuildReporter):
+    """Builds told as whole lines to ``notice`` (a league's notices, a server's log): a
+    line at the start, one every :data:`NOTICE_SECONDS` while it runs, a line at the end,
+    and for a failure the end of its log."""
+
+    def __init__(self, notice: Callable[[str], None]) -> None:
+        self.notice = notice
+        self.told = 0.0
+
+    def building(self, spec: BotSpec, level: str, limits: BuildLimits) -> None:
+        self.told = 0.0
+        self.notice(f"building {spec.name} {spec.version}: {describe_argv(spec.build)} "
+                    f"(sandbox {level}, at most {limits.seconds} s)")
+
+    def waiting(self, spec: BotSpec) -> None:
+        self.notice(f"waiting for another process that is building {spec.name}")
+
+    def progress(self, spec: BotSpec, seconds: float, output: bytes) -> None:
+        if seconds - self.told >= NOTICE_SECONDS:
+            self.told = seconds
+            self.notice(f"building {spec.name}: {seconds:.0f} s so far")
+
+    def built(self, spec: BotSpec, record: BuildRecord, log_path: Path) -> None:
+        self.notice(f"built {spec.name} in {record.seconds:.1f} s (log: {log_path})")
+
+    def failed(self, failure: BuildFailed) -> None:
+        lines = failure.tail_lines()
+        if lines:
+            self.notice(f"the end of {failure.spec.name}'s build log:")
+            for line in lines:
+                self.notice(f"  | {line}")
+        if failure.log_path is not None:
+            self.notice(f"its whole log: {failure.log_path}")
+
+
+class TerminalReporter(NoticeReporter):
+    """Builds as a person sees them on ``stream`` (stderr): a :class:`NoticeReporter`'s
+    lines, and on a terminal a live line with the build's time and last output
+    (``show_log``: its whole output as it comes, and no tail at the end)."""
 
     def __init__(self, stream: TextIO | None = None, *, show_log: bool = False) -> None:
+        super().__init__(self._say)
         self.stream = stream or sys.stderr
         self.show_log = show_log
         self.live = self.stream.isatty() and not show_log
         self.last_draw = 0.0
         self.last_line = ""
-        self.shown = False
+        self.shown = False  # a live line is on the screen
 
     def _say(self, line: str) -> None:
         if self.shown:
@@ -364,29 +402,21 @@ class TerminalReporter(BuildReporter):
             self.shown = False
         print(line, file=self.stream, flush=True)
 
-    def building(self, spec: BotSpec, level: str, limits: BuildLimits) -> None:
-        self.last_line = ""
-        self._say(f"building {spec.name} {spec.version}: {describe_argv(spec.build)} "
-                  f"(sandbox {level}, at most {limits.seconds} s)")
-
-    def waiting(self, spec: BotSpec) -> None:
-        self._say(f"waiting for another process that is building {spec.name}")
-
     def progress(self, spec: BotSpec, seconds: float, output: bytes) -> None:
-        if output:
-            text = output.decode("utf-8", errors="replace")
-            if self.show_log:
+        text = output.decode("utf-8", errors="replace")
+        if self.show_log:
+            if text:
                 self.stream.write(text)
                 self.stream.flush()
-                return
-            lines = [line for line in text.splitlines() if line.strip()]
-            if lines:
-                self.last_line = lines[-1]
-        if not self.live or time.monotonic() - self.last_draw < 0.2:
+            return
+        if not self.live:
+            super().progress(spec, seconds, output)
+            return
+        lines = [line for line in text.splitlines() if line.strip()]
+        self.last_line = lines[-1] if lines else self.last_line
+        if time.monotonic() - self.last_draw < 0.2:
             return
         self.last_draw = time.monotonic()
-        import shutil
-
         width = shutil.get_terminal_size().columns - 1
         line = f"building {spec.name}: {seconds:.0f} s" + (
             f" | {visible(self.last_line)}" if self.last_line else "")
@@ -394,15 +424,10 @@ class TerminalReporter(BuildReporter):
         self.stream.flush()
         self.shown = True
 
-    def built(self, spec: BotSpec, record: BuildRecord, log_path: Path) -> None:
-        self._say(f"built {spec.name} in {record.seconds:.1f} s (log: {log_path})")
-
     def failed(self, failure: BuildFailed) -> None:
-        self._say(f"build of {failure.spec.name} failed: {failure.reason}")
-        lines = failure.tail_lines()
-        if lines and not self.show_log:
-            self._say("the end of its log:")
-            for line in lines:
-                self._say(f"  | {line}")
-        if failure.log_path is not None:
+        if not self.show_log:  # (the command then says why, in one line)
+            super().failed(failure)
+            return
+        self._say(f"the build of {failure.spec.name} failed: {failure.reason}")
+        if failure.log_path is not None:  # its output is on the screen already
             self._say(f"its whole log: {failure.log_path}")
