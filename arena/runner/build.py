@@ -232,21 +232,27 @@ def _hand_over(work: Path, uid: int, gid: int) -> None:
     os.chown(work, uid, gid)
 
 
-def remove_tree(path: Path) -> None:
+def remove_tree(path: Path, patience: float = 5.0) -> None:
     """``path`` and everything under it, also what a build made unreadable or
     unwritable to its own user (mode 000 folders) or the arena made read-only (a built
-    copy); never follows a link."""
-    if not os.path.lexists(path):
-        return
-    if not os.path.islink(path) and os.path.isdir(path):
-        with contextlib.suppress(OSError):
-            os.chmod(path, stat.S_IRWXU)
-        for root, folders, _files in os.walk(path):  # top down: opened before entered
-            for name in folders:
-                with contextlib.suppress(OSError):
-                    if not os.path.islink(os.path.join(root, name)):
-                        os.chmod(os.path.join(root, name), stat.S_IRWXU)
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    copy); never follows a link.  Tried again for up to ``patience`` seconds while
+    something is left: the processes of a killed sandbox die a moment after the kill,
+    and may write until then."""
+    deadline = time.monotonic() + patience
+    while os.path.lexists(path):
+        if os.path.islink(path) or not os.path.isdir(path):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        else:
+            with contextlib.suppress(OSError):
+                os.chmod(path, stat.S_IRWXU)
+            for root, folders, _files in os.walk(path):  # top down: opened before entered
+                for name in folders:
+                    with contextlib.suppress(OSError):
+                        if not os.path.islink(os.path.join(root, name)):
+                            os.chmod(os.path.join(root, name), stat.S_IRWXU)
+            shutil.rmtree(path, ignore_errors=True)
+        if time.monotonic() > deadline:
+            return
+        if os.path.lexists(path):
+            time.sleep(0.01)
