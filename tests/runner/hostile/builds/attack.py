@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 KIND, MARKER = sys.argv[1], sys.argv[2]
 
@@ -51,7 +52,7 @@ if KIND == "big-file":  # one file, ever larger
             file.write(block)
 
 if KIND == "network":  # the machine's loopback (the port is in target.txt), then outside
-    port = int(open("target.txt").read())
+    port = int(Path("target.txt").read_text())
     for address in (("127.0.0.1", port), ("1.1.1.1", 53)):
         try:
             socket.create_connection(address, timeout=3).close()
@@ -64,7 +65,7 @@ if KIND == "network":  # the machine's loopback (the port is in target.txt), the
 if KIND == "write-outside":  # the targets are in target.txt, one a line
     # (what it writes may land in a private view, as /tmp under bubblewrap: the test
     # looks at the machine's files afterwards)
-    for path in open("target.txt").read().split("\n"):
+    for path in Path("target.txt").read_text().split("\n"):
         try:
             with open(path, "w") as file:
                 file.write("written by a build")
