@@ -32,6 +32,7 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,14 +205,7 @@ def sweep_uid(uid: int, patience: float = 5.0) -> None:
     files in the shared temporary folders."""
     if uid == 0 or uid == os.geteuid():
         raise ValueError("refusing to sweep the arena's own uid")
-    deadline = time.monotonic() + patience
-    while pids := processes_of(uid):
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            raise ArenaError(f"cannot kill the processes of bot uid {uid}: {pids[:10]}")
-        time.sleep(0.001)
+    _kill_all(lambda: processes_of(uid), f"bot uid {uid}", patience)
     for top in SHARED_TEMP_DIRS:
         with contextlib.suppress(OSError), os.scandir(top) as entries:
             for entry in entries:
@@ -242,12 +236,17 @@ def sweep_user_namespace(inode: int, patience: float = 5.0) -> None:
     started, even in a session of its own, stays in the namespace it was given."""
     if inode == os.stat("/proc/self/ns/user").st_ino:
         raise ValueError("refusing to sweep the arena's own user namespace")
+    _kill_all(lambda: processes_in_user_namespace(inode), "a bot's user namespace", patience)
+
+
+def _kill_all(find: Callable[[], list[int]], whose: str, patience: float) -> None:
+    """SIGKILL every process ``find`` names until it names none (a fork bomb refills);
+    an ArenaError after ``patience`` seconds."""
     deadline = time.monotonic() + patience
-    while pids := processes_in_user_namespace(inode):
+    while pids := find():
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         if time.monotonic() > deadline:
-            raise ArenaError(f"cannot kill the processes of a bot's user namespace: "
-                             f"{pids[:10]}")
+            raise ArenaError(f"cannot kill the processes of {whose}: {pids[:10]}")
         time.sleep(0.001)

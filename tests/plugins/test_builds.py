@@ -364,3 +364,15 @@ def test_rust_builds_with_rustc(tmp_path: Path) -> None:
                           '["rustc", "-O", "-o", "bot", "src/main.rs"]', '["./bot"]')
     assert built_and_runs(folder, ["./bot"]) == "rust ok\n"
     assert stat.S_IMODE((folder / "src" / "main.rs").stat().st_mode) == 0o644
+
+
+@needs_gcc
+def test_a_cluster_ships_the_built_copy_named_by_its_own_hash(tmp_path: Path) -> None:
+    from arena.league.cluster_worker import pack_bot, unpack_bot
+    from arena.plugins.manifest import content_hash
+
+    built = ensure_built(spec_of(c_bot(tmp_path)))
+    pack = pack_bot(built)
+    assert pack.content_hash == built.built_hash != built.content_hash
+    unpacked = unpack_bot(pack, tmp_path / "worker")  # checked against the hash there
+    assert content_hash(unpacked) == built.built_hash and (unpacked / "bot").is_file()
