@@ -559,7 +559,7 @@ def build_environment(home: str) -> dict[str, str]:
         "GOCACHE": f"{home}/.cache/go-build",
         "GOPATH": f"{home}/go",
         "GOPROXY": "off",
-        "GOFLAGS": "-mod=mod -buildvcs=false",
+        "GOFLAGS": "-buildvcs=false",  # (a vendor folder is used as go decides)
         "GOTOOLCHAIN": "local",
         "GOTELEMETRY": "off",
         "CARGO_HOME": f"{home}/.cargo",
