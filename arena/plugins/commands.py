@@ -191,7 +191,12 @@ def submit_command(args: argparse.Namespace) -> int:
     _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
     # refusals first, so that nobody waits for a check whose result cannot be used
     action = planned_action(spec, args.path, bots_dir, replace=args.replace)
-    built = built_for_command(spec, args.sandbox)  # its build, even with --no-check
+    from arena.plugins.builds import BuildFailed
+
+    try:
+        built = built_for_command(spec, args.sandbox)  # its build, even with --no-check
+    except BuildFailed as failure:
+        raise ArenaError(f"{failure}; nothing was installed") from None
     if action != "unchanged" and not args.no_check:
         _conformance_gate(built, registry, args.check_games, args.sandbox)
     installed = install_bot(args.path, bots_dir, registry.games, replace=args.replace)
