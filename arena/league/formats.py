@@ -113,6 +113,7 @@ class BracketTable:
     games: int  # games played at this table (tie-breaks included)
     decided: bool  # its results are all in
     tie_breaks: int = 0  # tie-break sets played
+    by_seed: bool = False  # still tied after the last tie-break set: the seeds decided
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,8 @@ class Standings:
                 "round": stage.label, "byes": list(stage.byes),
                 "tables": [{"bots": list(table.bots), "points": list(table.points),
                             "advanced": list(table.advanced), "games": table.games,
-                            "tie_breaks": table.tie_breaks, "decided": table.decided}
+                            "tie_breaks": table.tie_breaks, "by_seed": table.by_seed,
+                            "decided": table.decided}
                            for table in stage.tables],
             } for stage in self.bracket]
         return data
@@ -292,6 +294,17 @@ def replay(tournament: Tournament, stored: Mapping[str, GameResult]) -> Stage | 
             return stage
         tournament.record([stored[game.game_id] for game in stage.games])
     return None
+
+
+def is_feed(snapshot: Mapping[str, Any] | None) -> bool:
+    """Whether a stored league's format chooses its games stage by stage (without reading
+    its games); False for a schedule, or a format not installed here."""
+    if not snapshot or not isinstance(snapshot.get("format"), str):
+        return False
+    try:
+        return isinstance(find_format(snapshot["format"]), FeedFormat)
+    except ArenaError:
+        return False
 
 
 def rebuild(snapshot: Mapping[str, Any] | None, results: Sequence[GameResult]

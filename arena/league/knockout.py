@@ -315,7 +315,8 @@ class KnockoutTournament(Tournament):
                              (table.order(self.seed_rank) if table.games else table.bots)),
                 advanced=tuple(bot in advanced for bot in
                                (table.order(self.seed_rank) if table.games else table.bots)),
-                games=table.games, decided=table.decided, tie_breaks=table.sets)
+                games=table.games, decided=table.decided, tie_breaks=table.sets,
+                by_seed=table.decided and table.tied_at_cut(self.seed_rank))
                 for table in current.tables)
             drawn.append(BracketRound(self._label(current.number), tables, current.byes))
         return tuple(drawn)

@@ -51,8 +51,11 @@ def run_league(
     dry_run: bool = False,
     shard: Shard | None = None,
     cluster: ClusterSettings | None = None,
+    terminal: LeagueListener | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
+    ``terminal``: what the person sees (default: :class:`Terminal`; ``arena match`` has
+    its own).
 
     ``backend`` defaults to real bots: in this process, in worker processes, or on the
     Dask cluster of ``cluster``; ``bots`` defaults to discovery.
@@ -63,7 +66,7 @@ def run_league(
     err = err or sys.stderr
     if dry_run:
         return _dry_run(config, bots, backend, err, shard)
-    terminal = Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
+    terminal = terminal or Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
 
     async def main() -> LeagueSummary | None:
         with trio.CancelScope() as interrupted:

@@ -574,6 +574,7 @@ def render_bracket(rounds: Sequence[BracketRound]) -> str:
             went = [bot for bot, on in zip(table.bots, table.advanced, strict=True) if on]
             tie = (f" after {table.tie_breaks} tie-break set"
                    f"{'s' if table.tie_breaks > 1 else ''}") if table.tie_breaks else ""
+            tie += ", by seed" if table.by_seed else ""
             outcome = (f"  -> {', '.join(went)}{tie}" if went
                        else "  (playing)" if not table.decided else f"{tie}")
             lines.append(f"  {seated}{outcome}")
