@@ -118,6 +118,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench store",
         "arena bench sprt",
         "arena bench plan",
+        "arena bench formats --bots 32 64 --players 2 --repetitions 50",
     ),
     "serve": (
         "arena serve init myserver          # settings, database, admin password",

@@ -35,12 +35,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import math
 import random
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
@@ -57,6 +56,7 @@ from arena.records import GameResult
 
 if TYPE_CHECKING:
     from arena.league.config import FormatOptions, LeagueConfig
+    from arena.league.matchmaking import LadderState
 
 SEEDINGS = ("order", "random", "rating")
 
@@ -91,6 +91,7 @@ class Stage:
     label: str  # e.g. "round 3 of 7", "round 2, tie-break 1"
     games: tuple[ScheduledGame, ...]
     notes: tuple[str, ...] = ()  # e.g. the byes, said when the stage starts
+    announced: bool = True  # worth a line when it starts (a ladder's batches are not)
 
 
 @dataclass(frozen=True)
@@ -399,16 +400,6 @@ def match_points(results: Sequence[GameResult]) -> dict[str, float]:
     return points
 
 
-def shares_of_rank(points: Mapping[str, float]) -> dict[str, float]:
-    """A table's match result as shares: each bot's share of the others it finished the
-    match ahead of on ``points`` (ties half): 1 for the best, 0 for the worst."""
-    bots = list(points)
-    others = max(1, len(bots) - 1)
-    return {bot: sum(1.0 if points[bot] > points[other] else 0.5
-                     if points[bot] == points[other] else 0.0
-                     for other in bots if other != bot) / others for bot in bots}
-
-
 def seeded_order(entrants: Entrants, seeding: str, ratings: Mapping[str, float]
                  ) -> tuple[str, ...]:
     """The field in seed order: as given, a seeded shuffle, or by rating (highest first;
@@ -514,27 +505,27 @@ def ladder_batch(game: str, tables: Sequence[Sequence[str]], counter: object, ro
             for number, table in enumerate(tables)]
 
 
-def ladder_tables(results: Sequence[GameResult], active: Sequence[str], players: int,
-                  count: int, counter: object, *, new: Sequence[str] = (),
-                  together: Sequence[Sequence[str]] = (), state: Any = None
-                  ) -> list[tuple[str, ...]]:
+def ladder_tables(state: LadderState, active: Sequence[str], players: int, count: int,
+                  counter: object, *, new: Sequence[str] = (),
+                  together: Sequence[Sequence[str]] = ()) -> list[tuple[str, ...]]:
     """The ladder's next ``count`` tables, chosen for information
-    (:func:`arena.league.matchmaking.next_tables`) from the stored results (or their
-    ``state``, a ``LadderState`` kept up by the caller), the seed of the choice from
-    ``counter``."""
-    from arena.league.matchmaking import LadderState, next_tables
+    (:func:`arena.league.matchmaking.next_tables`) from ``state`` (the stored games as the
+    matchmaker sees them), the seed of the choice from ``counter``: the server's ladder
+    and a league of format "ladder" alike."""
+    from arena.league.matchmaking import next_tables
 
-    state = state if state is not None else LadderState.from_results(results)
     return next_tables(state, active, players, count=count, new=new,
                        seed=stable_int("ladder-table", counter), together=together)
 
 
 class Ladder(FeedFormat):
     """The server's ladder as a league: batches of tables chosen for information from
-    the games stored so far, until ``max_games``."""
+    the games stored so far, while a whole table fits in ``max_games``.  A batch has
+    ``tables`` tables (default: the bots over the smallest table size, so each bot plays
+    about once a batch), the player counts taking turns batch by batch."""
 
     name = "ladder"
-    summary = "tables chosen for information from the results so far, until max_games"
+    summary = "tables chosen for information from the results so far, up to max_games"
 
     def check(self, config: LeagueConfig, options: FormatOptions) -> dict[str, Any]:
         tables = options.integer("tables", 1, 10_000, None)
@@ -560,27 +551,32 @@ class Ladder(FeedFormat):
 class LadderTournament(Tournament):
     entrants: Entrants
     per_batch: int
-    results: list[GameResult] = field(default_factory=list)
+    stored: int = 0  # games recorded
     batch: int = 0
+    state: Any = None  # the matchmaker's LadderState of the games recorded so far
     _stage: Stage | None = None
 
     def next_stage(self) -> Stage | None:
+        from arena.league.matchmaking import LadderState
+
         cap = self.entrants.max_games or 0
-        if len(self.results) >= cap:
+        e = self.entrants
+        k = e.players[self.batch % len(e.players)]
+        left = (cap - self.stored) // k  # whole tables, within the cap
+        if left < 1:
             return None
         if self._stage is None:
-            e = self.entrants
-            k = e.players[self.batch % len(e.players)]
-            left = math.ceil((cap - len(self.results)) / k)  # whole tables, at most the cap
             counter = [e.seed, self.batch]
-            tables = ladder_tables(self.results, e.bots, k, min(self.per_batch, left), counter)
+            self.state = self.state or LadderState.from_results([], e.bots)
+            tables = ladder_tables(self.state, e.bots, k, min(self.per_batch, left), counter)
             games = [g for table in ladder_batch(e.game, tables, counter, self.batch)
                      for g in table]
-            self._stage = Stage(f"batch {self.batch + 1}", tuple(games))
+            self._stage = Stage(f"batch {self.batch + 1}", tuple(games), announced=False)
         return self._stage
 
     def record(self, results: Sequence[GameResult]) -> None:
-        self.results.extend(results)
+        self.state = self.state.extended(results)
+        self.stored += len(results)
         self.batch += 1
         self._stage = None
 
@@ -589,8 +585,8 @@ class LadderTournament(Tournament):
 
     def description(self) -> str:
         e = self.entrants
-        return (f"ladder: {self.per_batch} tables a batch chosen for information, until "
-                f"{e.max_games} games")
+        return (f"ladder: {self.per_batch} tables a batch chosen for information, at most "
+                f"{e.max_games} games (whole tables)")
 
 
 # --------------------------------------------------------------------------- bundled

@@ -144,8 +144,10 @@ class Terminal(LeagueListener):
         # it may be of this one (a resumed league)
         left = sum(game.game_id not in self.stored_before for game in stage.games)
         progress.total = max(progress.total, progress.already + progress.played + left)
-        notes = "".join(f"; {note}" for note in stage.notes)
-        progress.say(f"{league.config.name}: {stage.label}: {len(stage.games)} games{notes}")
+        if stage.announced:
+            notes = "".join(f"; {note}" for note in stage.notes)
+            progress.say(f"{league.config.name}: {stage.label}: {len(stage.games)} games"
+                         f"{notes}")
 
     def game_stored(self, league: League, game: StoredGame) -> None:
         assert self.progress is not None

@@ -16,17 +16,21 @@ arena's duplicate table, so seats are even by construction; fewer or more games 
 the seats of a base seating chosen to keep each bot's seats even over the rounds,
 :func:`arena.league.formats.balanced_order`).
 
-Score: each round a bot scores its share of the table's other bots it finished the match
-ahead of (the sum of its games' finish-ahead shares decides; a tie counts half): at two
-players 1 for a won match, 1/2 for a drawn one, 0 for a lost one, as chess scores; a bye
-scores 1/2.  Standings: score, then the tie-breaks
+Score: each round a bot scores its mean finish-ahead share over its table's games (the
+share of the other bots it finished ahead of, a shared place counting half): at two
+players with the default two games 1 for a won match, 1/2 for a drawn one, 0 for a lost
+one, as chess scores; at more players it also counts how far ahead (the board points that
+rank teams in some chess events: finer than the place at the table, and found better at
+finding the strongest bot by ``arena bench formats``); a bye scores 1/2.  Standings:
+score, then the tie-breaks
 
 1. Buchholz for tables: per round, the mean final score of the bots at its table, summed
    over the rounds (at two players exactly Buchholz: the sum of the opponents' scores);
    a round without a table (a bye) counts the bot's own final score, as FIDE's 2023
    tie-break rules count an unplayed round;
-2. game points: the sum of its finish-ahead shares over every game (a bye: half a
-   table's games);
+2. Sonneborn-Berger for tables: per round, its score times the mean final score of the
+   bots at its table, summed (at two players: the scores of the opponents it beat, half
+   of those it drew); a bye counts as for Buchholz;
 3. seed (the order given, or by rating).
 
 Every round's pairing is a pure function of the field (in seed order), the league's seed
@@ -57,7 +61,6 @@ from arena.league.formats import (
     ratings_of,
     read_seeding,
     seeded_order,
-    shares_of_rank,
     single_count,
     table_key,
 )
@@ -111,11 +114,11 @@ class Record:
     """One bot's Swiss record so far."""
 
     score: float = 0.0
-    game_points: float = 0.0
     games: int = 0
     byes: int = 0
-    # per round, the other bots at its table (empty: a bye)
+    # per round, the other bots at its table (empty: a bye) and what it scored
     tables: list[tuple[str, ...]] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -188,11 +191,11 @@ class SwissTournament(Tournament):
         for members, games in self._tables:
             table_results = [by_id[game.game_id] for game in games]
             points = match_points(table_results)
-            shares = shares_of_rank({bot: points.get(bot, 0.0) for bot in members})
             for bot in members:
                 record = self.records[bot]
-                record.score += shares[bot]
-                record.game_points += points.get(bot, 0.0)
+                scored = points.get(bot, 0.0) / len(games)
+                record.score += scored
+                record.scores.append(scored)
                 record.games += len(games)
                 record.tables.append(tuple(other for other in members if other != bot))
             for pair in combinations(members, 2):
@@ -204,7 +207,7 @@ class SwissTournament(Tournament):
         for bot in self.pairings[-1].byes:
             record = self.records[bot]
             record.score += BYE_SCORE
-            record.game_points += BYE_SCORE * self.games_per_table
+            record.scores.append(BYE_SCORE)
             record.byes += 1
             record.tables.append(())
         self.round += 1
@@ -226,21 +229,31 @@ class SwissTournament(Tournament):
                 f"{bye}; {self.games_per_table} games a table ({how}): "
                 f"{self.expected_games()} games")
 
-    def buchholz(self) -> dict[str, float]:
-        """Per bot: the mean final score of its table's other bots, summed over rounds
-        (a bye: its own score)."""
+    def opposition(self) -> dict[str, list[float]]:
+        """Per bot and round: the mean final score of its table's other bots (a bye: its
+        own final score)."""
         score = {bot: record.score for bot, record in self.records.items()}
-        return {bot: sum(sum(score[o] for o in table) / len(table) if table else score[bot]
-                         for table in record.tables)
+        return {bot: [sum(score[o] for o in table) / len(table) if table else score[bot]
+                      for table in record.tables]
                 for bot, record in self.records.items()}
+
+    def buchholz(self) -> dict[str, float]:
+        """Per bot: the opposition's mean final score, summed over rounds."""
+        return {bot: sum(rounds) for bot, rounds in self.opposition().items()}
+
+    def sonneborn_berger(self) -> dict[str, float]:
+        """Per bot: each round's score times that round's opposition, summed."""
+        return {bot: sum(scored * strength for scored, strength in
+                         zip(self.records[bot].scores, rounds, strict=True))
+                for bot, rounds in self.opposition().items()}
 
     def standings(self) -> Standings:
         buchholz = self.buchholz()
+        berger = self.sonneborn_berger()
         records = self.records
 
         def key(bot: str) -> tuple[float, ...]:
-            return (-records[bot].score, -buchholz[bot], -records[bot].game_points,
-                    self.seed_rank[bot])
+            return (-records[bot].score, -buchholz[bot], -berger[bot], self.seed_rank[bot])
 
         order = sorted(records, key=key)
         rows = []
@@ -249,21 +262,22 @@ class SwissTournament(Tournament):
             rows.append(Standing(rank, bot, {
                 "score": _number(record.score),
                 "Buchholz": f"{buchholz[bot]:.2f}",
-                "game points": f"{_number(record.game_points)} / {record.games}"
-                if record.games else "0",
+                "Sonneborn-Berger": f"{berger[bot]:.2f}",
+                "games": str(record.games),
                 "byes": str(record.byes),
             }, key(bot)))
         done = (f"after {self.round} of {self.rounds} rounds" if self.round < self.rounds
                 else f"{self.rounds} rounds")
         return Standings(
             title=f"Swiss standings ({done}, tables of {self.k})",
-            columns=("score", "Buchholz", "game points", "byes"),
+            columns=("score", "Buchholz", "Sonneborn-Berger", "games", "byes"),
             rows=tuple(rows),
-            notes=("Score: per round, the share of its table's other bots a bot finished "
-                   "the match ahead of (2 players: 1 a win, 1/2 a draw); a bye 1/2. "
-                   "Tie-breaks: Buchholz (the mean final score of its table's other bots, "
-                   "summed over rounds; a bye counts its own score), then game points "
-                   "(finish-ahead shares summed over its games), then seed.",),
+            notes=("Score: per round, the bot's mean share of the other bots at its table it "
+                   "finished ahead of, over the table's games (2 players, 2 games: 1 a won "
+                   "match, 1/2 a drawn one); a bye 1/2. Tie-breaks: Buchholz (the mean final "
+                   "score of its table's other bots, summed over rounds; a bye counts its "
+                   "own score), then Sonneborn-Berger (each round's score times that mean, "
+                   "summed), then seed.",),
         )
 
 

@@ -156,7 +156,7 @@ def test_round_two_pairs_within_score_groups() -> None:
         assert len({scores[bot] for bot in table}) == 1, (table, scores)
 
 
-def test_the_field_ranks_by_score_then_buchholz_then_game_points() -> None:
+def test_the_field_ranks_by_score_then_buchholz_then_sonneborn_berger() -> None:
     tournament = start("swiss", 12, 3, rounds=4)
     assert isinstance(tournament, SwissTournament)
     play_out(tournament, by_strength(ranked_strength(names(12)), noise=1.5))
@@ -164,12 +164,16 @@ def test_the_field_ranks_by_score_then_buchholz_then_game_points() -> None:
     keys = [row.sort_key for row in standings.rows]
     assert keys == sorted(keys)
     assert [row.rank for row in standings.rows] == list(range(1, 13))
-    buchholz = tournament.buchholz()
+    buchholz, berger = tournament.buchholz(), tournament.sonneborn_berger()
     scores = {bot: record.score for bot, record in tournament.records.items()}
-    for bot, record in tournament.records.items():  # the tie-break as documented
-        expected = sum(sum(scores[o] for o in table) / len(table) if table else scores[bot]
-                       for table in record.tables)
-        assert buchholz[bot] == pytest.approx(expected)
+    for bot, record in tournament.records.items():  # the tie-breaks as documented
+        opposition = [sum(scores[o] for o in table) / len(table) if table else scores[bot]
+                      for table in record.tables]
+        assert buchholz[bot] == pytest.approx(sum(opposition))
+        assert berger[bot] == pytest.approx(sum(
+            scored * strength for scored, strength in zip(record.scores, opposition,
+                                                          strict=True)))
+        assert record.score == pytest.approx(sum(record.scores))
     # scores: a share of the table per round, so 4 rounds give at most 4
     assert all(0 <= score <= 4 for score in scores.values())
     assert sum(scores.values()) == pytest.approx(4 * 12 * 0.5)  # every table gives 1/2 each
