@@ -86,8 +86,11 @@ def run(path: Path, listeners: list[LeagueListener] = (), stop_after: int | None
     return played["n"]
 
 
+LADDER = ['format = "ladder"', "max_games = 60"]
+
+
 @pytest.mark.parametrize(("players", "lines"), [(2, SWISS), (3, SWISS), (2, KNOCKOUT),
-                                                (3, KNOCKOUT)])
+                                                (3, KNOCKOUT), (3, LADDER)])
 def test_stages_follow_one_another_and_stopping_anywhere_resumes_the_same_league(
     tmp_path: Path, players: int, lines: list[str]
 ) -> None:
@@ -100,6 +103,8 @@ def test_stages_follow_one_another_and_stopping_anywhere_resumes_the_same_league
     # a stage starts only once every game of the one before is stored
     assert recorder.in_flight_at_start == [0] * len(recorder.labels)
     assert len(recorder.labels) >= (4 if lines is SWISS else 2)
+    if lines is LADDER:  # whole tables of 3 rotations, within max_games
+        assert 58 <= total <= 60
     # stopped every few games (games in flight abandoned), each time resumed: the same
     # games in the end
     parts = write(tmp_path, "parts", players, *lines)
@@ -231,3 +236,68 @@ def test_kill_9_in_every_round_then_resume_gives_the_uninterrupted_league(
     _out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err.decode()
     assert stored_games(results) == expected
+
+
+def test_the_standings_are_shown_by_run_leaderboard_and_report(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    import io
+    import json
+
+    from arena.cli import main
+
+    swiss = write(tmp_path, "swiss", 3, *SWISS)
+    out, err = io.StringIO(), io.StringIO()
+    run_league(load_league(swiss), backend=FunctionBackend(FakePlay()), bots=bots(ROSTER),
+               out=out, err=err)
+    printed = out.getvalue()
+    assert "Swiss standings (4 rounds, tables of 3)" in printed
+    assert "Buchholz" in printed and "Sonneborn-Berger" in printed
+    assert "swiss: ra, Swiss: 9 bots, 4 rounds of 3 tables of 3" in err.getvalue()
+    assert "swiss: round 4 of 4: 9 games" in err.getvalue()
+    results = str(load_league(swiss).results_dir)
+    assert main(["leaderboard", results]) == 0
+    board = capsys.readouterr().out
+    standings = board[board.index("Swiss standings"):]
+    header = standings.splitlines()[1].split()
+    assert header[:4] == ["rank", "bot", "score", "Buchholz"] and "Elo" in header
+    assert main(["leaderboard", results, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["standings"]
+    assert [row["rank"] for row in data["rows"]] == list(range(1, 10))
+    assert all(isinstance(row["Elo"], int) for row in data["rows"])
+    assert main(["report", results, "-o", str(tmp_path / "swiss.html"), "--no-replays"]) == 0
+    page = (tmp_path / "swiss.html").read_text()
+    assert '<section id="standings">' in page and "Swiss standings" in page
+    # a knockout: its bracket too
+    knockout = write(tmp_path, "ko", 2, *KNOCKOUT)
+    run_league(load_league(knockout), quiet=True, backend=FunctionBackend(FakePlay()),
+               bots=bots(ROSTER), out=io.StringIO(), err=io.StringIO())
+    results = str(load_league(knockout).results_dir)
+    assert main(["leaderboard", results]) == 0
+    board = capsys.readouterr().out
+    assert "Knockout standings: 9 bots, tables of 2" in board and "winner" in board
+    bracket = board[board.index("\nBracket\n"):].splitlines()
+    assert bracket[2] == "round 1 of 4 (byes: b0, b1, b2, b3, b4, b5, b6)"
+    assert {"b7", "b8"} <= set(bracket[3].split()) and " v " in bracket[3]
+    assert "quarter-final" in bracket and "semi-final" in bracket and "final" in bracket
+    assert bracket[-1].split("-> ")[1].split()[0] in {"b7", "b8", *ROSTER[:7]}
+    assert main(["report", results, "-o", str(tmp_path / "ko.html"), "--no-replays"]) == 0
+    page = (tmp_path / "ko.html").read_text()
+    assert 'aria-label="knockout bracket"' in page
+
+
+def test_a_dry_run_says_where_a_feed_format_league_stands(tmp_path: Path) -> None:
+    import io
+
+    path = write(tmp_path, "swiss", 3, *SWISS)
+    err = io.StringIO()
+    config = load_league(path)
+    assert run_league(config, dry_run=True, backend=FunctionBackend(FakePlay()),
+                      bots=bots(ROSTER), err=err) == 0
+    assert "0 games stored, next: round 1 of 4" in err.getvalue()
+    assert not (config.results_dir / DB_NAME).exists()  # nothing made
+    run(path, stop_after=10)
+    err = io.StringIO()
+    run_league(config, dry_run=True, backend=FunctionBackend(FakePlay()), bots=bots(ROSTER),
+               err=err)
+    assert "10 games stored, next: round 2 of 4" in err.getvalue()
