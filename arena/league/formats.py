@@ -400,21 +400,6 @@ def match_points(results: Sequence[GameResult]) -> dict[str, float]:
     return points
 
 
-def seeded_order(entrants: Entrants, seeding: str, ratings: Mapping[str, float]
-                 ) -> tuple[str, ...]:
-    """The field in seed order: as given, a seeded shuffle, or by rating (highest first;
-    unrated bots after, in the order given)."""
-    if seeding == "random":
-        order = list(entrants.bots)
-        random.Random(stable_int("seeding", entrants.seed)).shuffle(order)
-        return tuple(order)
-    if seeding == "rating":
-        given = {bot: i for i, bot in enumerate(entrants.bots)}
-        return tuple(sorted(entrants.bots, key=lambda bot: (
-            bot not in ratings, -ratings.get(bot, 0.0), given[bot])))
-    return entrants.bots
-
-
 def read_seeding(options: FormatOptions) -> dict[str, Any]:
     """The ``seeding`` and ``ratings`` keys every seeded bundled format takes."""
     seeding = options.choice("seeding", SEEDINGS, "order")
@@ -425,6 +410,25 @@ def read_seeding(options: FormatOptions) -> dict[str, Any]:
     if seeding != "rating" and ratings is not None:
         raise options.error("ratings", 'is only used with seeding = "rating"')
     return {"seeding": seeding, "ratings": None if ratings is None else str(ratings)}
+
+
+class SeededFormat(FeedFormat):
+    """A feed format whose field is seeded by its ``seeding`` and ``ratings`` keys (read by
+    :func:`read_seeding`): as given, a seeded shuffle, or by rating (highest first; bots
+    the ratings lack after, in the order given)."""
+
+    def seed_order(self, entrants: Entrants) -> tuple[str, ...]:
+        seeding = str(entrants.options.get("seeding", "order"))
+        if seeding == "random":
+            order = list(entrants.bots)
+            random.Random(stable_int("seeding", entrants.seed)).shuffle(order)
+            return tuple(order)
+        if seeding == "rating":
+            ratings = ratings_of(str(entrants.options["ratings"]))
+            given = {bot: i for i, bot in enumerate(entrants.bots)}
+            return tuple(sorted(entrants.bots, key=lambda bot: (
+                bot not in ratings, -ratings.get(bot, 0.0), given[bot])))
+        return entrants.bots
 
 
 def ratings_of(folder: str) -> dict[str, float]:

@@ -38,7 +38,7 @@ from arena.league.formats import (
     BracketRound,
     BracketTable,
     Entrants,
-    FeedFormat,
+    SeededFormat,
     Stage,
     Standing,
     Standings,
@@ -46,9 +46,7 @@ from arena.league.formats import (
     balanced_order,
     match_games,
     match_points,
-    ratings_of,
     read_seeding,
-    seeded_order,
     single_count,
     table_key,
 )
@@ -61,7 +59,7 @@ if TYPE_CHECKING:
 DEFAULT_TIE_BREAKS = 3  # sets of tie-break games before the better seed goes through
 
 
-class Knockout(FeedFormat):
+class Knockout(SeededFormat):
     name = "knockout"
     summary = "a seeded bracket: matches of N games, the top places of each table go on"
 
@@ -78,11 +76,6 @@ class Knockout(FeedFormat):
         seeding = read_seeding(options)
         options.finish()
         return {"games": games, "tie_breaks": tie_breaks, "advance": advance, **seeding}
-
-    def seed_order(self, entrants: Entrants) -> tuple[str, ...]:
-        seeding = str(entrants.options.get("seeding", "order"))
-        ratings = ratings_of(entrants.options["ratings"]) if seeding == "rating" else {}
-        return seeded_order(entrants, seeding, ratings)
 
     def start(self, entrants: Entrants) -> KnockoutTournament:
         k = entrants.players[0]

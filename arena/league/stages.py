@@ -111,7 +111,10 @@ def league_entrants(config: LeagueConfig, league_format: FeedFormat, options: di
                 "its field: put the roster back, or start a new league with another "
                 "results_dir")
         return replace(entrants, bots=tuple(stored))
-    return replace(entrants, bots=league_format.seed_order(entrants))
+    try:
+        return replace(entrants, bots=league_format.seed_order(entrants))
+    except ArenaError as problem:  # e.g. seeding = "rating" from a league with no games
+        raise ArenaError(f"{config.path}: seeding the field: {problem}") from None
 
 
 def preview(config: LeagueConfig, league_format: FeedFormat, options: dict[str, object],

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import ArenaError
 from arena.league.formats import (
     Entrants,
-    FeedFormat,
+    SeededFormat,
     Stage,
     Standing,
     Standings,
@@ -58,9 +58,7 @@ from arena.league.formats import (
     balanced_order,
     match_games,
     match_points,
-    ratings_of,
     read_seeding,
-    seeded_order,
     single_count,
     table_key,
 )
@@ -82,7 +80,7 @@ def default_rounds(bots: int, players: int) -> int:
     return max(1, min(math.ceil(math.log2(bots)) + 1, math.ceil((bots - 1) / (players - 1))))
 
 
-class Swiss(FeedFormat):
+class Swiss(SeededFormat):
     name = "swiss"
     summary = "rounds of tables within score groups: a winner in a few rounds"
 
@@ -92,11 +90,6 @@ class Swiss(FeedFormat):
         seeding = read_seeding(options)
         options.finish()
         return {"games": games, **seeding}
-
-    def seed_order(self, entrants: Entrants) -> tuple[str, ...]:
-        seeding = str(entrants.options.get("seeding", "order"))
-        ratings = ratings_of(entrants.options["ratings"]) if seeding == "rating" else {}
-        return seeded_order(entrants, seeding, ratings)
 
     def start(self, entrants: Entrants) -> SwissTournament:
         k = entrants.players[0]
@@ -225,8 +218,9 @@ class SwissTournament(Tournament):
         bye = f", {byes} bye{'s' if byes > 1 else ''} a round" if byes else ""
         how = ("every seat once on one deal" if self.games_per_table == self.k
                else "seats rotated, kept even over the rounds")
-        return (f"Swiss: {n} bots, {self.rounds} rounds of {tables} tables of {self.k}"
-                f"{bye}; {self.games_per_table} games a table ({how}): "
+        rounds = f"{self.rounds} round{'s' if self.rounds > 1 else ''}"
+        return (f"Swiss: {n} bots, {rounds} of {tables} table{'s' if tables > 1 else ''} of "
+                f"{self.k}{bye}; {self.games_per_table} games a table ({how}): "
                 f"{self.expected_games()} games")
 
     def opposition(self) -> dict[str, list[float]]:

@@ -301,3 +301,52 @@ def test_a_dry_run_says_where_a_feed_format_league_stands(tmp_path: Path) -> Non
     run_league(config, dry_run=True, backend=FunctionBackend(FakePlay()), bots=bots(ROSTER),
                err=err)
     assert "10 games stored, next: round 2 of 4" in err.getvalue()
+
+
+def test_seeding_by_rating_is_drawn_once_and_kept(tmp_path: Path) -> None:
+    from arena.rating import rate
+
+    rated = write(tmp_path, "rated", 2)  # a round robin of the same bots
+    run(rated)
+    rated_dir = load_league(rated).results_dir
+    store = open_store(rated_dir)
+    try:
+        ratings = rate(store.results(), bootstrap=0)
+    finally:
+        store.close()
+    by_elo = [ratings.bots[i] for i in sorted(range(len(ratings.bots)),
+                                               key=lambda i: -ratings.elo[i])]
+    path = write(tmp_path, "seeded", 2, "[format]", 'name = "knockout"',
+                 'seeding = "rating"', f'ratings = "{rated_dir}"')
+    run(path, stop_after=2)
+    results = load_league(path).results_dir
+
+    def field() -> list[str]:
+        stored = open_store(results)
+        try:
+            snapshot = stored.config_snapshot
+            assert snapshot is not None
+            return list(snapshot["field"])
+        finally:
+            stored.close()
+
+    assert field() == by_elo
+    (rated_dir / DB_NAME).unlink()  # the ratings are gone: the league keeps its seeds
+    run(path)
+    assert field() == by_elo
+    fresh = write(tmp_path, "fresh", 2, "[format]", 'name = "knockout"',
+                  'seeding = "rating"', f'ratings = "{rated_dir}"')
+    with pytest.raises(ArenaError, match=r"fresh.toml: seeding the field: no league results"):
+        run(fresh)
+    # a seeded shuffle: the same for the same league seed
+    shuffled = write(tmp_path, "shuffled", 2, 'format = { name = "knockout", '
+                     'seeding = "random" }')
+    run(shuffled, stop_after=1)
+    store = open_store(load_league(shuffled).results_dir)
+    try:
+        snapshot = store.config_snapshot
+        assert snapshot is not None
+        order = snapshot["field"]
+    finally:
+        store.close()
+    assert sorted(order) == sorted(ROSTER) and order != ROSTER
