@@ -105,11 +105,12 @@ def league_entrants(config: LeagueConfig, league_format: FeedFormat, options: di
             change = "; ".join(part for part in (
                 f"added {', '.join(added)}" if added else "",
                 f"removed {', '.join(removed)}" if removed else "") if part)
+            back = ("list the bots it started with in roster (roster = \"all\" took the "
+                    "bots found now)") if config.roster is None else "put the roster back"
             raise ArenaError(
                 f"{config.path}: the field changed since this {config.format} league "
                 f"started in {config.results_dir} ({change}); its rounds were paired from "
-                "its field: put the roster back, or start a new league with another "
-                "results_dir")
+                f"its field: {back}, or start a new league with another results_dir")
         return replace(entrants, bots=tuple(stored))
     try:
         return replace(entrants, bots=league_format.seed_order(entrants))
