@@ -483,9 +483,12 @@ def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
             f'bot_paths = ["{BOTS}"]\nconcurrency = 2\n')
         return path
 
-    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO()) == 0
+    key = tmp_path / "deal.key"  # both dealt from one key: the same games
+    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO(),
+                      deal_key=deal_key_file(key)) == 0
     away = league("away")
-    assert main(["run", str(away), "--cluster", address, "--quiet"]) == 0
+    assert main(["run", str(away), "--cluster", address, "--quiet",
+                 "--deal-key", str(key)]) == 0
     home_games, away_games = _games(tmp_path / "home"), _games(tmp_path / "away")
     assert len(home_games) == 3 * 2  # 3 rounds, one table of 2 games, a bye each round
     assert away_games == home_games
