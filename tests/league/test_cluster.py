@@ -468,6 +468,58 @@ def test_a_workers_pool_of_bots_nobody_plays_is_closed(
         runtime.close()
 
 
+def _stored(store_dir: Path) -> int:
+    if not (store_dir / "league.sqlite").exists():
+        return 0
+    try:
+        stored = open_store(store_dir)
+        try:
+            return stored.count()
+        finally:
+            stored.close()
+    except ArenaError:
+        return 0
+
+
+@pytest.mark.parametrize("lost", ["workers", "scheduler"])
+def test_a_cluster_that_loses_its_workers_or_scheduler_ends_the_league_in_one_line(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], lost: str
+) -> None:
+    """Issue 43 item 8: never a silent wait. Every worker killed, or the scheduler, in
+    the middle of a league: it ends within a bounded time (LOST_SECONDS and a margin)
+    with one line saying what the cluster lost, and the games stored so far are kept."""
+    from arena.league.cluster import LOST_SECONDS
+
+    address, processes = dask_cluster
+    league = _league(tmp_path, "lost", 300)  # minutes of games: it cannot end by itself
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(league), "--cluster", address, "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    store_dir = tmp_path / "lost"
+    try:
+        deadline = time.monotonic() + 90
+        while _stored(store_dir) < 10:
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr
+            time.sleep(0.1)
+        for process in processes[1:] if lost == "workers" else processes[:1]:
+            os.killpg(process.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        out, err = run.communicate(timeout=LOST_SECONDS + 60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    took = time.monotonic() - killed_at
+    assert run.returncode == 2 and took < LOST_SECONDS + 30, (run.returncode, took)
+    errors = [line for line in err.decode().splitlines() if line.startswith("arena: error")]
+    assert len(errors) == 1, err.decode()
+    assert f"the Dask cluster at {address}" in errors[0], errors
+    assert "the stored games are kept: run the same command to resume" in errors[0]
+    assert "Traceback" not in err.decode()
+    assert _stored(store_dir) >= 10
+
+
 def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
     tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
 ) -> None:
