@@ -112,7 +112,7 @@ def test_greedy_reads_its_weights_from_hello_and_from_its_entry_point() -> None:
     trusted, _ = _play([weighed, FIRST], TRUSTED, [11, 12])
     plain, _ = _play([_greedy(), FIRST], TRUSTED, [11, 12])
     assert_no_survivors(pids)
-    for mine, theirs, default in zip(process, trusted, plain, strict=True):
+    for mine, theirs in zip(process, trusted, strict=True):
         assert not mine.failures and not theirs.failures
         assert mine.engine == theirs.engine  # the same weights reached both
     # and they are not the defaults: some decision of the two games differs
