@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("arena.userdocs", "read the user documentation (leagues, writing a bot, ...)"),
     "completion": ("arena.completion",
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
+    "tune": ("arena.tune.commands",
+             "tune a bot's declared parameters by SPSA against other bots (resumable)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
     "serve": ("arena.server.commands",
@@ -104,6 +106,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
         "arena completion fish > ~/.config/fish/completions/arena.fish",
         "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
+    ),
+    "tune": (
+        "arena tune greedy --against greedy mcts --players 3 --games 20000 --sandbox trusted",
+        "arena tune greedy --against greedy --start gold=0.2 --games 2000   # from a poor start",
+        "arena tune ./my-bot --against greedy --seconds 0.1 --cluster tcp://127.0.0.1:8786",
     ),
     "bench": (
         "arena bench ra --seconds 4",
