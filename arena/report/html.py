@@ -40,9 +40,11 @@ def render_report(
     seed: int = 0,
     stop: Mapping[str, Any] | None = None,
     games: str = "",
+    tuning: str = "",
 ) -> str:
     """The whole page; ``stop`` is the league's sequential test as the store keeps it,
-    ``games`` the HTML of its list of games (arena/viewer/index.py)."""
+    ``games`` the HTML of its list of games (arena/viewer/index.py), ``tuning`` the
+    section of a tune's store (arena/tune/report.py)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -56,6 +58,7 @@ def render_report(
         _header(title, board),
         _notes(board),
         _sequential_test(stop) if stop else "",
+        tuning,
         _leaderboard(board, colours),
         _history(results, board, prior_draws),
         _heat_map(board),
