@@ -27,6 +27,8 @@ BENCHMARKS: dict[str, str] = {
     "matchmaking": "arena.bench.matchmaking",
     "serve": "arena.bench.serve",
     "freshness": "arena.bench.freshness",
+    "tune": "arena.bench.tune",
+    "tune-greedy": "arena.bench.tune",
 }
 
 
@@ -53,7 +55,8 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games", type=int, metavar="N",
         help="scale: games in the synthesised store (default 100000); league --cluster: "
-             "games per league (default 200 x --seconds)",
+             "games per league (default 200 x --seconds); tune: the tuning's games (default "
+             "400, 1600 and 6400; tune-greedy 20000)",
     )
     parser.add_argument(
         "--league-games", type=int, metavar="N",
@@ -62,7 +65,8 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repetitions", type=int, metavar="N",
         help="matchmaking: simulated ladders per scenario (default 20); league --cluster: "
-             "cluster leagues per row, each between two local ones (default 7)",
+             "cluster leagues per row, each between two local ones (default 7); tune: runs "
+             "per budget and method (default 5)",
     )
     parser.add_argument(
         "--cores", type=int, metavar="N",
