@@ -30,7 +30,8 @@ def tuning_section(store: LeagueStore) -> str:
     for i, parameter in enumerate(design.parameters):
         values = [spsa.trajectory[j][i] for j in steps]
         chart = svg.line_chart(
-            steps, [("value", values), ("default", [parameter.default] * len(steps))],
+            # the default first: the value's line is drawn over it where they meet
+            steps, [("default", [parameter.default] * len(steps)), ("value", values)],
             width=560, height=230, x_label="SPSA iteration (pairs of games)",
             y_label=parameter.name, y_range=(parameter.minimum, parameter.maximum))
         charts.append(f'<figure class="chart" data-parameter="{escape(parameter.name)}">'
@@ -39,8 +40,8 @@ def tuning_section(store: LeagueStore) -> str:
                       f'<span class="muted">(default {parameter.default:.4g}, '
                       f"{parameter.minimum:g}..{parameter.maximum:g})</span></figcaption>"
                       f"{chart}</figure>")
-    legend = (f'<ul class="legend"><li>{_swatch(0)}the value after each iteration</li>'
-              f"<li>{_swatch(1)}the default in bot.toml</li></ul>")
+    legend = (f'<ul class="legend"><li>{_swatch(1)}the value after each iteration</li>'
+              f"<li>{_swatch(0)}the default in bot.toml</li></ul>")
     gains = Gains(design.iterations)
     rows = "".join(
         f"<tr><td>{escape(p.name)}</td><td class='num'>{design.start[i]:.4g}</td>"
