@@ -468,6 +468,34 @@ def test_a_workers_pool_of_bots_nobody_plays_is_closed(
         runtime.close()
 
 
+def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """Each round's pairing is chosen by this process from the stored results only, so a
+    Swiss played on the cluster has the same rounds, games and records as at home."""
+    address, _processes = dask_cluster
+
+    def league(name: str) -> Path:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(
+            f'name = "{name}"\ngame = "ra"\nplayers = 2\nroster = ["first", "random", '
+            f'"greedy"]\nformat = "swiss"\nrounds = 3\nseed = 5\nresults_dir = "{name}"\n'
+            f'bot_paths = ["{BOTS}"]\nconcurrency = 2\n')
+        return path
+
+    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO()) == 0
+    away = league("away")
+    assert main(["run", str(away), "--cluster", address, "--quiet"]) == 0
+    home_games, away_games = _games(tmp_path / "home"), _games(tmp_path / "away")
+    assert len(home_games) == 3 * 2  # 3 rounds, one table of 2 games, a bye each round
+    assert away_games == home_games
+    stored = open_store(tmp_path / "away")
+    try:
+        assert {r.worker for r in stored.games()} - {None}
+    finally:
+        stored.close()
+
+
 def test_a_tune_on_the_cluster_equals_the_local_tune(
     tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
 ) -> None:
