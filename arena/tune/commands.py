@@ -13,8 +13,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-import trio
-
 from arena.errors import ArenaError
 from arena.league.config import ClusterSettings
 from arena.league.engine import League, LeagueSummary, StoredGame
@@ -86,26 +84,13 @@ def tune_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def tune_command(args: argparse.Namespace) -> int:
-    from arena.league.run import EXIT_INTERRUPTED, _cancel_on_signals, _single
+    from arena.league.run import EXIT_INTERRUPTED, run_interruptible
     from arena.tune.tuned import write_tuned_bot
 
     setup, cluster = tune_setup(args)
     out, err = sys.stdout, sys.stderr
     terminal = TuneTerminal(setup, quiet=args.quiet, err=err)
-
-    async def main() -> TuneOutcome | None:
-        with trio.CancelScope() as interrupted:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(_cancel_on_signals, interrupted)
-                outcome = await tune(setup, listeners=[terminal], cluster=cluster)
-                nursery.cancel_scope.cancel()  # the signal watcher
-            return outcome
-        return None
-
-    try:
-        outcome = trio.run(main)
-    except BaseExceptionGroup as group:
-        raise _single(group) from None
+    outcome = run_interruptible(lambda: tune(setup, listeners=[terminal], cluster=cluster))
     if outcome is None:
         return EXIT_INTERRUPTED
     print_outcome(outcome, out)
@@ -133,11 +118,11 @@ def tune_setup(args: argparse.Namespace) -> tuple[TuneSetup, ClusterSettings | N
     if not bot.parameters:
         raise ArenaError(f"bot {bot.name} declares no parameters: nothing to tune (a bot "
                          "declares them in its bot.toml, [parameters]: docs/manifest.md)")
-    games = _whole("--games", args.games, 2, MAX_GAMES, DEFAULT_GAMES)
+    games = _whole_or(DEFAULT_GAMES, "--games", args.games, 2, MAX_GAMES)
     if games % 2:
         raise ArenaError(f"--games {games}: SPSA plays pairs, give an even number, e.g. "
                          f"{games + 1}")
-    players = _whole("--players", args.players, 2, 16, DEFAULT_PLAYERS)
+    players = _whole_or(DEFAULT_PLAYERS, "--players", args.players, 2, 16)
     game_name = args.game or _only_game(bot)
     game = registry.game(game_name)
     if not game.min_players <= players <= game.max_players:
@@ -149,18 +134,20 @@ def tune_setup(args: argparse.Namespace) -> tuple[TuneSetup, ClusterSettings | N
                              f"players (its bot.toml: {_games_text(spec, game_name)})")
     opponents = field_of([registry.bot(name) for name in args.against], players)
     start = start_values(bot.parameters, args.start)
-    concurrency = _whole("--concurrency", args.concurrency, 1, 4096, usable_cores())
-    in_flight = _whole("--in-flight", args.in_flight, 1, games // 2,
-                       max(1, min(games // 2, concurrency // 2)))
-    verify_games = _whole("--verify-games", args.verify_games, players, 10_000_000,
-                          default_verify_games(games, players))
+    concurrency = _whole_or(usable_cores(), "--concurrency", args.concurrency, 1, 4096)
+    in_flight = _whole_or(max(1, min(games // 2, concurrency // 2)), "--in-flight",
+                          args.in_flight, 1, games // 2)
+    verify_games = _whole_or(default_verify_games(games, players), "--verify-games",
+                             args.verify_games, players, MAX_GAMES)
     if verify_games % players:
         raise ArenaError(f"--verify-games {verify_games}: must be a multiple of {players} "
                          "(each deal is played once from every seat)")
     limits = Limits(sandbox=args.sandbox or "auto")
     seconds = None
     if args.seconds is not None:
-        seconds = _number("--seconds", args.seconds, 0.001, 86400)
+        from arena.league.match import _seconds
+
+        seconds = _seconds(args.seconds)
         limits = replace(limits, move_seconds=seconds)
     name = tune_name(bot.name, game_name, players, seconds, args.seed)
     results = Path(args.results_dir) if args.results_dir else Path("results") / name
@@ -208,6 +195,8 @@ def field_of(specs: Sequence[BotSpec], players: int) -> list[BotSpec]:
 def start_values(parameters: Sequence[Parameter], given: Sequence[str]) -> tuple[float, ...]:
     """The starting values: the defaults, with ``given`` (NAME=VALUE, or several joined
     by commas) instead; ArenaError naming the first one that is wrong."""
+    from arena.league.match import _number
+
     values = {p.name: p.default for p in parameters}
     declared = {p.name: p for p in parameters}
     for text in (part for item in given for part in item.split(",") if part.strip()):
@@ -220,7 +209,10 @@ def start_values(parameters: Sequence[Parameter], given: Sequence[str]) -> tuple
         if parameter is None:
             raise ArenaError(f"--start: the bot has no parameter {name[:40]!r}; its parameters: "
                              + ", ".join(declared))
-        value = _number(f"--start {name}", number.strip(), parameter.minimum, parameter.maximum)
+        value = _number(f"--start {name}", number.strip())
+        if not parameter.minimum <= value <= parameter.maximum:
+            raise ArenaError(f"--start {name} {value:g}: must be between "
+                             f"{parameter.minimum:g} and {parameter.maximum:g}")
         if parameter.integer and value != math.floor(value):
             raise ArenaError(f"--start {name}: an integer parameter, not {value:g}")
         values[name] = value
@@ -239,26 +231,11 @@ def _games_text(spec: BotSpec, game: str) -> str:
     return f"{game} = {list(counts)}" if counts else f"no {game}"
 
 
-def _whole(option: str, text: str | None, low: int, high: int, default: int) -> int:
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ArenaError(f"{option} wants a whole number, not {text[:40]!r}") from None
-    if not low <= value <= high:
-        raise ArenaError(f"{option} {value}: must be between {low} and {high}")
-    return value
+def _whole_or(default: int, option: str, text: str | None, low: int, high: int) -> int:
+    """``option``'s whole number (as ``arena match`` checks it), ``default`` if not given."""
+    from arena.league.match import _whole
 
-
-def _number(option: str, text: str, low: float, high: float) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise ArenaError(f"{option} wants a number, not {text[:40]!r}") from None
-    if not (math.isfinite(value) and low <= value <= high):
-        raise ArenaError(f"{option} {text[:40]}: must be between {low:g} and {high:g}")
-    return value
+    return default if text is None else _whole(option, text, low, high)
 
 
 # --------------------------------------------------------------------------- the terminal
