@@ -60,8 +60,9 @@ def tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "--start denial=1.5 gold=0.2, or one NAME=VALUE,NAME=VALUE)")
     parser.add_argument("--in-flight", metavar="PAIRS",
                         help="iterations played at once (default: half the games at once, at "
-                             "least 1); fixed for the tune's life: the trajectory depends on "
-                             "it, never on the machine's speed")
+                             "least 1; on a cluster, give half the games it plays at once); "
+                             "fixed for the tune's life, a resumed tune keeps its own: the "
+                             "trajectory depends on it, never on the machine's speed")
     parser.add_argument("--verify-games", metavar="N",
                         help="games of the verification match, tuned against starting values, "
                              "a multiple of --players (default: a quarter of --games, 50 to "
@@ -133,24 +134,26 @@ def tune_setup(args: argparse.Namespace) -> tuple[TuneSetup, ClusterSettings | N
             raise ArenaError(f"bot {spec.name!r} cannot play {game_name} with {players} "
                              f"players (its bot.toml: {_games_text(spec, game_name)})")
     opponents = field_of([registry.bot(name) for name in args.against], players)
+    seconds = None
+    if args.seconds is not None:
+        from arena.league.match import _seconds
+
+        seconds = _seconds(args.seconds)
     start = start_values(bot.parameters, args.start)
     concurrency = _whole_or(usable_cores(), "--concurrency", args.concurrency, 1, 4096)
-    in_flight = _whole_or(max(1, min(games // 2, concurrency // 2)), "--in-flight",
-                          args.in_flight, 1, games // 2)
+    name = tune_name(bot.name, game_name, players, seconds, args.seed)
+    results = Path(args.results_dir) if args.results_dir else Path("results") / name
+    # not given: the stored tune's own (another machine resumes it as it was started)
+    in_flight = _whole_or(_stored_in_flight(results) or max(1, min(games // 2, concurrency // 2)),
+                          "--in-flight", args.in_flight, 1, games // 2)
     verify_games = _whole_or(default_verify_games(games, players), "--verify-games",
                              args.verify_games, players, MAX_GAMES)
     if verify_games % players:
         raise ArenaError(f"--verify-games {verify_games}: must be a multiple of {players} "
                          "(each deal is played once from every seat)")
     limits = Limits(sandbox=args.sandbox or "auto")
-    seconds = None
-    if args.seconds is not None:
-        from arena.league.match import _seconds
-
-        seconds = _seconds(args.seconds)
+    if seconds is not None:
         limits = replace(limits, move_seconds=seconds)
-    name = tune_name(bot.name, game_name, players, seconds, args.seed)
-    results = Path(args.results_dir) if args.results_dir else Path("results") / name
     cluster = None
     if args.cluster is not None:
         from arena.league.cluster import check_address
@@ -163,6 +166,21 @@ def tune_setup(args: argparse.Namespace) -> tuple[TuneSetup, ClusterSettings | N
         seed=1 if args.seed is None else args.seed, in_flight=in_flight, limits=limits,
         concurrency=concurrency, name=name)
     return setup, cluster
+
+
+def _stored_in_flight(results: Path) -> int | None:
+    """The pairs in flight of the tune stored in ``results``, if there is one."""
+    from arena.league.store import DB_NAME, open_store
+
+    if not (results / DB_NAME).is_file():
+        return None
+    store = open_store(results)
+    try:
+        stored = store.tune_setup
+    finally:
+        store.close()
+    value = None if stored is None else stored.get("in_flight")
+    return value if isinstance(value, int) and value >= 1 else None
 
 
 def tune_name(bot: str, game: str, players: int, seconds: float | None,

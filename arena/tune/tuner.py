@@ -36,6 +36,7 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
+from arena.league.backends import Backend
 from arena.league.config import ClusterSettings, LeagueConfig
 from arena.league.engine import League, LeagueListener, LeagueSummary, StoredGame, play_league
 from arena.league.schedule import ScheduledGame, game_id, stable_int, table_games
@@ -407,7 +408,7 @@ class TuneOutcome:
 
 
 async def tune(setup: TuneSetup, *, store: LeagueStore | None = None,
-               backend: Any = None, listeners: Sequence[LeagueListener] = (),
+               backend: Backend | None = None, listeners: Sequence[LeagueListener] = (),
                cluster: ClusterSettings | None = None, deal_key: str | None = None
                ) -> TuneOutcome:
     """Play what is missing of ``setup``'s tune and return where it stands.  ``store``:

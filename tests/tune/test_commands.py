@@ -123,7 +123,7 @@ def test_a_short_tune_on_the_command_line_and_its_report(
     argv = ["tune", "greedy", "--against", "first", "random", "--players", "3", "--games",
             "20", "--verify-games", "6", "--sandbox", "trusted", "--start", "gold=0.4",
             "--concurrency", "2"]
-    assert main(argv) == 0
+    assert main([*argv, "--in-flight", "2"]) == 0
     out, err = capsys.readouterr()
     results = tmp_path / "results" / "tune-greedy-ra-3p"
     assert "10 SPSA pairs (20 games) of greedy" in out
@@ -132,7 +132,8 @@ def test_a_short_tune_on_the_command_line_and_its_report(
     assert f"wrote {Path('results') / 'tune-greedy-ra-3p' / 'tuned'}" in out
     assert "pair 10/10: denial" in err  # the values as they go
     assert (results / "tuned" / "bot.toml").is_file()
-    # run again: nothing left to play, the same outcome
+    # run again: nothing left to play, the same outcome; the pairs in flight, not given,
+    # are the stored tune's (2), not this machine's default (1)
     assert main(argv) == 0
     again, _ = capsys.readouterr()
     assert again == out
