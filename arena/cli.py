@@ -118,9 +118,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
     ),
     "tune": (
-        "arena tune greedy --against greedy mcts --players 3 --games 20000 --sandbox trusted",
-        "arena tune greedy --against greedy --start gold=0.2 --games 2000   # from a poor start",
-        "arena tune ./my-bot --against greedy --seconds 0.1 --cluster tcp://127.0.0.1:8786",
+        "arena tune greedy --against greedy --players 3 --games 20000 --sandbox trusted",
+        "arena tune greedy --against greedy mcts --seconds 0.05 --games 2000 --start gold=0.2",
+        "arena tune ./my-bot --against greedy --cluster tcp://127.0.0.1:8786 --in-flight 8",
     ),
     "bench": (
         "arena bench ra --seconds 4",
