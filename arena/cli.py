@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("arena.userdocs", "read the user documentation (leagues, writing a bot, ...)"),
     "completion": ("arena.completion",
                    "print a shell completion script (bash, zsh, fish, tcsh)"),
+    "tune": ("arena.tune.commands",
+             "tune a bot's declared parameters by SPSA against other bots (resumable)"),
     "bench": ("arena.bench.commands",
               "measure speed: a game engine, the protocol, a league, ratings"),
     "serve": ("arena.server.commands",
@@ -114,6 +116,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena completion zsh > ~/.zfunc/_arena   # with fpath+=(~/.zfunc) in ~/.zshrc",
         "arena completion fish > ~/.config/fish/completions/arena.fish",
         "arena completion tcsh > ~/.arena.tcsh    # then: source ~/.arena.tcsh in ~/.tcshrc",
+    ),
+    "tune": (
+        "arena tune greedy --against greedy --players 3 --games 20000 --sandbox trusted",
+        "arena tune greedy --against greedy mcts --seconds 0.05 --games 2000 --start gold=0.2",
+        "arena tune ./my-bot --against greedy --cluster tcp://127.0.0.1:8786 --in-flight 8",
     ),
     "bench": (
         "arena bench ra --seconds 4",

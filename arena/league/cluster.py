@@ -269,7 +269,8 @@ async def _connected(
                 try:
                     from arena.league.cluster_worker import play_chunk
 
-                    request = [(g.game_id, g.seats, g.seed) for g in chunk.games]
+                    request = [(g.game_id, g.seats, g.seed, g.parameters)
+                               for g in chunk.games]
                     future = client.submit(
                         play_chunk, remote_settings, specs, packed, request, at_once,
                         dictionary(settings.game), __version__,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TextIO, TypeVar
 
 import trio
 
@@ -37,6 +37,7 @@ from arena.runner.botspec import BotSpec
 from arena.runner.trusted import WARNING as TRUSTED_WARNING
 
 EXIT_INTERRUPTED = 130
+T = TypeVar("T")
 
 
 def run_league(
@@ -70,24 +71,30 @@ def run_league(
         return _dry_run(config, bots, backend, err, shard)
     terminal = terminal or Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
 
-    async def main() -> LeagueSummary | None:
+    summary = run_interruptible(lambda: play_league(
+        config, backend=backend, bots=bots, listeners=[terminal], concurrency=concurrency,
+        shard=shard, cluster=cluster, deal_key=deal_key))
+    return EXIT_INTERRUPTED if summary is None else 0
+
+
+def run_interruptible(work: Callable[[], Awaitable[T]]) -> T | None:
+    """``work()`` in its own trio run, cancelled by Ctrl-C or SIGTERM: its result, or
+    None when a signal interrupted it (every stored game stays); a failure of several
+    tasks is raised as its one error worth showing (:func:`_single`)."""
+
+    async def main() -> T | None:
         with trio.CancelScope() as interrupted:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_cancel_on_signals, interrupted)
-                summary = await play_league(
-                    config, backend=backend, bots=bots, listeners=[terminal],
-                    concurrency=concurrency, shard=shard, cluster=cluster,
-                    deal_key=deal_key,
-                )
+                result = await work()
                 nursery.cancel_scope.cancel()  # the signal watcher
-            return summary
+            return result
         return None
 
     try:
-        summary = trio.run(main)
+        return trio.run(main)
     except BaseExceptionGroup as group:
         raise _single(group) from None
-    return EXIT_INTERRUPTED if summary is None else 0
 
 
 async def _cancel_on_signals(scope: trio.CancelScope) -> None:

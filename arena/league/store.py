@@ -179,6 +179,10 @@ class LeagueStore(Protocol):
     @property
     def stop_result(self) -> dict[str, Any] | None: ...
     def save_stop(self, summary: Mapping[str, Any]) -> None: ...
+    @property
+    def tune_setup(self) -> dict[str, Any] | None:
+        """What ``arena tune`` started in this store (None: it holds no tune)."""
+    def save_tune_setup(self, setup: Mapping[str, Any]) -> None: ...
     def deal_key(self, wanted: str | None = None) -> str:
         """The key this league's games are dealt from (arena/deals.py): ``wanted`` (the
         shards' shared key) or a random one, made on first use and kept; never in a
@@ -259,6 +263,17 @@ class Store:
         """Keep the sequential test's decision and LLR (arena.league.stop)."""
         with self.connection:
             self._set_meta("stop", dict(summary))
+
+    @property
+    def tune_setup(self) -> dict[str, Any] | None:
+        value = self._meta("tune")
+        return value if isinstance(value, dict) else None
+
+    def save_tune_setup(self, setup: Mapping[str, Any]) -> None:
+        """Keep what ``arena tune`` started here (arena/tune/tuner.py): its games and its
+        state follow from it and the stored games."""
+        with self.connection:
+            self._set_meta("tune", dict(setup))
 
     def deal_key(self, wanted: str | None = None) -> str:
         key = self.stored_deal_key()

@@ -277,12 +277,25 @@ def report_command(args: argparse.Namespace) -> int:
         stop=league.stop,
         games=games,
         standings=league.standings,
+        tuning=_tuning(league.results_dir),
     )
     write_output(target, page)
     print(f"wrote {target} ({_describe(league.results)})", file=target.notes)
     if replays:
         print(replays, file=target.notes)
     return 0
+
+
+def _tuning(results_dir: Path) -> str:
+    """The section on the tune a store holds (``arena tune``), "" for a league."""
+    from arena.league.store import open_store
+    from arena.tune.report import tuning_section
+
+    store = open_store(results_dir)
+    try:
+        return tuning_section(store)
+    finally:
+        store.close()
 
 
 def _describe(results: list[GameResult]) -> str:

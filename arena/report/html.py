@@ -45,10 +45,12 @@ def render_report(
     stop: Mapping[str, Any] | None = None,
     games: str = "",
     standings: Standings | None = None,
+    tuning: str = "",
 ) -> str:
     """The whole page; ``stop`` is the league's sequential test as the store keeps it,
     ``games`` the HTML of its list of games (arena/viewer/index.py), ``standings`` a
-    feed format's own ranking (Swiss, knockout: arena.league.formats)."""
+    feed format's own ranking (Swiss, knockout: arena.league.formats), ``tuning`` the
+    section of a tune's store (arena/tune/report.py)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -63,6 +65,7 @@ def render_report(
         _notes(board),
         _sequential_test(stop) if stop else "",
         _standings(standings, board) if standings is not None else "",
+        tuning,
         _leaderboard(board, colours),
         _history(results, board, prior_draws),
         _heat_map(board),

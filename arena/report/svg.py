@@ -98,13 +98,16 @@ def line_chart(
     height: int = 380,
     x_label: str = "",
     y_label: str = "",
+    y_range: tuple[float, float] | None = None,
 ) -> str:
-    """One line per named series; None values leave a gap (e.g. before a bot's debut)."""
+    """One line per named series; None values leave a gap (e.g. before a bot's debut).
+    ``y_range``: the values the y axis covers at least (a parameter's bounds)."""
     left, right, top, bottom = 56, 16, 14, 42
     values = [v for _, ys in series for v in ys if v is not None]
     if not xs or not values:
         return _open(width, 40, "no data") + "</svg>"
-    y_ticks = padded_ticks(min(values), max(values))
+    y_ticks = padded_ticks(min(values), max(values)) if y_range is None else \
+        padded_ticks(min(*values, y_range[0]), max(*values, y_range[1]))
     y_lo, y_hi = y_ticks[0], y_ticks[-1]
     x_ticks = ticks(0, max(xs))
     x_hi = max(max(xs), x_ticks[-1])

@@ -214,7 +214,8 @@ class BotConnection:
             self.kind = channel.kind
             if channel.pid is not None:
                 self.pids.append(channel.pid)
-            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json())))
+            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json(),
+                                            self.spec.parameters_json())))
             message = await self._receive()
         if scope.cancelled_caught:
             if self._channel is None:

@@ -613,6 +613,8 @@ class ServerStore:
         for text, fed in rows:
             data = json.loads(text)
             data["seats"] = tuple(data["seats"])
+            data["parameters"] = tuple((name, tuple(map(tuple, values)))
+                                       for name, values in data.get("parameters", ()))
             found.append((ScheduledGame(**data), int(fed)))
         return found
 

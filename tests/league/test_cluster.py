@@ -549,3 +549,44 @@ def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
         assert {r.worker for r in stored.games()} - {None}
     finally:
         stored.close()
+
+
+def test_a_tune_on_the_cluster_equals_the_local_tune(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """The parameter values of a tune's players reach the bots on the workers (in their
+    hello): the same pairs, the same games, the same trajectory as on this machine."""
+    from arena.league.store import create_store
+    from arena.tune.tuner import Tuner
+
+    address, _processes = dask_cluster
+
+    def tune_argv(folder: Path, *more: str) -> list[str]:
+        return [sys.executable, "-m", "arena", "tune", "greedy", "--against", "first",
+                "--games", "16", "--verify-games", "4", "--sandbox", "none", "--start",
+                "gold=0.2,monuments=2.5", "--in-flight", "2", "--concurrency", "4",
+                "--results-dir", str(folder), "--quiet", *more]
+
+    local, remote = tmp_path / "local-tune", tmp_path / "remote-tune"
+    done = subprocess.run(tune_argv(local), capture_output=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    stored = open_store(local)
+    key = stored.stored_deal_key()
+    stored.close()
+    seeded = create_store(remote)  # the same secret deals on both
+    seeded.deal_key(key)
+    seeded.close()
+    done = subprocess.run(tune_argv(remote, "--cluster", address), capture_output=True,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert _games(remote) == _games(local)
+    trajectories = []
+    for folder in (local, remote):
+        stored = open_store(folder)
+        tuner = Tuner.of_store(stored)
+        assert tuner is not None
+        trajectories.append(tuner.spsa.trajectory)
+        if folder == remote:
+            assert all(r.worker for r in stored.games())  # played on the workers
+        stored.close()
+    assert len(trajectories[0]) == 9 and trajectories[0] == trajectories[1]
