@@ -30,7 +30,6 @@ import os
 import random
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -72,11 +71,13 @@ def _make_folder(folder: Path, pace: float) -> None:
 
 
 def _games(database: Path) -> int:
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+    from arena.league.store import open_store
+
+    store = open_store(database.parent)
     try:
-        return int(connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return store.count()
     finally:
-        connection.close()
+        store.close()
 
 
 def _cpu_seconds(pid: int) -> float:

@@ -35,6 +35,7 @@ import contextlib
 import dataclasses
 import fcntl
 import functools
+import inspect
 import json
 import os
 import sqlite3
@@ -49,6 +50,13 @@ from arena import fastjson
 from arena.deals import new_deal_key
 from arena.errors import ArenaError
 from arena.records import GameRecord, GameResult
+from arena.storage import (
+    StorageBusy,
+    StorageDamaged,
+    StorageError,
+    StorageFull,
+    StorageGone,
+)
 
 DB_NAME = "league.sqlite"
 LOCK_NAME = "league.lock"
@@ -219,6 +227,42 @@ class LeagueStore(Protocol):
     def close(self) -> None: ...
 
 
+def _translated(cls: type[Store]) -> type[Store]:
+    """``cls`` with every public method and property turning SQLite's errors into
+    :mod:`arena.storage`'s (:func:`sqlite_failure`): nothing outside this module sees
+    ``sqlite3``."""
+    def wrap(function: Any) -> Any:
+        if inspect.isgeneratorfunction(function):
+            @functools.wraps(function)
+            def generator(self: Store, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    yield from function(self, *args, **kwargs)
+                except sqlite3.DatabaseError as problem:
+                    raise sqlite_failure(problem, self.path, "reading it") from None
+            return generator
+
+        writes = function.__name__.startswith(("save_", "add_", "make_", "deal_key", "upgrade"))
+
+        @functools.wraps(function)
+        def method(self: Store, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(self, *args, **kwargs)
+            except sqlite3.DatabaseError as problem:
+                raise sqlite_failure(problem, self.path, "writing to it" if writes
+                                     else "reading it") from None
+        return method
+
+    for name, value in list(vars(cls).items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(value, property) and value.fget is not None:
+            setattr(cls, name, property(wrap(value.fget)))
+        elif inspect.isfunction(value):
+            setattr(cls, name, wrap(value))
+    return cls
+
+
+@_translated
 class Store:
     """The SQLite implementation of :class:`LeagueStore`."""
 
@@ -757,24 +801,37 @@ _DAMAGED_ADVICE = ("nothing more was written to it; save a copy, then `arena exp
                    "restore it from a backup")
 
 
+def sqlite_failure(problem: sqlite3.Error, path: Path | str, doing: str) -> StorageError:
+    """SQLite's error while ``doing`` something with the database at ``path`` as one clear
+    line (a StorageError of the kind it is).  SQLite rolls the transaction back, so
+    everything stored before is kept."""
+    text = str(problem)
+    if getattr(problem, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in text:
+        return StorageFull(
+            f"{path}: {text} while {doing}; every game stored before is safe: free some "
+            "space and run the same command again to resume")
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return StorageDamaged(f"{path} is damaged ({text}, while {doing}); "
+                              f"{_DAMAGED_ADVICE}")
+    if "locked" in text or "busy" in text:
+        return StorageBusy(f"{path}: {text} while {doing} (another process kept it "
+                           "locked)")
+    if isinstance(problem, sqlite3.OperationalError) and (
+            "I/O" in text or "unable to open" in text or "readonly" in text):
+        return StorageGone(
+            f"{path}: {text} while {doing}; every game stored before is safe: free some "
+            "space and run the same command again to resume")
+    return StorageError(f"{path}: {text} while {doing}")
+
+
 @contextlib.contextmanager
 def store_faults(path: Path, doing: str) -> Iterator[None]:
     """Turn SQLite's errors while ``doing`` something with the store at ``path`` into one
-    clear line (ArenaError).  SQLite rolls the transaction back, so every game stored
-    before is kept."""
+    clear line (:func:`sqlite_failure`)."""
     try:
         yield
     except sqlite3.DatabaseError as problem:
-        text = str(problem)
-        if "full" in text or isinstance(problem, sqlite3.OperationalError) \
-                and "I/O" in text:
-            raise ArenaError(
-                f"{path}: {text} while {doing}; every game stored before is safe: free some "
-                "space and run the same command again to resume") from None
-        if "malformed" in text or "not a database" in text or "corrupt" in text:
-            raise ArenaError(f"{path} is damaged ({text}, while {doing}); "
-                             f"{_DAMAGED_ADVICE}") from None
-        raise ArenaError(f"{path}: {text} while {doing}") from None
+        raise sqlite_failure(problem, path, doing) from None
 
 
 def _refuse_empty(path: Path) -> None:
@@ -896,6 +953,69 @@ def _private(path: Path) -> None:
                 os.chmod(f"{path}{suffix}", 0o600)
     except OSError as problem:
         raise ArenaError(f"cannot open the league store {path}: {problem}") from None
+
+
+def backup_database(path: Path, target: Path) -> None:
+    """A consistent copy of a live SQLite database (its online backup), owner-only."""
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(descriptor)
+    source = sqlite3.connect(path, timeout=30)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+        destination.execute("PRAGMA journal_mode=WAL")
+    finally:
+        destination.close()
+        source.close()
+
+
+# -- for the benchmarks and the migration tests -----------------------------------
+VERSION_ONE_SCHEMA = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (name TEXT PRIMARY KEY, version TEXT NOT NULL, content_hash TEXT,
+    source TEXT NOT NULL, first_seen REAL NOT NULL);
+CREATE TABLE games (seq INTEGER PRIMARY KEY AUTOINCREMENT, game_id TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL, table_id TEXT NOT NULL, round INTEGER NOT NULL,
+    num_players INTEGER NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, scores TEXT NOT NULL, placements TEXT NOT NULL,
+    failures TEXT NOT NULL, timings TEXT NOT NULL, record TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def write_version_one_store(folder: Path, records: Sequence[GameRecord]) -> None:
+    """A store as arena 0.x wrote it (schema version 1): JSON text records, a timings
+    column, 4 KB pages.  The baseline here, and the input of the migration tests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.executescript(VERSION_ONE_SCHEMA)
+    for record in records:
+        with connection:  # one transaction per game, as a league writes them
+            connection.execute(
+                "INSERT INTO games (game_id, game, table_id, round, num_players, seats, seed,"
+                " status, scores, placements, failures, timings, record, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.game_id, record.game, record.table, record.round,
+                 record.num_players, json.dumps(list(record.seats)), record.seed,
+                 record.status, json.dumps([float(s) for s in record.scores]),
+                 json.dumps(list(record.placements)),
+                 json.dumps({str(s): why for s, why in record.forfeits.items()}),
+                 json.dumps(record.timings),
+                 json.dumps(record.playthrough_json(), separators=(",", ":")), time.time()),
+            )
+    connection.close()
+
+
+def file_bytes(folder: Path) -> int:
+    """The bytes the store in ``folder`` takes on disk, its write-ahead log emptied into
+    the file first (``arena bench store``)."""
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    return sum(path.stat().st_size for path in folder.glob(f"{DB_NAME}*"))
+
 
 
 def open_store(results_dir: Path) -> Store:

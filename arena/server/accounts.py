@@ -19,7 +19,6 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from arena.errors import ArenaError
-from arena.server.store import ServerStore, User
 
 USER_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
 USER_RULE = "2-32 characters: lowercase letters, digits, '-' and '_', not starting with '-' or '_'"
@@ -73,12 +72,6 @@ def digest(secret: str) -> str:
     """How a token or session id is kept: sha256 (the secret itself has 256 random bits,
     so a slow hash would add nothing)."""
     return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def user_of_token(store: ServerStore, token: str) -> User | None:
-    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
-        return None
-    return store.user_of_token(digest(token))
 
 
 @dataclass

@@ -7,7 +7,6 @@ import dataclasses
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -62,7 +61,7 @@ def init_server(folder: Path, admin: str) -> int:
         load_settings,
         write_private,
     )
-    from arena.server.store import ServerStore
+    from arena.server.store import open_server_store
 
     if folder.exists() and any(folder.iterdir()):
         raise ArenaError(f"{folder} exists and is not empty; choose a new folder")
@@ -76,13 +75,13 @@ def init_server(folder: Path, admin: str) -> int:
     league.close()
     if league.lock is not None:
         league.lock.close()
-    store = ServerStore(settings.database)
+    store = open_server_store(settings)
     password = accounts.new_secret()[:24]
     store.add_user(admin, accounts.hash_password(password), "admin", True)
     store.close()
     make_private(folder)  # the folder 0700, the database 0600: nobody else's to read
     print(f"made the server folder {folder}: {SETTINGS_NAME} (edit it), the database "
-          f"{settings.database.name}, {settings.uploads.name}/")
+          f"{settings.sqlite_path.name}, {settings.uploads.name}/")
     print(f"admin account: {admin}, password (shown this once): {password}")
     print(f"run it: arena serve {folder}")
     return 0
@@ -193,6 +192,7 @@ async def serve(server: object, host: str, port: int, stop: _Stop | None = None)
 
     from arena.server.app import create_app
     from arena.server.core import Server
+    from arena.server.middleware import RequestDeadline
 
     assert isinstance(server, Server)
     stop = stop if stop is not None else _Stop()
@@ -257,74 +257,11 @@ async def _stop_on_signals(signals: Any, work: Any, server: Any, stop: _Stop) ->
         os._exit(stop.exit_code)
 
 
-class RequestDeadline:
-    """An ASGI wrapper: a request whose body has not arrived whole ``seconds`` after it
-    began (a client sending a byte a second) is answered 408 and its connection closed.
-    Only the body is timed: a request without one, or once the answer has begun (an
-    event stream), runs as long as it needs."""
-
-    def __init__(self, app: Any, seconds: float) -> None:
-        self.app = app
-        self.seconds = seconds
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        import trio
-
-        if scope["type"] != "http" or not _has_body(scope):
-            await self.app(scope, receive, send)
-            return
-        done = False  # the body is in, or the answer has begun
-
-        async def watched_receive() -> Any:
-            nonlocal done
-            message = await receive()
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                done = True
-            return message
-
-        started = False
-
-        async def watched_send(message: Any) -> None:
-            nonlocal done, started
-            if message["type"] == "http.response.start":
-                done = started = True
-            await send(message)
-
-        late = False
-        async with trio.open_nursery() as nursery:
-            async def timer() -> None:
-                nonlocal late
-                await trio.sleep(self.seconds)
-                if not done:
-                    late = True
-                    nursery.cancel_scope.cancel()
-
-            nursery.start_soon(timer)
-            await self.app(scope, watched_receive, watched_send)
-            nursery.cancel_scope.cancel()
-        if late and not started:
-            body = (f'{{"error": "the request did not arrive whole within '
-                    f'{self.seconds:g} s"}}').encode()
-            await send({"type": "http.response.start", "status": 408, "headers": [
-                (b"content-type", b"application/json"), (b"connection", b"close"),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
-
-
-def _has_body(scope: Any) -> bool:
-    for key, value in scope.get("headers", []):
-        if key == b"transfer-encoding":
-            return True
-        if key == b"content-length":
-            return value.strip() not in (b"0", b"")
-    return False
-
-
 def backup(folder: Path, out: Path) -> None:
     """A consistent copy of a server folder, made while it runs: the database through
     SQLite's online backup, then the settings, the secret and the uploads (a version's
     files never change once it is listed, and every listed one is copied)."""
-    from arena.league.store import DB_NAME
+    from arena.league.store import DB_NAME, backup_database
     from arena.server.ladder import FRIENDLY_FOLDER
     from arena.server.settings import SECRET_NAME, SETTINGS_NAME, UPLOADS_NAME, load_settings
 
@@ -333,11 +270,11 @@ def backup(folder: Path, out: Path) -> None:
         raise ArenaError(f"{out} exists and is not empty; choose a new folder")
     out.mkdir(parents=True, exist_ok=True)
     os.chmod(out, 0o700)  # a copy of the accounts: as private as the original
-    _backup_database(settings.database, out / DB_NAME)
+    backup_database(settings.sqlite_path, out / DB_NAME)
     friendly = folder / FRIENDLY_FOLDER / DB_NAME  # the owners' unrated games, if any
     if friendly.is_file():
         (out / FRIENDLY_FOLDER).mkdir(mode=0o700)
-        _backup_database(friendly, out / FRIENDLY_FOLDER / DB_NAME)
+        backup_database(friendly, out / FRIENDLY_FOLDER / DB_NAME)
     for name in (SETTINGS_NAME, SECRET_NAME):
         shutil.copy2(folder / name, out / name)
         os.chmod(out / name, 0o600)
@@ -350,20 +287,6 @@ def backup(folder: Path, out: Path) -> None:
                 shutil.copy2(path, copy)
     shutil.copytree(folder / UPLOADS_NAME, out / UPLOADS_NAME, symlinks=True,
                     ignore=shutil.ignore_patterns(".upload-*"))
-
-
-def _backup_database(path: Path, target: Path) -> None:
-    """A consistent copy of a live SQLite database (its online backup), owner-only."""
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.close(descriptor)
-    source = sqlite3.connect(path, timeout=30)
-    destination = sqlite3.connect(target)
-    try:
-        source.backup(destination)
-        destination.execute("PRAGMA journal_mode=WAL")
-    finally:
-        destination.close()
-        source.close()
 
 
 # --- arena login / arena upload --------------------------------------------------------

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
-import sqlite3
 from collections import Counter, deque
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import Friendly, Version, disk_full
 from arena.server.verdicts import Verdicts
 from arena.settings import Limits
+from arena.storage import StorageError
 
 FEED_SEED_KEY = "ladder_tables"
 # an uploaded version is "new" to the matchmaker (seated first while its interval
@@ -80,7 +80,7 @@ class _Listener(LeagueListener):
             self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
         self.ladder.stopped_by = None
-        with contextlib.suppress(sqlite3.Error):  # a full disk: the next feed drops it
+        with contextlib.suppress(StorageError):  # a full disk: the next feed drops it
             self.ladder.server.store.clear_inflight([result.game_id])
         self.ladder.count_failures(result)
         self.ladder.server.events.publish("game_stored", {
@@ -288,7 +288,7 @@ class Ladder:
         self.server.log(f"{version.ladder_name} left out of the ladder: {text}")
         reason = (f"left out of the ladder: its files on the server are damaged ({text}); "
                   "upload it again, or ask an admin")
-        with contextlib.suppress(sqlite3.Error):  # a full disk: left out all the same
+        with contextlib.suppress(StorageError):  # a full disk: left out all the same
             self.server.store.pause(version.id, reason[:500])
 
     def count_failures(self, result: GameResult) -> None:

@@ -115,7 +115,8 @@ class ServerSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def database(self) -> Path:
+    def sqlite_path(self) -> Path:
+        """The SQLite file of the server's tables and the ladder's games."""
         from arena.league.store import DB_NAME
 
         return self.folder / DB_NAME

@@ -7,7 +7,6 @@ and the end of its build's log (a failed build is a rejected version)."""
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import disk_full, printable
 from arena.settings import Limits
+from arena.storage import StorageError
 
 STDERR_TAIL_CHARS = 4000
 BUILD_LOG_CHARS = 4000  # the end of a build's log its owner sees
@@ -67,7 +67,7 @@ async def run_queue(server: ServerContext, receive: trio.MemoryReceiveChannel[in
             try:
                 await validate_one(server, version_id)
                 break
-            except (OSError, sqlite3.Error) as problem:
+            except (OSError, StorageError) as problem:
                 what = "the disk is full" if disk_full(problem) else repr(problem)
                 server.log(f"the verdict on version {version_id} could not be stored: "
                            f"{what}; it stays pending and is validated again in "

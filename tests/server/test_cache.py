@@ -13,10 +13,10 @@ import pytest
 import trio
 import trio.testing
 
-from arena.server import app as app_module
 from arena.server import cache
 from arena.server.cache import Shared
 from arena.server.events import KEEPALIVE, Events, next_batch
+from arena.server.services import ladder as app_module
 from tests.server.conftest import in_process
 from tests.server.test_pages import EVIL, store_games, valid_bot, web_login
 

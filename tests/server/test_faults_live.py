@@ -295,7 +295,7 @@ def fill(disk: Path) -> Path:
 
 def test_a_full_disk_is_said_in_one_line_and_the_ladder_resumes_when_space_returns(
         small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.server.core import DISK_FULL_ANSWER
+    from arena.server.errors import DISK_FULL_ANSWER
 
     folder = small_disk / "server"
     make_server_folder(folder, capsys, **FAST)
