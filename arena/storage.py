@@ -32,6 +32,11 @@ class StorageDamaged(StorageError):
     """The stored data cannot be read: a damaged file, or a table not as expected."""
 
 
+class Duplicate(ArenaError):
+    """An insert met a row with the same unique key (nothing was changed): the store
+    turns it into its own refusal ("the name is taken")."""
+
+
 def disk_full(problem: BaseException) -> bool:
     """Whether ``problem`` (alone or the one error of a group) is a full disk: an OSError
     ENOSPC/EDQUOT or a store's StorageFull."""

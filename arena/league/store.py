@@ -51,6 +51,7 @@ from arena.deals import new_deal_key
 from arena.errors import ArenaError
 from arena.records import GameRecord, GameResult
 from arena.storage import (
+    Duplicate,
     StorageBusy,
     StorageDamaged,
     StorageError,
@@ -437,31 +438,13 @@ class Store:
                              f"{problems[:300]}); {_DAMAGED_ADVICE}")
 
     def results(self, game: str | None = None, num_players: int | None = None) -> list[GameResult]:
-        """Every stored game as a :class:`GameResult`, in the order they finished.
-
-        Each summary column is parsed with one JSON call for all the games (a call per
-        game and column took most of ``arena leaderboard``'s time on 100,000 games)."""
+        """Every stored game as a :class:`GameResult`, in the order they finished."""
         query = "SELECT seq, game_id, game, seats, scores, placements, failures FROM games"
         clauses, params = _filters(game, num_players)
         cursor = self.connection.execute(f"{query}{clauses} ORDER BY seq", params)
         results: list[GameResult] = []
         while rows := cursor.fetchmany(RESULTS_CHUNK):  # a chunk's text at a time in memory
-            seqs, ids, games, seats, scores, placements, failures = zip(*rows, strict=True)
-            results += [
-                GameResult(
-                    game_id=game_id,
-                    game=game_name,
-                    bots=tuple(bots),
-                    scores=tuple(points),
-                    placements=tuple(places),
-                    failures={} if failed == "{}"
-                    else {int(k): v for k, v in json.loads(failed).items()},
-                    sequence=seq - 1,
-                )
-                for seq, game_id, game_name, bots, points, places, failed in zip(
-                    seqs, ids, games, _json_lists(seats), _json_lists(scores),
-                    _json_lists(placements), failures, strict=True)
-            ]
+            results += results_from_rows(rows)
         return results
 
     def games(
@@ -657,42 +640,15 @@ class Store:
         elif ident != self._dictionary_ids.get(packed.game):
             raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
                              f"which is not this store's for {packed.game}")
-        return {
-            "game_id": packed.game_id,
-            "game": packed.game,
-            "table_id": packed.table,
-            "round": packed.round,
-            "num_players": len(packed.seats),
-            "seats": json.dumps(list(packed.seats)),
-            "seed": packed.seed,
-            "status": "failed" if packed.forfeits else "ok",
-            "scores": json.dumps([float(s) for s in packed.scores]),
-            "placements": json.dumps(list(packed.placements)),
-            "failures": json.dumps({str(seat): why for seat, why in packed.forfeits.items()}),
-            "record": data,
-            "dictionary": ident,
-            # kept when a game is copied (``arena merge``); else the time it is stored
-            "finished_at": packed.finished_at if packed.finished_at is not None else time.time(),
-            "worker": packed.worker,  # a cluster worker's address; NULL: this machine
-        }
+        return games_row(packed, data, ident)
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
-        """The record of a games row: the one place a record is read from the store.  The
-        summary columns are derived from ``record`` when it is written, so only the
-        league's own columns and ``record`` are read."""
+        """The record of a games row: the one place a record is read from the store."""
         try:
-            stored, ident = row["record"], row.get("dictionary")
+            stored = row["record"]
             if isinstance(stored, bytes):
-                stored = self._decompress(stored, ident)
-            return GameRecord.from_json({
-                "game_id": row["game_id"],
-                "sequence": row["seq"] - 1,
-                "table": row["table_id"],
-                "round": row["round"],
-                "finished_at": row["finished_at"],
-                "worker": row.get("worker"),
-                "record": json.loads(stored),
-            })
+                stored = self._decompress(stored, row.get("dictionary"))
+            return record_from_row(row, stored)
         except (ValueError, zlib.error) as problem:  # not JSON, or a RecordError
             raise ArenaError(
                 f"{self.path}: game {row['game_id']} cannot be read ({problem})"
@@ -750,11 +706,77 @@ class Store:
         connection.execute("VACUUM")
         connection.execute("PRAGMA journal_mode=WAL")
 
+    def raw_tables(self) -> SqliteConnection:
+        """The store's tables as rows (arena serve migrate reads them): its connection."""
+        return SqliteConnection(self.path, connection=self.connection)
+
     def close(self) -> None:
         self.connection.close()
         if self.lock is not None:
             self.lock.close()
             self.lock = None
+
+
+def games_row(packed: PackedRecord, data: bytes, ident: int | None) -> dict[str, Any]:
+    """The games row of a packed record whose text is ``data`` (compressed with
+    dictionary ``ident``): every league store's columns."""
+    return {
+        "game_id": packed.game_id,
+        "game": packed.game,
+        "table_id": packed.table,
+        "round": packed.round,
+        "num_players": len(packed.seats),
+        "seats": json.dumps(list(packed.seats)),
+        "seed": packed.seed,
+        "status": "failed" if packed.forfeits else "ok",
+        "scores": json.dumps([float(s) for s in packed.scores]),
+        "placements": json.dumps(list(packed.placements)),
+        "failures": json.dumps({str(seat): why for seat, why in packed.forfeits.items()}),
+        "record": data,
+        "dictionary": ident,
+        # kept when a game is copied (``arena merge``); else the time it is stored
+        "finished_at": packed.finished_at if packed.finished_at is not None else time.time(),
+        "worker": packed.worker,  # a cluster worker's address; NULL: this machine
+    }
+
+
+def record_from_row(row: Mapping[str, Any], text: str | bytes) -> GameRecord:
+    """The record of a games row whose record is ``text`` (decompressed).  The summary
+    columns are derived from the record when it is written, so only the league's own
+    columns and the record are read; ValueError (a RecordError) if it is not one."""
+    return GameRecord.from_json({
+        "game_id": row["game_id"],
+        "sequence": row["seq"] - 1,
+        "table": row["table_id"],
+        "round": row["round"],
+        "finished_at": row["finished_at"],
+        "worker": row.get("worker"),
+        "record": json.loads(text),
+    })
+
+
+def results_from_rows(rows: Sequence[Sequence[Any]]) -> list[GameResult]:
+    """GameResults of rows of (seq, game_id, game, seats, scores, placements, failures):
+    each summary column is parsed with one JSON call for all the rows (a call per game
+    and column took most of ``arena leaderboard``'s time on 100,000 games)."""
+    if not rows:
+        return []
+    seqs, ids, games, seats, scores, placements, failures = zip(*rows, strict=True)
+    return [
+        GameResult(
+            game_id=game_id,
+            game=game_name,
+            bots=tuple(bots),
+            scores=tuple(points),
+            placements=tuple(places),
+            failures={} if failed == "{}"
+            else {int(k): v for k, v in json.loads(failed).items()},
+            sequence=seq - 1,
+        )
+        for seq, game_id, game_name, bots, points, places, failed in zip(
+            seqs, ids, games, _json_lists(seats), _json_lists(scores),
+            _json_lists(placements), failures, strict=True)
+    ]
 
 
 def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]:
@@ -832,6 +854,106 @@ def store_faults(path: Path, doing: str) -> Iterator[None]:
         yield
     except sqlite3.DatabaseError as problem:
         raise sqlite_failure(problem, path, doing) from None
+
+
+class SqliteConnection:
+    """A connection in autocommit mode: each statement its own transaction, unless
+    inside :meth:`transaction` (BEGIN IMMEDIATE: a writer waits for another up to
+    ``timeout`` seconds, rather than failing half-way)."""
+
+    insertion_order = "rowid"
+
+    def __init__(self, path: Path, timeout: float = 30,
+                 connection: sqlite3.Connection | None = None) -> None:
+        self.path = path
+        self.depth = 0
+        self.connection = connection if connection is not None else sqlite3.connect(
+            path, timeout=timeout, isolation_level=None)
+
+    @contextlib.contextmanager
+    def _faults(self, sql: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.IntegrityError as problem:
+            if "UNIQUE" in str(problem):
+                raise Duplicate(str(problem)) from None
+            raise sqlite_failure(problem, self.path, "writing to it") from None
+        except sqlite3.Error as problem:
+            doing = "reading it" if sql.lstrip().upper().startswith("SELECT") \
+                else "writing to it"
+            raise sqlite_failure(problem, self.path, doing) from None
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._faults(sql):
+            return self.connection.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self._faults(sql):
+            row: tuple[Any, ...] | None = self.connection.execute(sql, params).fetchone()
+            return row
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._faults(sql):
+            return self.connection.execute(sql, params).rowcount
+
+    def run_many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        with self._faults(sql):
+            self.connection.executemany(sql, params)
+
+    def insert(self, sql: str, params: Sequence[Any]) -> int:
+        with self._faults(sql):
+            ident = self.connection.execute(sql, params).lastrowid
+        assert ident is not None
+        return ident
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self.depth:  # inside another: one transaction
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            return
+        with self._faults("BEGIN"):
+            self.connection.execute("BEGIN IMMEDIATE")
+        self.depth = 1
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                with self._faults("COMMIT"):
+                    self.connection.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.connection.execute("ROLLBACK")
+                raise
+        finally:
+            self.depth = 0
+
+    def script(self, sql: str) -> None:
+        with self._faults(sql):
+            self.connection.executescript(sql)
+
+    def lock(self, name: str) -> None:
+        """(A transaction here is BEGIN IMMEDIATE: writers already take turns.)"""
+
+    def columns(self, table: str) -> list[str]:
+        return [row[1] for row in self.rows(f'PRAGMA table_info("{table}")')]
+
+    def reset_identity(self, table: str, column: str) -> None:
+        """(SQLite numbers new rows after the largest id there is.)"""
+
+    def tables(self) -> list[str]:
+        return [row[0] for row in self.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def _refuse_empty(path: Path) -> None:

@@ -24,12 +24,23 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
-from arena.server.accounts import Cookies, LoginThrottle, RateLimiter
+from arena.server.accounts import Cookies, LoginThrottle, MemoryEvents, RateEvents, RateLimiter
+from arena.server.bus import TRY_SECONDS, Coordination, LocalBus, PgBus, process_name
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
 from arena.server.settings import SECRET_NAME, UPLOADS_NAME, ServerSettings, load_settings
-from arena.server.store import ServerStore, Version, open_server_store, printable
+from arena.server.store import (
+    FRIENDLY,
+    LADDER,
+    ServerStore,
+    Version,
+    has_league_store,
+    open_league_store,
+    open_server_store,
+    printable,
+)
+from arena.server.watch import EVENTS, LadderView
 
 BUILD_CACHE_NAME = "builds"  # in the server folder: the built copies of uploaded bots
 LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
@@ -118,7 +129,6 @@ def _sandbox_level(settings: ServerSettings) -> str:
 class Server:
     def __init__(self, settings: ServerSettings, *, lock: bool = True,
                  cluster: str | None = None) -> None:
-        from arena.league.store import create_store, open_store
         from arena.plugins.discovery import discover
 
         self.settings = settings
@@ -126,8 +136,7 @@ class Server:
         tightened = make_private(settings.folder)
         self.sandbox = _sandbox_level(settings)
         # the ladder's games: the league store (its lock keeps a second server out)
-        self.league_store = create_store(settings.folder) if lock else open_store(
-            settings.folder)
+        self.league_store = open_league_store(settings, LADDER, writer=lock)
         try:
             self.store: ServerStore = open_server_store(settings)
         except BaseException:
@@ -137,7 +146,20 @@ class Server:
         self.cookies = Cookies(secret)
         self.deal_key = server_deal_key(secret)  # the ladder's deals (arena/deals.py)
         self.secure_cookies = settings.tls is not None
+        self.log_lines: list[str] = []
+        self.stopping = False  # a signal came: arena serve is ending
+        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
+        # the events this process's watchers get; what every process tells every other
+        # (one process on SQLite), and whether this one coordinates (arena/server/bus.py)
         self.events = Events()
+        self.bus: LocalBus | PgBus = PgBus(settings.database, self.log) \
+            if settings.postgres else LocalBus()
+        self.bus.subscribe(self._heard)
+        self.coordination = Coordination(settings.database or None)
+        self.coordinating = False
+        self.coordinated = False  # (once: a second turn starts its work afresh)
+        self.process_label = ""  # " (web process N of M)": one of `arena serve --workers`
+        self.view = LadderView(self.ladder_results)
         registry = discover([], include_bundled=True)
         self.registry = registry
         self.games: dict[str, Game] = dict(registry.games)
@@ -148,15 +170,16 @@ class Server:
 
         self.opponents = [registry.bots[n] for n in OPPONENT_NAMES if n in registry.bots]
         self.house_bots = self._house_bots()
-        self.login_limit = LoginThrottle(settings.login_per_minute)
-        self.register_limit = RateLimiter(settings.register_per_hour, 3600)
+        # the rate limits: in memory for one process, in the store for several
+        rates: RateEvents = self.store if settings.postgres else MemoryEvents()
+        clock = time.time if settings.postgres else time.monotonic
+        self.login_limit = LoginThrottle(settings.login_per_minute, clock, rates)
+        self.register_limit = RateLimiter(settings.register_per_hour, 3600, clock, rates,
+                                          "register")
         self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
         self.ladder = Ladder(self)
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
-        self.log_lines: list[str] = []
-        self.stopping = False  # a signal came: arena serve is ending
-        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
         swept = sweep_staging(settings.uploads) + sweep_unlisted(
             settings.folder, settings.uploads, self.store.version_folders())
         if tightened:
@@ -172,10 +195,10 @@ class Server:
 
     def close(self) -> None:
         self.leaderboards.close()
+        self.coordination.release()
+        self.bus.close()
         self.store.close()
         self.league_store.close()
-        if self.league_store.lock is not None:
-            self.league_store.lock.close()
 
     def log(self, line: str) -> None:
         line = printable(line)
@@ -247,9 +270,7 @@ class Server:
     # -- what the pages read (in a thread: a reading connection of its own) ---------
     def ladder_results(self) -> list[GameResult]:
         """The stored ladder games, in the order they finished."""
-        from arena.league.store import open_store
-
-        league = open_store(self.settings.folder)
+        league = open_league_store(self.settings)
         try:
             return league.results(self.settings.game)
         finally:
@@ -258,9 +279,7 @@ class Server:
     def failures_in(self, games: list[tuple[str, int]]) -> list[dict[str, Any]]:
         """The failure of seat S in game G for each (G, S): its reason, phase, detail,
         decision and stderr tail, read from the stored records."""
-        from arena.league.store import open_store
-
-        league = open_store(self.settings.folder)
+        league = open_league_store(self.settings)
         found = []
         try:
             for game_id, seat in games:
@@ -280,39 +299,112 @@ class Server:
     # -- background work --------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
-        """The validation queue, the ladder and the leaderboards, until cancelled."""
+        """Hear the other processes; coordinate (the validation queue, the ladder, the
+        leaderboards, the friendly games) whenever this process holds the coordinator's
+        lock (always, on SQLite), until cancelled."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.bus.run)
+            if self.settings.postgres:  # what the coordinator shared before this start
+                self._heard("roster", {})
+                self._heard("boards", {})
+            task_status.started()
+            while True:
+                if self.coordination.take():
+                    await self._coordinate()
+                await trio.sleep(TRY_SECONDS)
+
+    async def _coordinate(self) -> None:
         from arena.server.validation import run_queue
 
-        for version in self.store.pending_versions():  # left pending by a stop
-            self.queue_send.send_nowait(version.id)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_queue, self, self.queue_receive)
-            nursery.start_soon(self.ladder.run)
-            nursery.start_soon(self.leaderboards.run)
-            nursery.start_soon(self.friendlies.run)
-            task_status.started()
+        if self.coordinated:  # a second turn: the work of the first is gone
+            self.ladder = Ladder(self)
+            self.leaderboards = Leaderboards(self)
+            self.friendlies = Friendlies(self, self.ladder)
+        self.coordinated = self.coordinating = True
+        if self.settings.postgres:
+            self.store.save_shared("coordinator", {"process": process_name(),
+                                                   "pid": os.getpid(), "since": time.time()})
+            self.log(f"this process ({process_name()}) coordinates the ladder, the "
+                     "validations and the friendly games")
+        try:
+            for version in self.store.pending_versions():  # left pending by a stop
+                self.queue_send.send_nowait(version.id)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_queue, self, self.queue_receive)
+                nursery.start_soon(self.ladder.run)
+                nursery.start_soon(self.leaderboards.run)
+                nursery.start_soon(self.friendlies.run)
+                if self.settings.postgres:
+                    nursery.start_soon(self._keep_coordinating, nursery.cancel_scope)
+        finally:
+            self.coordinating = False
+            self.leaderboards.close()
+            self.coordination.release()
+
+    async def _keep_coordinating(self, work: trio.CancelScope) -> None:
+        """Stop coordinating once the lock's session is gone (another process may hold
+        the lock by then: two coordinators would play the same tables)."""
+        while True:
+            await trio.sleep(TRY_SECONDS)
+            if not self.coordination.held():
+                self.log("this process lost the coordinator's lock (its database session "
+                         "ended): it stops coordinating, another process takes over")
+                work.cancel()
+                return
+
+    # -- what every process tells every other (arena/server/bus.py) --------------
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """An event for every process's watchers (and their views of the ladder)."""
+        self.bus.publish(kind, data)
+
+    def share(self, kind: str, value: dict[str, Any]) -> None:
+        """The coordinator's latest ``kind`` (the roster, the leaderboards) for every
+        process, also for one that starts later: kept in the store with PostgreSQL."""
+        if self.settings.postgres:
+            self.store.save_shared(kind, value)
+            self.bus.publish(kind, {})  # (every process reads it from the store)
+        else:
+            self.bus.publish(kind, value)
+
+    def _heard(self, kind: str, data: dict[str, Any]) -> None:
+        if kind in EVENTS:
+            self.events.publish(kind, data)
+            self.view.heard(kind, data)
+        elif kind in ("roster", "boards"):
+            value = data or self.store.shared(kind) or {}
+            if kind == "roster":
+                self.view.set_roster(value.get("bots", []))
+            else:
+                self.view.set_boards(value)
+        elif self.coordinating or not self.settings.postgres:  # asked of the coordinator
+            if kind == "queue":
+                self.queue_send.send_nowait(int(data["id"]))
+            elif kind == "roster_changed":
+                if data.get("afresh"):
+                    self.ladder.windows.clear()
+                self.ladder.roster_changed()
+            elif kind == "friendly":
+                self.friendlies.requested()
 
     # -- what the services tell the background work -----------------------------
     def queue_version(self, version_id: int) -> None:
         """A version is pending: the validation queue checks it."""
-        self.queue_send.send_nowait(version_id)
+        self.announce("queue", {"id": version_id})
 
     def roster_changed(self, *, failures_afresh: bool = False) -> None:
         """Bots were enabled, disabled, deleted or sent back to validation: the ladder
         takes its new roster (``failures_afresh``: every bot's failures count anew)."""
-        if failures_afresh:
-            self.ladder.windows.clear()
-        self.ladder.roster_changed()
+        self.announce("roster_changed", {"afresh": failures_afresh})
 
     def friendly_requested(self) -> None:
-        self.friendlies.requested()
+        self.announce("friendly", {})
 
     def find_game(self, game_id: str) -> GameRecord:
         """A stored game: the ladder's, else a friendly one (ArenaError if neither)."""
         try:
             return self.league_store.find_game(game_id)
         except ArenaError:
-            if not (self.friendlies.folder() / "league.sqlite").exists():
+            if not has_league_store(self.settings, FRIENDLY):
                 raise
             try:
                 return self.friendlies.find_game(game_id)

@@ -27,16 +27,12 @@ from arena.server.store import (
     printable,
     printable_json,
 )
-from arena.storage import StorageError
+from arena.storage import Duplicate, StorageError
 
 SERVER_SCHEMA_VERSION = 3
 # the database's integers: an id beyond them names no row (and SQLite refuses to compare
 # it)
 ROW_IDS = range(-(2 ** 63), 2 ** 63)
-
-
-class NameTaken(ArenaError):
-    """An insert met a row with the same unique key."""
 
 
 class Connection(Protocol):
@@ -50,12 +46,15 @@ class Connection(Protocol):
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
     def row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None: ...
     def run(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """The number of rows changed; NameTaken on a unique key's violation."""
+        """The number of rows changed; arena.storage.Duplicate on a unique key's violation."""
     def run_many(self, sql: str, params: Iterable[Sequence[Any]]) -> None: ...
     def insert(self, sql: str, params: Sequence[Any]) -> int:
         """An INSERT into a table with an ``id`` column: the new row's id."""
     def transaction(self) -> AbstractContextManager[None]:
         """All of the block's statements or none (a failure rolls them back)."""
+    def lock(self, name: str) -> None:
+        """Inside a transaction: other processes' transactions that take the same lock
+        wait for this one to end (SQLite's writers wait for each other anyway)."""
     def tables(self) -> list[str]: ...
     def close(self) -> None: ...
 
@@ -125,7 +124,7 @@ class SqlServerStore:
             ident = self.db.insert(
                 "INSERT INTO server_users (name, password_hash, role, approved, created_at)"
                 " VALUES (?, ?, ?, ?, ?)", (name, password_hash, role, int(approved), now))
-        except NameTaken:
+        except Duplicate:
             raise ArenaError(f"the name {name!r} is taken") from None
         return User(ident, name, role, approved, now)
 
@@ -467,6 +466,44 @@ class SqlServerStore:
             " decided_at = ? WHERE version_id = ? AND state = 'testing'",
             (state, elo, low, high, games, None if state == "testing" else time.time(),
              version_id))
+
+    # -- rate limits every web process shares (accounts.RateEvents) ---------------------
+    def rate_allow(self, bucket: str, keys: Sequence[str], limit: int, window: float,
+                   now: float) -> bool:
+        with self.db.transaction():
+            self.db.lock(f"rate {bucket}")  # one check-and-add at a time per bucket
+            self.db.run("DELETE FROM server_rate_events WHERE bucket = ? AND at <= ?",
+                        (bucket, now - window))
+            for key in keys:
+                row = self.db.row("SELECT COUNT(*) FROM server_rate_events"
+                                  " WHERE bucket = ? AND key = ?", (bucket, key))
+                if row is not None and row[0] >= limit:
+                    return False
+            self.db.run_many("INSERT INTO server_rate_events (bucket, key, at)"
+                             " VALUES (?, ?, ?)", [(bucket, key, now) for key in keys])
+        return True
+
+    def rate_times(self, bucket: str, key: str, since: float) -> list[float]:
+        return [row[0] for row in self.db.rows(
+            "SELECT at FROM server_rate_events WHERE bucket = ? AND key = ? AND at > ?"
+            " ORDER BY at", (bucket, key, since))]
+
+    def rate_add(self, bucket: str, key: str, at: float, keep: float) -> None:
+        with self.db.transaction():
+            self.db.run("DELETE FROM server_rate_events WHERE bucket = ? AND at <= ?",
+                        (bucket, at - keep))
+            self.db.run("INSERT INTO server_rate_events (bucket, key, at) VALUES (?, ?, ?)",
+                        (bucket, key, at))
+
+    # -- what the coordinator shares with every web process (arena/server/bus.py) -------
+    def save_shared(self, kind: str, value: Any) -> None:
+        self.db.run("INSERT INTO server_shared (kind, value) VALUES (?, ?)"
+                    " ON CONFLICT (kind) DO UPDATE SET value = excluded.value",
+                    (kind, json.dumps(value)))
+
+    def shared(self, kind: str) -> Any:
+        row = self.db.row("SELECT value FROM server_shared WHERE kind = ?", (kind,))
+        return None if row is None else json.loads(row[0])
 
     def iter_text(self) -> Iterator[str]:
         """Every text value of the server's tables (tests look for secrets in clear)."""

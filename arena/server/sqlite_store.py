@@ -5,16 +5,13 @@ from older folders, and SQLite's errors made :mod:`arena.storage`'s."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from arena.errors import ArenaError
-from arena.league.store import sqlite_failure
-from arena.server.sql_store import SERVER_SCHEMA_VERSION, NameTaken, SqlServerStore
+from arena.league.store import SqliteConnection
+from arena.server.sql_store import SERVER_SCHEMA_VERSION, SqlServerStore
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS server_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +97,13 @@ CREATE TABLE IF NOT EXISTS server_verdicts (
     started_at REAL NOT NULL,
     decided_at REAL
 );
+CREATE TABLE IF NOT EXISTS server_rate_events (
+    bucket TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS server_rate_events_key ON server_rate_events (bucket, key, at);
+CREATE TABLE IF NOT EXISTS server_shared (kind TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 # columns added since schema 1 (an older folder gets them at its next start):
@@ -115,94 +119,6 @@ _ADDED_COLUMNS = {
                         ("build_log", "TEXT NOT NULL DEFAULT ''")),
 }
 
-
-
-class SqliteConnection:
-    """A connection in autocommit mode: each statement its own transaction, unless
-    inside :meth:`transaction` (BEGIN IMMEDIATE: a writer waits for another up to
-    ``timeout`` seconds, rather than failing half-way)."""
-
-    insertion_order = "rowid"
-
-    def __init__(self, path: Path, timeout: float = 30) -> None:
-        self.path = path
-        self.depth = 0
-        self.connection = sqlite3.connect(path, timeout=timeout, isolation_level=None)
-
-    @contextlib.contextmanager
-    def _faults(self, sql: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.IntegrityError as problem:
-            if "UNIQUE" in str(problem):
-                raise NameTaken(str(problem)) from None
-            raise sqlite_failure(problem, self.path, "writing the server's tables") from None
-        except sqlite3.Error as problem:
-            doing = "reading" if sql.lstrip().upper().startswith("SELECT") else "writing"
-            raise sqlite_failure(problem, self.path, f"{doing} the server's tables") from None
-
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._faults(sql):
-            return self.connection.execute(sql, params).fetchall()
-
-    def row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        with self._faults(sql):
-            row: tuple[Any, ...] | None = self.connection.execute(sql, params).fetchone()
-            return row
-
-    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
-        with self._faults(sql):
-            return self.connection.execute(sql, params).rowcount
-
-    def run_many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
-        with self._faults(sql):
-            self.connection.executemany(sql, params)
-
-    def insert(self, sql: str, params: Sequence[Any]) -> int:
-        with self._faults(sql):
-            ident = self.connection.execute(sql, params).lastrowid
-        assert ident is not None
-        return ident
-
-    @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        if self.depth:  # inside another: one transaction
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-            return
-        with self._faults("BEGIN"):
-            self.connection.execute("BEGIN IMMEDIATE")
-        self.depth = 1
-        try:
-            yield
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                self.connection.execute("ROLLBACK")
-            raise
-        else:
-            try:
-                with self._faults("COMMIT"):
-                    self.connection.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self.connection.execute("ROLLBACK")
-                raise
-        finally:
-            self.depth = 0
-
-    def script(self, sql: str) -> None:
-        with self._faults(sql):
-            self.connection.executescript(sql)
-
-    def tables(self) -> list[str]:
-        return [row[0] for row in self.rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")]
-
-    def close(self) -> None:
-        self.connection.close()
 
 
 class SqliteServerStore(SqlServerStore):

@@ -14,14 +14,16 @@ games go through the league store (:mod:`arena.league.store`), never through her
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.league.schedule import ScheduledGame
 from arena.storage import disk_full
 
 if TYPE_CHECKING:
+    from arena.league.store import LeagueStore
     from arena.server.settings import ServerSettings
 
 __all__ = ["disk_full"]  # (the servers' modules ask here)
@@ -261,8 +263,20 @@ class VerdictStore(Protocol):
                      low: float | None, high: float | None, games: int) -> None: ...
 
 
+class SharedStateStore(Protocol):
+    """What every web process shares: rate limits' events (accounts.RateEvents), and the
+    coordinator's latest roster and leaderboards (arena/server/bus.py)."""
+
+    def rate_allow(self, bucket: str, keys: Sequence[str], limit: int, window: float,
+                   now: float) -> bool: ...
+    def rate_times(self, bucket: str, key: str, since: float) -> list[float]: ...
+    def rate_add(self, bucket: str, key: str, at: float, keep: float) -> None: ...
+    def save_shared(self, kind: str, value: Any) -> None: ...
+    def shared(self, kind: str) -> Any: ...
+
+
 class ServerStore(AccountStore, BotStore, LadderStateStore, FriendlyStore, VerdictStore,
-                  Protocol):
+                  SharedStateStore, Protocol):
     """Every area of the server's store."""
 
     def iter_text(self) -> Iterator[str]:
@@ -270,9 +284,45 @@ class ServerStore(AccountStore, BotStore, LadderStateStore, FriendlyStore, Verdi
     def close(self) -> None: ...
 
 
+LADDER = "ladder"  # the league stores of a server: its ladder's games,
+FRIENDLY = "friendly"  # and its owners' unrated ones
+
+
 def open_server_store(settings: ServerSettings) -> ServerStore:
     """The server store the settings name: PostgreSQL if ``database`` is a
     postgresql:// address, else SQLite in the server folder's league store file."""
+    if settings.postgres:
+        from arena.server.pg_store import PgServerStore
+
+        return PgServerStore(settings.database)
     from arena.server.sqlite_store import SqliteServerStore
 
     return SqliteServerStore(settings.sqlite_path)
+
+
+def league_folder(settings: ServerSettings, league: str) -> Path:
+    """Where a league store of the server is kept on SQLite (the ladder's: the folder)."""
+    return settings.folder if league == LADDER else settings.folder / league
+
+
+def open_league_store(settings: ServerSettings, league: str = LADDER, *,
+                      writer: bool = False) -> LeagueStore:
+    """The server's league store ``league`` (LADDER or FRIENDLY): ``writer``, the one
+    that plays its games (on SQLite: made if missing, and locked against a second
+    writer; on PostgreSQL the server's coordinator lock keeps others out), else a
+    reading connection (ArenaError if it has no games yet on SQLite)."""
+    if settings.postgres:
+        from arena.league.pg_store import PgLeagueStore
+
+        return PgLeagueStore(settings.database, league, name=f"arena serve ({league})")
+    from arena.league.store import create_store, open_store
+
+    folder = league_folder(settings, league)
+    return create_store(folder) if writer else open_store(folder)
+
+
+def has_league_store(settings: ServerSettings, league: str) -> bool:
+    """Whether the league store ``league`` may have games (on SQLite: its file exists)."""
+    from arena.league.store import DB_NAME
+
+    return settings.postgres or (league_folder(settings, league) / DB_NAME).exists()

@@ -110,7 +110,7 @@ async def validate_one(server: ServerContext, version_id: int) -> None:
     manifest_version = spec_version(server.folder_of(version), server)
     server.store.finish_validation(version_id, state, manifest_version, outcome.report,
                                    outcome.message, outcome.stderr_tail, outcome.build_log)
-    server.events.publish("upload_validated", {
+    server.announce("upload_validated", {
         "id": version_id, "bot": f"{version.owner}/{version.bot}", "number": version.number,
         "state": state, "message": outcome.message})
     if outcome.valid:

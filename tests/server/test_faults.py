@@ -23,6 +23,7 @@ from arena.storage import StorageBusy, StorageFull, disk_full
 from tests.server.conftest import make_server_folder
 
 
+@pytest.mark.sqlite_only  # (PostgreSQL's tables start at this schema)
 def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     path = tmp_path / "league.sqlite"
     connection = sqlite3.connect(path)
@@ -111,6 +112,7 @@ def test_the_unfinished_games_replayed_are_those_still_playable(
         server.close()
 
 
+@pytest.mark.no_store
 def test_a_full_disk_is_recognised_in_every_form() -> None:
     full = sqlite_failure(sqlite3.OperationalError("database or disk is full"),
                           "league.sqlite", "storing")

@@ -7,8 +7,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import arena
 from arena.server import app
+
+pytestmark = pytest.mark.no_store  # (no server folder: run once)
 
 PACKAGE = Path(arena.__file__).parent
 SERVER = PACKAGE / "server"

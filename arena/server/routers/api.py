@@ -175,7 +175,7 @@ async def events(services: ServicesDep) -> StreamingResponse:
 
     async def stream() -> AsyncIterator[str]:
         try:
-            yield ": ra-arena events\n\n"
+            yield f": ra-arena events{services.ladder.process_label()}\n\n"
             while True:
                 # never yield inside the timeout's scope: a client that leaves while
                 # the generator is suspended there would unwind it out of order

@@ -154,7 +154,7 @@ class BotService:
         if not user.approved:
             raise Refused("your account waits for an admin's approval", 403)
         bot = self.bot(owner, name)
-        roster = {spec.name: spec for spec in self.server.ladder.roster}
+        roster = self.server.view.roster  # ladder name -> the player counts it plays
         mine = next((v.ladder_name for v in reversed(self.store.versions(bot.id))
                      if v.ladder_name in roster), None)
         if mine is None:
@@ -171,7 +171,7 @@ class BotService:
         if seats not in settings.players:
             raise Refused(f"this ladder plays with {'/'.join(map(str, settings.players))}"
                           f" players; {len(chosen)} opponents make {seats}")
-        cannot = [n for n in [mine, *chosen] if not roster[n].plays(settings.game, seats)]
+        cannot = [n for n in [mine, *chosen] if seats not in roster[n]]
         if cannot:
             raise Refused(f"{', '.join(cannot)} do not play {seats}-player games")
         if not user.admin and self.store.open_friendlies(user.id) >= MAX_OPEN_FRIENDLIES:

@@ -42,7 +42,7 @@ class LadderService:
 
     def roster(self) -> list[str]:
         """The ladder names of the bots in the ladder now."""
-        return [spec.name for spec in self.server.ladder.roster]
+        return list(self.server.view.roster)
 
     def check_players(self, players: int | None, game: str | None = None) -> None:
         settings = self.server.settings
@@ -57,7 +57,7 @@ class LadderService:
         each row with its owner and page, the games in progress and the newest ones."""
         settings = self.server.settings
         count = players if players is not None else settings.players[0]
-        board = self.server.leaderboards.boards.get(count)
+        board = self.server.view.boards.get(count)
         names = self.server.store.all_ladder_names()
         rows = []
         for row in (board or {}).get("bots", []):
@@ -66,9 +66,9 @@ class LadderService:
                          "version_id": version.id if version else None,
                          "page": f"/bots/{version.owner}/{version.bot}" if version else None})
         mark_unsettled(rows)
-        playing = [{"game_id": game.game_id, "bots": list(game.seats)}
-                   for game in list(self.server.ladder.in_progress.values())
-                   if game.num_players == count]
+        playing = [{"game_id": game_id, "bots": list(seats)}
+                   for game_id, (players, seats) in list(self.server.view.playing.items())
+                   if players == count]
         return {"game": settings.game, "num_players": count,
                 "games": (board or {}).get("games", 0), "bots": rows,
                 "roster": self.roster(), "in_progress": playing,
@@ -85,13 +85,14 @@ class LadderService:
         valid = [v for v in versions if v["state"] == "valid"]
         names = frozenset(v["ladder_name"] for v in valid)
         current = valid[-1]["ladder_name"] if valid else None
-        every = self.server.ladder.results  # kept up as games are stored (one copy)
-        # before the ladder has read its games, they are read from the store, and a
+        view = self.server.view  # every stored game, kept up as games are stored
+        # before the games were read from the store (in compute, the first time), a
         # view is kept only its minimum age (a version that equals no other)
-        generation: object = len(every) if every else object()
+        known = view.generation()
+        generation: object = known if known is not None else object()
 
         def compute() -> BotView:
-            games = list(every) if every else self.server.ladder_results() if names else []
+            games = view.results() if names else []
             results = [result for result in games if names.intersection(result.bots)]
             summary = bot_results(versions, results)
             if current is None:
@@ -127,6 +128,10 @@ class LadderService:
 
     def unsubscribe(self, receive: trio.MemoryReceiveChannel[str]) -> None:
         self.server.events.unsubscribe(receive)
+
+    def process_label(self) -> str:
+        """Which of several web processes this is (" (web process N of M)"), or ""."""
+        return self.server.process_label
 
     def record(self, game_id: str) -> GameRecord:
         """A stored game, the ladder's or a friendly one (Refused 404 if neither)."""
