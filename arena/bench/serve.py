@@ -112,11 +112,13 @@ def _children(pid: int) -> list[str]:
 
 
 def _supervises(pid: int) -> bool:
-    """Whether ``pid`` is the first process of ``arena serve --workers N``."""
+    """Whether ``pid`` is the first process of ``arena serve --workers N``, N > 1."""
     try:
-        return b"--workers" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
         return False
+    return any(word == b"--workers" and following.isdigit() and int(following) > 1
+               for word, following in zip(words, words[1:], strict=False))
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -297,6 +299,7 @@ async def _phase(clients: list[Any], folder: Path, seconds: float, paced: bool,
     lags: list[float] = []
     before = _games(folder)
     cpu = _cpu_seconds(server)
+    own = time.process_time()
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
@@ -309,6 +312,7 @@ async def _phase(clients: list[Any], folder: Path, seconds: float, paced: bool,
     elapsed = time.perf_counter() - began
     return {"games_per_second": (_games(folder) - before) / elapsed,
             "server_cpu": (_cpu_seconds(server) - cpu) / elapsed,
+            "load_cpu": (time.process_time() - own) / elapsed,
             "latencies": [latency for _, _, latency in latencies],
             "steady": [latency for at, _, latency in latencies if at - began >= ARRIVAL],
             "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
@@ -402,8 +406,9 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             saturation[workers] = len(saturated["latencies"]) / saturated["seconds"]
             notes.append(f"{store}: saturated at {saturation[workers]:.0f} requests/s, the "
                          f"web processes using {100 * saturated['server_cpu']:.0f}% of a "
-                         f"core (the machine has {os.cpu_count()}; the load clients, the "
-                         "database and the ladder share them)")
+                         f"core, the load clients {100 * saturated.get('load_cpu', 0):.0f}%"
+                         f" (the machine has {os.cpu_count()} cores; the database and the "
+                         "ladder share them too): what is near 100% limits it")
     if database:
         ratio = saturation[2] / saturation[1] if saturation.get(1) else float("nan")
         notes.append(f"two web processes on PostgreSQL saturate at {ratio:.2f} times one "
