@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.games.ra import GAME, RaState
+from arena.games.ra import GAME
+from arena.games.ra.state import RaStateViews
 from arena.strategies.greedy import GreedyStrategy, greedy_action
 from arena.strategies.mcts import search
 
@@ -68,9 +69,9 @@ def _greedy_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
     }
 
 
-def _positions(players: int, seed: int, count: int) -> list[RaState]:
+def _positions(players: int, seed: int, count: int) -> list[RaStateViews]:
     """Positions spread over greedy games (every 7th decision with a real choice)."""
-    positions: list[RaState] = []
+    positions: list[RaStateViews] = []
     game = 0
     while len(positions) < count:
         state = GAME.new_game(players, seed + game)

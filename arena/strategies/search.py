@@ -279,9 +279,15 @@ def pairwise_rewards(values: list[float], scale: float) -> list[float]:
     scale)``, its margin over each (the pairwise order the leaderboard rates)."""
     others = len(values) - 1
     tanh = math.tanh
-    # the seat's own term is tanh(0) = 0 and drops out of the sum
-    return [0.5 + 0.5 * sum(tanh((value - v) / scale) for v in values) / others
-            for value in values]
+    rewards = []
+    for value in values:
+        # the seat's own term is tanh(0) = 0 and drops out; added left to right, as the
+        # compiled Ra core adds (sum() of floats rounds otherwise from Python 3.12 on)
+        total = 0.0
+        for v in values:
+            total += tanh((value - v) / scale)
+        rewards.append(0.5 + 0.5 * total / others)
+    return rewards
 
 
 def best_rival_rewards(values: list[float], scale: float) -> list[float]:

@@ -7,15 +7,17 @@ monuments), the epochs after.  The greedy bot compares positions with it and MCT
 to score rollouts cut short at an epoch's end.  All numbers are rough points; the
 weights are judgement calls documented in bots/README.md, not fitted constants.
 
-Pure functions of a :class:`~arena.games.ra.RaState`'s public fields (never the bag's
-order), fast enough to be called a few hundred times per decision.
+Pure functions of a Ra position's public fields (never the bag's order), fast enough to
+be called a few hundred times per decision, for a position of either engine; the
+compiled core has the same valuation in C (``seat_values``, in ``_core.pyx``), float
+operation by float operation, which the search and greedy bots use on its positions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.games.ra import RaState
+from arena.games.ra.state import RaStateViews
 from arena.games.ra.tiles import (
     CIVILIZATIONS,
     DROUGHT,
@@ -49,12 +51,12 @@ CIVILIZATION_SET = tuple(CIVILIZATIONS)
 MONUMENT_SET = tuple(MONUMENTS)
 
 
-def epoch_progress(state: RaState) -> float:
+def epoch_progress(state: RaStateViews) -> float:
     """How far the epoch is, 0..1, by the Ra track."""
     return state.ra_count / state.ra_limit
 
 
-def seat_values(state: RaState) -> list[float]:
+def seat_values(state: RaStateViews) -> list[float]:
     """Each seat's estimated final score (exact when the game is over)."""
     if state.phase == OVER:
         return [float(s) for s in state.scores]
@@ -64,9 +66,14 @@ def seat_values(state: RaState) -> list[float]:
     ]
 
 
-def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int) -> float:
+Suns = tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]  # face up, face down
+
+
+def holding_value(state: RaStateViews, holds: Sequence[Sequence[int]], seat: int,
+                  suns: Suns | None = None) -> float:
     """What ``holds[seat]`` (and the seat's suns) should still score, given everybody's
-    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost)."""
+    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost) and suns
+    ``suns`` (face up and face down per seat; default the state's)."""
     hold = holds[seat]
     epoch = state.epoch
     later = EPOCHS - epoch  # scorings after this epoch's
@@ -76,7 +83,7 @@ def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int) -> 
     value += _nile_value(hold, later, progress)
     value += _civilization_value(hold, progress)
     value += monument_value(hold)
-    value += _sun_value(state, seat, progress)
+    value += _sun_value(state, seat, progress, (state.up, state.down) if suns is None else suns)
     return value
 
 
@@ -123,23 +130,24 @@ def monument_value(hold: Sequence[int]) -> float:
     return 0.9 * (value + MONUMENT_VARIETY_EXTRA[kinds])
 
 
-def _sun_value(state: RaState, seat: int, progress: float) -> float:
+def _sun_value(state: RaStateViews, seat: int, progress: float, suns: Suns) -> float:
     """Final sun-sum majority (uncertain until the last epoch) and the tempo of face-up
     suns (each one can still win a lot this epoch)."""
-    sums = [sum(u) + sum(d) for u, d in zip(state.up, state.down, strict=True)]
+    up, down = suns
+    sums = [sum(u) + sum(d) for u, d in zip(up, down, strict=True)]
     mine = sums[seat]
     high, low = max(sums), min(sums)
     majority = 0.0 if high == low else 5.0 if mine == high else -5.0 if mine == low else 0.0
     mean = sum(sums) / len(sums)
     weight = (0.4, 0.6, 0.9)[state.epoch - 1]
     value = weight * majority + 0.25 * (mine - mean)
-    return value + SUN_TEMPO * len(state.up[seat]) * sun_use_chance(state)
+    return value + SUN_TEMPO * len(up[seat]) * sun_use_chance(state, up)
 
 
-def sun_use_chance(state: RaState) -> float:
+def sun_use_chance(state: RaStateViews, up: Sequence[Sequence[int]] | None = None) -> float:
     """The chance that a face-up sun gets used before the epoch ends: few Ra tiles left
-    and many suns on the table means some will not be."""
-    suns_up = sum(len(u) for u in state.up)
+    and many suns on the table (``up``, default the state's) means some will not be."""
+    suns_up = sum(len(u) for u in (state.up if up is None else up))
     if not suns_up:
         return 0.0
     # Roughly two auctions per Ra tile still to come (one drawn, one invoked).
@@ -151,7 +159,7 @@ def sun_use_chance(state: RaState) -> float:
 
 
 def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
-               state: RaState) -> list[list[int]]:
+               state: RaStateViews) -> list[list[int]]:
     """Everybody's holdings after ``seat`` takes ``tiles`` (disasters among them strike
     after the rest is placed, choosing the least valuable losses)."""
     new = [list(h) for h in holds]
@@ -167,7 +175,7 @@ def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
     return new
 
 
-def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int) -> None:
+def strike(state: RaStateViews, holds: list[list[int]], seat: int, disaster: int) -> None:
     """Apply one disaster to ``holds[seat]`` in place, losing as little as possible."""
     hold = holds[seat]
     if disaster == FUNERAL:
@@ -187,7 +195,7 @@ def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int) -> 
         hold[cheapest_loss(state, holds, seat, held)] -= 1
 
 
-def cheapest_loss(state: RaState, holds: list[list[int]], seat: int,
+def cheapest_loss(state: RaStateViews, holds: list[list[int]], seat: int,
                   candidates: Sequence[int]) -> int:
     """The tile among ``candidates`` whose loss costs ``seat`` the least."""
     best_tile, best_value = candidates[0], float("-inf")
@@ -201,23 +209,19 @@ def cheapest_loss(state: RaState, holds: list[list[int]], seat: int,
     return best_tile
 
 
-def win_gain(state: RaState, seat: int, bid: int, tiles: Sequence[int] | None = None) -> float:
+def win_gain(state: RaStateViews, seat: int, bid: int, tiles: Sequence[int] | None = None) -> float:
     """How much ``seat`` gains by winning the auction of ``tiles`` (default: the auction
     track) with sun ``bid``: the lot, minus a face-up sun, plus the centre sun face down."""
     lot = state.track if tiles is None else tiles
     before = holding_value(state, state.hold, seat)
     holds = with_tiles(state.hold, seat, lot, state)
-    up, down = state.up[seat], state.down[seat]
-    state.up[seat] = [s for s in up if s != bid]
-    state.down[seat] = down + [state.center]
-    try:
-        after = holding_value(state, holds, seat)
-    finally:
-        state.up[seat], state.down[seat] = up, down
-    return after - before
+    up, down = list(state.up), list(state.down)
+    up[seat] = [s for s in up[seat] if s != bid]
+    down[seat] = [*down[seat], state.center]
+    return holding_value(state, holds, seat, (up, down)) - before
 
 
-def take_gain(state: RaState, seat: int, tile: int) -> float:
+def take_gain(state: RaStateViews, seat: int, tile: int) -> float:
     """How much ``seat`` gains by taking ``tile`` with a god (the god is spent)."""
     before = holding_value(state, state.hold, seat)
     holds = with_tiles(state.hold, seat, [tile], state)

@@ -1,4 +1,5 @@
-"""``RaGame``: new games, restoring, replaying and telling records."""
+"""``RaGame``: new games, restoring, replaying and telling records, in either engine
+(``engines.py``: the compiled core where it is built, else the pure-Python one)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Game, GameOptionError
-from arena.games.ra import editions, jsonio
+from arena.games.ra import editions, engines, jsonio
 from arena.games.ra.editions import DEFAULT_EDITION
-from arena.games.ra.state import RaState
+from arena.games.ra.state import RaState, RaStateViews
 from arena.games.ra.tiles import (
     CENTER_SUN,
     NUM_ACTIONS,
@@ -34,6 +35,13 @@ class RaGame(Game):
     replayed_parts = ("setup", "events", "final")
     board_package = "arena.games.ra"  # its replay.js and replay.css: the replay page
 
+    def __init__(self, engine: str | None = None) -> None:
+        """``engine``: "compiled", "python" or "auto"; None (the bundled game): what
+        ``ARENA_RA_ENGINE`` says when each game starts (engines.py)."""
+        if engine is not None:
+            engines.resolve(engine)  # a bad choice fails here, not at the first game
+        self.engine = engine
+
     def default_options(self) -> dict[str, Any]:
         return {"edition": DEFAULT_EDITION}
 
@@ -42,12 +50,12 @@ class RaGame(Game):
 
     def new_game(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
-    ) -> RaState:
+    ) -> RaStateViews:
         return self._start(num_players, seed, editions.full_options(options))
 
     def replay_start(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None
-    ) -> RaState:
+    ) -> RaStateViews:
         """Records name their edition; one whose options name none was played before
         editions existed and replays under the rules of then."""
         if isinstance(options, Mapping) and "edition" not in options:
@@ -55,7 +63,7 @@ class RaGame(Game):
             return self._start(num_players, seed, {})
         return self.new_game(num_players, seed, options)
 
-    def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaState:
+    def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaStateViews:
         if type(num_players) is not int or not 2 <= num_players <= 5:
             raise GameOptionError(f"Ra is for 2-5 players, not {num_players!r}")
         if type(seed) is not int:
@@ -64,10 +72,16 @@ class RaGame(Game):
         groups = list(SUN_GROUPS[num_players])
         rng.shuffle(groups)  # the books: players receive the sun groups at random
         suns = [sorted(g) for g in groups]
+        if engines.resolve(self.engine) == engines.COMPILED:
+            return engines.compiled_class().blank(num_players, suns, seed, rng,
+                                                  list(FULL_BAG), options)
         return blank_state(num_players, suns, seed, rng, list(FULL_BAG), options)
 
-    def state_from_json(self, data: Mapping[str, Any]) -> RaState:
-        return jsonio.state_from_json(data)
+    def state_from_json(self, data: Mapping[str, Any]) -> RaStateViews:
+        state = jsonio.state_from_json(data)
+        if engines.resolve(self.engine) == engines.COMPILED:
+            return engines.compiled_class().from_pure(state, state.rng)
+        return state
 
     def narrate(self, record: Mapping[str, Any]) -> list[str]:
         from arena.games.ra.narrate import narrate
@@ -98,8 +112,9 @@ def blank_state(
     bag: list[int],
     options: dict[str, Any],
 ) -> RaState:
-    """A state at the start of epoch 1 with the given suns and bag (no tiles held), under
-    ``options`` (full options, or {} for the rules from before editions)."""
+    """A state of the pure engine at the start of epoch 1 with the given suns and bag (no
+    tiles held), under ``options`` (full options, or {} for the rules from before
+    editions); ``engines.as_engine`` converts it."""
     state = RaState.__new__(RaState)
     state.num_players = num_players
     state.seed = seed

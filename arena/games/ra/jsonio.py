@@ -33,7 +33,7 @@ from arena.games.ra.tiles import (
 )
 
 if TYPE_CHECKING:
-    from arena.games.ra.state import RaState
+    from arena.games.ra.state import RaState, RaStateViews
 
 FORMAT = 1  # version of the to_json layout (later keys are optional, so still 1)
 
@@ -74,14 +74,14 @@ def tile_counts(counts: list[int], keep_zeros: bool = False) -> dict[str, int]:
     return {name: count for name, count in zip(TILE_NAMES, counts, strict=True) if count}
 
 
-def bag_counts(state: RaState) -> list[int]:
+def bag_counts(state: RaStateViews) -> list[int]:
     counts = [0] * NUM_TILE_TYPES
     for tile in state.bag:
         counts[tile] += 1
     return counts
 
 
-def observation(state: RaState, seat: int) -> dict[str, Any]:
+def observation(state: RaStateViews, seat: int) -> dict[str, Any]:
     """All public information, for ``seat``: never the bag's order.
 
     Built for every decision, so the slow parts are cached in the state across
@@ -145,7 +145,7 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
     }
 
 
-def _players_json(state: RaState) -> list[dict[str, Any]]:
+def _players_json(state: RaStateViews) -> list[dict[str, Any]]:
     """The players' part of the observation, fresh, from ``state._obs_players``: per
     seat (holding, its tiles by name, used suns, sorted), replaced when the holding or the
     used suns are no longer equal.  A cache entry is never changed once built, nor handed
@@ -190,7 +190,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def state_to_json(state: RaState) -> dict[str, Any]:
+def state_to_json(state: RaStateViews) -> dict[str, Any]:
     version, internal, gauss = state.rng.getstate()
     return {
         "game": "ra",
@@ -306,7 +306,7 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
 # -- the record ----------------------------------------------------------------------------
 
 
-def record(state: RaState) -> dict[str, Any]:
+def record(state: RaStateViews) -> dict[str, Any]:
     actions = [
         {"seat": seat, "action": action, "json": action_json(action, extra)}
         for seat, action, extra in state.history
@@ -338,7 +338,7 @@ def record(state: RaState) -> dict[str, Any]:
     }
 
 
-def expand_events(state: RaState) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def expand_events(state: RaStateViews) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The compact event log as rich JSON, plus one summary per finished epoch."""
     events: list[dict[str, Any]] = []
     epochs: list[dict[str, Any]] = []
