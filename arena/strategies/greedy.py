@@ -20,6 +20,7 @@ microseconds.  The same observation always gives the same choice, on either engi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from arena.games.ra import determinize, engines
@@ -205,6 +206,16 @@ def state_from_observation(observation: dict[str, JSON], legal: list[dict[str, J
     if [pure.action_to_json(a) for a in actions] != legal:
         raise ValueError("the legal list does not match the observation's position")
     return engines.as_engine(pure, engine), actions
+
+
+def greedy_options(argv: Sequence[str] | None, description: str = "") -> dict[str, JSON]:
+    """The greedy bot's arguments (None: ``sys.argv``): ``--engine``; argparse exits on a
+    bad one.  The bot program and its in-process entry point read the same."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    engines.add_engine_argument(parser)
+    return {"engine": parser.parse_args(argv).engine}
 
 
 class GreedyStrategy:

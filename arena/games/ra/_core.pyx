@@ -1451,12 +1451,17 @@ cdef list rewards(Ra *s, bint pairwise, double scale):
 # -- a trace of a game, hashed (the engines' agreement check) --------------------------------------
 
 cdef inline uint64_t mix(uint64_t h, int value) noexcept:
-    """FNV-1a over a 32-bit value: a fingerprint to compare, not a secure hash."""
-    cdef uint32_t v = <uint32_t>value
-    cdef int i
-    for i in range(4):
-        h ^= (v >> (8 * i)) & 0xff
-        h *= 1099511628211ULL
+    """FNV-1a over 32-bit words: a fingerprint to compare states by, not a secure hash."""
+    return (h ^ <uint32_t>value) * 1099511628211ULL
+
+
+cdef inline uint64_t finish(uint64_t h) noexcept:
+    """A final avalanche (splitmix64's), so that close inputs give far fingerprints."""
+    h ^= h >> 30
+    h *= 0xbf58476d1ce4e5b9ULL
+    h ^= h >> 27
+    h *= 0x94d049bb133111ebULL
+    h ^= h >> 31
     return h
 
 
@@ -1514,10 +1519,61 @@ cdef uint64_t fingerprint(Ra *s, Buf *hist, Buf *ev, MT *bag_rng, uint64_t h) no
     h = mix(h, <int>ev.len)
     for k in range(ev.len):
         h = mix(h, ev.data[k])
-    return h
+    return finish(h)
 
 
 # -- the state as a Python object ------------------------------------------------------------
+
+cdef void blank(Ra *s, int n, int suns[MAXP][MAXS], int *sizes, signed char *bag, int nbag,
+                int ra_limit, bint ra_player_continues, bint god_disasters_at_once) noexcept:
+    """game.blank_state: epoch 1, these suns (each ascending) and this bag."""
+    cdef int p, i, best = 0, top = -1, highest
+    s.n = n
+    s.epoch = 1
+    s.phase = TURN
+    for p in range(n):
+        s.nup[p] = sizes[p]
+        memcpy(s.up[p], suns[p], sizes[p] * sizeof(int))
+        s.ndown[p] = 0
+        for i in range(NT):
+            s.hold[p][i] = 0
+        s.scores[p] = START_SCORE
+    s.center = CENTER_SUN
+    s.ra_count = 0
+    s.ra_limit = ra_limit
+    s.ntrack = 0
+    for i in range(NT):
+        s.box[i] = 0
+    s.nbag = nbag
+    memcpy(s.bag, bag, nbag)
+    s.nstacked = 0
+    s.ra_player = -1
+    s.kind = 0
+    s.high = 0
+    s.high_bidder = -1
+    s.nqueue = 0
+    s.queue_index = 0
+    s.nbids = 0
+    s.dis_seat = -1
+    s.npending = 0
+    s.dis_current = -1
+    s.dis_left = 0
+    s.dis_after = 0
+    s.ngod = 0
+    s.last_draw = -1
+    for p in range(n):  # max(range(n), key=max(suns[seat], default=0)): the first highest
+        highest = 0
+        for i in range(sizes[p]):
+            if suns[p][i] > highest:
+                highest = suns[p][i]
+        if p == 0 or highest > top:
+            best = p
+            top = highest
+    s.cur = best
+    s.first_player = best
+    s.ra_player_continues = ra_player_continues
+    s.god_disasters_at_once = god_disasters_at_once
+
 
 cdef class Core:
     """A Ra position in C.  ``CompiledRaState`` (compiled.py) is the GameState around it;
@@ -1552,64 +1608,26 @@ cdef class Core:
     def _blank(self, int num_players, list suns, seed, rng, list bag, dict options,
                rules):
         """game.blank_state, in C."""
-        cdef Ra *s = &self.s
-        cdef int p, i, best, top, highest
+        cdef int groups[MAXP][MAXS]
+        cdef int sizes[MAXP]
+        cdef signed char tiles[BAGMAX]
+        cdef int p, i
         if not 2 <= num_players <= MAXP:
             raise ValueError(f"the compiled core plays 2-5 players, not {num_players}")
         if len(suns) != num_players or len(bag) > BAGMAX:
             raise ValueError("the position does not fit the compiled core")
-        s.n = num_players
-        s.epoch = 1
-        s.phase = TURN
         for p in range(num_players):
             group = suns[p]
             if len(group) > MAXS:
                 raise ValueError(f"the compiled core holds at most {MAXS} suns a seat")
-            s.nup[p] = len(group)
-            for i in range(s.nup[p]):
-                s.up[p][i] = group[i]
-            s.ndown[p] = 0
-            for i in range(NT):
-                s.hold[p][i] = 0
-            s.scores[p] = START_SCORE
-        s.center = CENTER_SUN
-        s.ra_count = 0
-        s.ra_limit = _tiles.RA_TRACK_LENGTH[num_players]
-        s.ntrack = 0
-        for i in range(NT):
-            s.box[i] = 0
-        s.nbag = len(bag)
-        for i in range(s.nbag):
-            s.bag[i] = <signed char>bag[i]
-        s.nstacked = 0
-        s.ra_player = -1
-        s.kind = 0
-        s.high = 0
-        s.high_bidder = -1
-        s.nqueue = 0
-        s.queue_index = 0
-        s.nbids = 0
-        s.dis_seat = -1
-        s.npending = 0
-        s.dis_current = -1
-        s.dis_left = 0
-        s.dis_after = 0
-        s.ngod = 0
-        s.last_draw = -1
-        best = 0
-        top = -1
-        for p in range(num_players):  # max(range(n), key=max(suns[seat], default=0))
-            highest = 0
-            for i in range(s.nup[p]):
-                if s.up[p][i] > highest:
-                    highest = s.up[p][i]
-            if p == 0 or highest > top:
-                best = p
-                top = highest
-        s.cur = best
-        s.first_player = best
-        s.ra_player_continues = rules.ra_player_continues
-        s.god_disasters_at_once = rules.god_disasters_at_once
+            sizes[p] = len(group)
+            for i in range(sizes[p]):
+                groups[p][i] = group[i]
+        for i in range(len(bag)):
+            tiles[i] = <signed char>bag[i]
+        blank(&self.s, num_players, groups, sizes, tiles, len(bag),
+              _tiles.RA_TRACK_LENGTH[num_players], rules.ra_player_continues,
+              rules.god_disasters_at_once)
         self._seed = seed
         self._rng = rng
         self._options = options
@@ -2217,6 +2235,66 @@ cdef list _event_tuples(Buf *ev):
 
 # -- many games at once: the engines' agreement check and the bench ----------------------------
 
+cdef class _Deals:
+    """The sun groups (each ascending) and the full bag of a new game, in C, for the loops
+    below: RaGame.new_game shuffles the groups with the game's generator."""
+
+    cdef int groups[MAXP][MAXS]
+    cdef int sizes[MAXP]
+    cdef signed char bag[BAGMAX]
+    cdef int nbag
+    cdef int n
+    cdef int ra_limit
+
+    def __init__(self, int num_players):
+        cdef int p, i
+        if not 2 <= num_players <= MAXP:
+            raise ValueError(f"Ra is for 2-5 players, not {num_players}")
+        self.n = num_players
+        for p, group in enumerate(_tiles.SUN_GROUPS[num_players]):
+            self.sizes[p] = len(group)
+            for i, sun in enumerate(sorted(group)):
+                self.groups[p][i] = sun
+        self.nbag = 0
+        for tile, copies in enumerate(_tiles.TILE_COUNTS):
+            for i in range(copies):
+                self.bag[self.nbag] = tile
+                self.nbag += 1
+        self.ra_limit = _tiles.RA_TRACK_LENGTH[num_players]
+
+    cdef void deal(self, Ra *s, MT *rng, bint ra_player_continues,
+                   bint god_disasters_at_once) noexcept:
+        """A new game on ``s``, the groups shuffled by ``rng`` as random.shuffle does
+        (Fisher-Yates from the end, randbelow(i + 1))."""
+        cdef int order[MAXP]
+        cdef int suns[MAXP][MAXS]
+        cdef int sizes[MAXP]
+        cdef int i, j, k
+        for i in range(self.n):
+            order[i] = i
+        for i in range(self.n - 1, 0, -1):
+            j = mt_randbelow(rng, i + 1)
+            k = order[i]
+            order[i] = order[j]
+            order[j] = k
+        for i in range(self.n):
+            sizes[i] = self.sizes[order[i]]
+            memcpy(suns[i], self.groups[order[i]], sizes[i] * sizeof(int))
+        blank(s, self.n, suns, sizes, self.bag, self.nbag, self.ra_limit,
+              ra_player_continues, god_disasters_at_once)
+
+
+_DEALS = {}
+
+
+cdef _Deals deals_for(int num_players):
+    """The deals of a player count, made once."""
+    deals = _DEALS.get(num_players)
+    if deals is None:
+        deals = _DEALS[num_players] = _Deals(num_players)
+    return deals
+
+
 def random_games(int num_players, first_seed, int count, rules, bint fingerprints=True):
     """``count`` games with seeds ``first_seed``, ``first_seed + 1``, ...: each a new game
     from its seed (RaGame.new_game: the sun groups shuffled by random.Random(seed), which
@@ -2227,16 +2305,14 @@ def random_games(int num_players, first_seed, int count, rules, bint fingerprint
     ``fingerprints``) the 64-bit fingerprint of its trace (every legal list and choice)
     and final state (:meth:`Core.fingerprint`), which the pure engine's games must give."""
     cdef Core state = Core.__new__(Core)
+    cdef _Deals deals = deals_for(num_players)
     cdef MT bag_mt, policy_mt
     cdef Ctx c
     cdef int legal[MAXL]
-    cdef int game, count_legal, i, choice, j, k
+    cdef int game, count_legal, i, choice
     cdef long long decisions = 0
     cdef uint64_t h
-    cdef list groups
-    cdef int order[MAXP]
-    groups_of = _tiles.SUN_GROUPS[num_players]
-    full_bag = [t for t, copies in enumerate(_tiles.TILE_COUNTS) for _ in range(copies)]
+    cdef bint continues = rules.ra_player_continues, at_once = rules.god_disasters_at_once
     result = []
     c.hist = &state.hist if fingerprints else NULL
     c.ev = &state.ev if fingerprints else NULL
@@ -2245,16 +2321,9 @@ def random_games(int num_players, first_seed, int count, rules, bint fingerprint
     for game in range(count):
         seed = first_seed + game
         mt_seed(&bag_mt, seed)
-        # rng.shuffle(groups): Fisher-Yates from the end, randbelow(i + 1)
-        for i in range(num_players):
-            order[i] = i
-        for i in range(num_players - 1, 0, -1):
-            j = mt_randbelow(&bag_mt, i + 1)
-            k = order[i]
-            order[i] = order[j]
-            order[j] = k
-        groups = [sorted(groups_of[order[i]]) for i in range(num_players)]
-        state._blank(num_players, groups, seed, None, full_bag, {}, rules)
+        deals.deal(&state.s, &bag_mt, continues, at_once)
+        state.hist.len = 0
+        state.ev.len = 0
         mt_seed(&policy_mt, seed)
         h = 14695981039346656037ULL
         while state.s.phase != OVER:
@@ -2287,32 +2356,22 @@ def trace_hash(steps):
 def greedy_games(int num_players, first_seed, int count, rules):
     """``count`` games from seeds ``first_seed``... with the greedy player in every seat,
     in C; the total of their decisions (the bench)."""
-    cdef Core state = Core.__new__(Core)
+    cdef Ra s
+    cdef _Deals deals = deals_for(num_players)
     cdef MT bag_mt
     cdef Ctx c
-    cdef int game, i, j, k
+    cdef int game
     cdef long long decisions = 0
-    cdef int order[MAXP]
-    groups_of = _tiles.SUN_GROUPS[num_players]
-    full_bag = [t for t, copies in enumerate(_tiles.TILE_COUNTS) for _ in range(copies)]
+    cdef bint continues = rules.ra_player_continues, at_once = rules.god_disasters_at_once
     c.hist = NULL
     c.ev = NULL
     c.mt = &bag_mt
     c.rng = NULL
     for game in range(count):
-        seed = first_seed + game
-        mt_seed(&bag_mt, seed)
-        for i in range(num_players):
-            order[i] = i
-        for i in range(num_players - 1, 0, -1):
-            j = mt_randbelow(&bag_mt, i + 1)
-            k = order[i]
-            order[i] = order[j]
-            order[j] = k
-        state._blank(num_players, [sorted(groups_of[order[i]]) for i in range(num_players)],
-                     seed, None, full_bag, {}, rules)
-        while state.s.phase != OVER:
-            apply_legal(&state.s, &c, greedy_action(&state.s))
+        mt_seed(&bag_mt, first_seed + game)
+        deals.deal(&s, &bag_mt, continues, at_once)
+        while s.phase != OVER:
+            apply_legal(&s, &c, greedy_action(&s))
             decisions += 1
     return decisions
 

@@ -18,6 +18,7 @@ not reach it: the bundled greedy and mcts take ``--engine python|compiled|auto``
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 from typing import TYPE_CHECKING
@@ -116,3 +117,12 @@ def describe(engine: str | None = None) -> str:
         return (f"{NAMES[PYTHON]} (the compiled core is not built here: "
                 f"{why_not_compiled()}; pip install with a C compiler builds it)")
     return f"{NAMES[PYTHON]} (chosen: the compiled core is built)"
+
+
+def add_engine_argument(parser: argparse.ArgumentParser) -> None:
+    """``--engine`` for a program that plays on a Ra engine (the bundled greedy and mcts):
+    a bot process does not see ARENA_RA_ENGINE (its environment is scrubbed)."""
+    parser.add_argument("--engine", choices=CHOICES, default=None,
+                        help="the Ra engine to search with: compiled (the C core), python "
+                             f"or auto (the core where built; default: {ENGINE_VARIABLE}, "
+                             "else auto)")
