@@ -10,8 +10,10 @@ leaves the extension out altogether: a pure wheel (py3-none-any) that installs a
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -58,7 +60,11 @@ def extensions() -> list[Extension]:
     # No fused multiply-add: the core's floats must round as Python's do, operation by
     # operation (GCC contracts a * b + c on aarch64 and others by default).
     flags = [] if sys.platform == "win32" else ["-O2", "-ffp-contract=off"]
-    core = Extension(CORE, [SOURCE], extra_compile_args=flags, optional=True)
+    # the source it was built from: arena.games.ra.engines refuses a core older than the
+    # _core.pyx beside it (an editable install not rebuilt after an edit)
+    digest = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()
+    core = Extension(CORE, [SOURCE], extra_compile_args=flags, optional=True,
+                     define_macros=[("RA_CORE_SOURCE_SHA256", f'"{digest}"')])
     return list(cythonize([core], language_level=3, quiet=True))
 
 

@@ -319,7 +319,9 @@ class MctsStrategy(TimedSearch):
     iteration count both give the same decisions."""
 
     name = "mcts"
-    version = "1.3.0"  # bump with any change of play: leagues tell versions apart by it
+    # bump with any change of play: leagues tell versions apart by it (1.4: the same search
+    # on the compiled Ra core where it is built, many times the playouts at a time control)
+    version = "1.4.0"
     settings: MctsSettings
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
+import arena
 from arena.errors import ArenaError
 from arena.games.ra import GAME, RaGame, engines
 from arena.records import GameRecord
@@ -28,7 +29,7 @@ from arena.strategies.greedy import GreedyStrategy
 from arena.strategies.mcts import MctsStrategy
 from arena.strategies.players import greedy_player, mcts_player
 
-BOTS = Path(__file__).resolve().parents[2] / "arena" / "bots"
+BOTS = Path(arena.__file__).parent / "bots"  # the installed package's (CI: the wheel's)
 
 
 def bundled(name: str, *args: str) -> BotSpec:

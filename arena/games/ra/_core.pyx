@@ -141,6 +141,18 @@ def _check_constants():
 _check_constants()
 
 
+cdef extern from *:
+    """
+    #ifndef RA_CORE_SOURCE_SHA256
+    #define RA_CORE_SOURCE_SHA256 ""
+    #endif
+    """
+    const char *RA_CORE_SOURCE_SHA256
+
+# the sha256 of the _core.pyx this module was built from ("" when not built by setup.py)
+SOURCE_SHA256 = (<bytes>RA_CORE_SOURCE_SHA256).decode("ascii")
+
+
 # -- the Mersenne Twister, exactly as CPython's random.Random ---------------------------------
 
 cdef struct MT:
@@ -2092,6 +2104,20 @@ cdef class Core:
     @property
     def first_player(self):
         return self.s.first_player
+
+    def bag_size(self):
+        """len(self.bag), without the list."""
+        return self.s.nbag
+
+    def bag_counts(self):
+        """The bag's tiles counted per type (the observation's bag)."""
+        cdef int counts[NT]
+        cdef int i
+        for i in range(NT):
+            counts[i] = 0
+        for i in range(self.s.nbag):
+            counts[self.s.bag[i]] += 1
+        return [counts[i] for i in range(NT)]
 
     def fingerprint(self, trace_hash=0):
         """A 64-bit fingerprint of everything to_json holds (but the setup), continuing

@@ -62,6 +62,15 @@ class CompiledRaState(Core, RaStateViews):
                              ) from None
         return new
 
+    def _observed_bag(self) -> tuple[dict[str, int], int]:
+        """The bag counted in C, once per bag size: only a draw changes a compiled bag, and
+        every draw makes it smaller."""
+        size = self.bag_size()
+        if self._obs_bag is None or self._obs_bag_len != size:
+            self._obs_bag = jsonio.tile_counts(self.bag_counts(), keep_zeros=True)
+            self._obs_bag_len = size
+        return self._obs_bag, size
+
     def __reduce__(self) -> tuple[Any, ...]:
         # pickle and copy.deepcopy: through the saved state, which keeps everything
         return (_from_json, (self.to_json(),))

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.games.base import GameOptionError
@@ -38,12 +40,27 @@ NAMES = {COMPILED: "the compiled Ra core", PYTHON: "the pure-Python Ra engine"}
 
 @functools.cache
 def _compiled() -> tuple[type[CompiledRaState] | None, str]:
-    """The compiled state class, or None and why it cannot be imported."""
+    """The compiled state class, or None and why it cannot be used."""
     try:
+        from arena.games.ra import _core
         from arena.games.ra.compiled import CompiledRaState
     except ImportError as error:
-        return None, str(error)
-    return CompiledRaState, ""
+        return None, f"not built here: {error}; pip install with a C compiler builds it"
+    # "?": a core from before it recorded its source, older than any _core.pyx beside it
+    stale = _stale(_core.__file__, getattr(_core, "SOURCE_SHA256", "?"))
+    return (None, stale) if stale else (CompiledRaState, "")
+
+
+def _stale(module: str | None, built_from: str) -> str:
+    """Why a built core is older than the _core.pyx beside it (a checkout whose editable
+    install was not rebuilt after an edit: its rules would be the old ones), or ""."""
+    source = Path(module or "").with_name("_core.pyx")
+    if not built_from or not source.is_file():
+        return ""  # a wheel (no source beside it), or a core not built by setup.py
+    if hashlib.sha256(source.read_bytes()).hexdigest() == built_from:
+        return ""
+    return (f"out of date here: built from another {source.name} than the one beside it; "
+            "pip install -e . rebuilds it")
 
 
 def compiled_available() -> bool:
@@ -52,7 +69,8 @@ def compiled_available() -> bool:
 
 
 def why_not_compiled() -> str:
-    """Why the compiled core does not load ("" when it does)."""
+    """Why the compiled core cannot be used ("" when it can): "not built here: ..." or
+    "out of date here: ...", each saying what to do."""
     return _compiled()[1]
 
 
@@ -60,9 +78,8 @@ def compiled_class() -> type[CompiledRaState]:
     """The compiled state class; GameOptionError where the core is not built."""
     cls, reason = _compiled()
     if cls is None:
-        raise GameOptionError(f"the compiled Ra core is not built in this installation "
-                              f"({reason}); reinstall with a C compiler, or use the pure "
-                              f"engine ({ENGINE_VARIABLE}=python)")
+        raise GameOptionError(f"the compiled Ra core is {reason} (or use the pure engine: "
+                              f"{ENGINE_VARIABLE}=python)")
     return cls
 
 
@@ -114,8 +131,7 @@ def describe(engine: str | None = None) -> str:
     if chosen == COMPILED:
         return NAMES[COMPILED]
     if not compiled_available():
-        return (f"{NAMES[PYTHON]} (the compiled core is not built here: "
-                f"{why_not_compiled()}; pip install with a C compiler builds it)")
+        return f"{NAMES[PYTHON]} (the compiled core is {why_not_compiled()})"
     return f"{NAMES[PYTHON]} (chosen: the compiled core is built)"
 
 

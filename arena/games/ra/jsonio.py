@@ -116,13 +116,7 @@ def observation(state: RaStateViews, seat: int) -> dict[str, Any]:
             "then": [TILE_NAMES[d] for d in reversed(state.dis_pending)],
             "after": DISASTER_AFTER_NAMES[state.dis_after],
         }
-    bag = state.bag
-    bag_names = state._obs_bag
-    if bag_names is None or state._obs_bag_of is not bag or state._obs_bag_len != len(bag):
-        # a new state or bag (or one changed outside _draw): count once; draws keep it up
-        bag_names = state._obs_bag = tile_counts(bag_counts(state), keep_zeros=True)
-        state._obs_bag_of = bag
-        state._obs_bag_len = len(bag)
+    bag_names, bag_size = state._observed_bag()
     return {
         "game": "ra",
         "seat": seat,
@@ -141,8 +135,21 @@ def observation(state: RaStateViews, seat: int) -> dict[str, Any]:
         "disaster": disaster,
         "disasters_waiting": [TILE_NAMES[d] for d in state.god_disasters],
         "bag": bag_names.copy(),
-        "bag_size": len(bag),
+        "bag_size": bag_size,
     }
+
+
+def observed_bag(state: RaState) -> tuple[dict[str, int], int]:
+    """The bag's counts by tile name (cached: the caller copies them) and its size, for
+    the observation of a pure state: counted once per bag, then kept up by each draw."""
+    bag = state.bag
+    bag_names = state._obs_bag
+    if bag_names is None or state._obs_bag_of is not bag or state._obs_bag_len != len(bag):
+        # a new state or bag (or one changed outside _draw): count once; draws keep it up
+        bag_names = state._obs_bag = tile_counts(bag_counts(state), keep_zeros=True)
+        state._obs_bag_of = bag
+        state._obs_bag_len = len(bag)
+    return bag_names, len(bag)
 
 
 def _players_json(state: RaStateViews) -> list[dict[str, Any]]:

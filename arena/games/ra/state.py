@@ -162,6 +162,11 @@ class RaStateViews(GameState):
     def observation(self, seat: int) -> dict[str, Any]:
         return jsonio.observation(self, seat)
 
+    @abc.abstractmethod
+    def _observed_bag(self) -> tuple[dict[str, int], int]:
+        """The bag's counts by tile name for the observation (the caller copies them: they
+        may be a cache) and its size."""
+
     def action_to_json(self, action: int) -> dict[str, Any]:
         if action not in self.legal_actions():
             raise IllegalActionError(self._illegal_message(action, self.legal_actions()))
@@ -518,6 +523,9 @@ class RaState(RaStateViews):
             self.epoch += 1
             self.phase = TURN
             self.cur = max(range(self.num_players), key=lambda seat: up[seat][-1])
+
+    def _observed_bag(self) -> tuple[dict[str, int], int]:
+        return jsonio.observed_bag(self)
 
     # -- what a draw revealed, copies ----------------------------------------------------
 

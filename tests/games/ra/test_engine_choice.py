@@ -4,6 +4,7 @@ ARENA_RA_ENGINE=python says so; and every place says which."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -43,6 +44,7 @@ def no_core(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def test_without_the_core_the_pure_engine_plays_and_says_why(no_core: None) -> None:
     assert not engines.compiled_available()
+    assert engines.why_not_compiled().startswith("not built here: ")
     assert "_core" in engines.why_not_compiled()
     assert engines.resolve() == engines.PYTHON
     assert type(GAME.new_game(3, 1)) is RaState
@@ -52,7 +54,8 @@ def test_without_the_core_the_pure_engine_plays_and_says_why(no_core: None) -> N
     assert line.startswith("the pure-Python Ra engine (the compiled core is not built here")
     assert "C compiler" in line
     # asking for the core is an error that says why, not a silent fall-back
-    with pytest.raises(GameOptionError, match="not built in this installation"):
+    with pytest.raises(GameOptionError, match="the compiled Ra core is not built here: .*; "
+                                              "pip install with a C compiler builds it"):
         engines.resolve(engines.COMPILED)
     with pytest.raises(GameOptionError, match="not built"):
         RaGame(engines.COMPILED)
@@ -136,3 +139,34 @@ def test_arena_bots_says_why_the_pure_engine_without_the_core() -> None:
     listed = {bot["name"]: bot["ra_engine"] for bot in
               json.loads(run_arena("bots", "--json", hide_core=True))["bots"]}
     assert listed["mcts"] == "python"
+
+
+def test_a_core_built_from_another_source_is_not_used(compiled_ra: type, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """An editable install whose _core.pyx was edited but not rebuilt: its C would play the
+    old rules, so the pure engine plays, saying so."""
+    source = tmp_path / "_core.pyx"
+    source.write_text("the rules")
+    module = str(tmp_path / "_core.cpython-311-x86_64-linux-gnu.so")
+    built_from = hashlib.sha256(b"the rules").hexdigest()
+    assert engines._stale(module, built_from) == ""
+    assert engines._stale(module, "") == ""  # not built by setup.py: nothing to compare
+    assert engines._stale(module, "?") == engines._stale(module, "0" * 64) == (
+        "out of date here: built from another _core.pyx than the one beside it; "
+        "pip install -e . rebuilds it")
+    source.unlink()
+    assert engines._stale(module, "?") == ""  # a wheel: no source beside the module
+    # this installation's core: the source beside it (a checkout) is the one it was built from
+    from arena.games.ra import _core
+
+    monkeypatch.setattr(_core, "SOURCE_SHA256", "0" * 64)
+    engines._compiled.cache_clear()
+    try:
+        if Path(_core.__file__).with_name("_core.pyx").is_file():
+            assert engines.resolve() == engines.PYTHON
+            assert engines.describe().startswith(
+                "the pure-Python Ra engine (the compiled core is out of date here")
+    finally:
+        monkeypatch.undo()
+        engines._compiled.cache_clear()
+    assert engines.compiled_available()

@@ -10,6 +10,7 @@ import random
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from observation_reference import observation_reference as _observation_reference
@@ -22,6 +23,14 @@ from arena.games.ra.tiles import TILE_BY_NAME
 # the caches are the pure engine's (the compiled core's observations are compared with
 # the pure engine's in test_engines_agree.py)
 GAME = RaGame("python")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ra_engine() -> str:
+    """This module tests the pure engine only: it runs once (see conftest.py)."""
+    return "python"
+
+
 players = st.integers(min_value=2, max_value=5)
 seeds = st.integers(min_value=0, max_value=2**32)
 editions = st.sampled_from([*EDITIONS, None])  # None: a record from before editions
