@@ -1734,6 +1734,7 @@ cdef class Core:
             _encode_event(&self.ev, event)
             if event[0] == "draw":
                 s.last_draw = event[2]
+        _check_indices(s)
         self.legal_ok = False
 
     # -- the GameState contract ---------------------------------------------------------------
@@ -2128,6 +2129,55 @@ cdef class Core:
                            <uint64_t>(trace_hash & 0xffffffffffffffff))
 
 
+cdef int _check_indices(Ra *s) except -1:
+    """Every field the rules index arrays by is in range (a loaded position is checked
+    here, so that no saved state can make the C read or write out of bounds)."""
+    cdef int p, i, n = s.n
+    problems = []
+    if not (0 <= s.cur < n or (s.cur == TERMINAL and s.phase == OVER)):
+        problems.append(f"current player {s.cur}")
+    if not TURN <= s.phase <= OVER:
+        problems.append(f"phase {s.phase}")
+    if not 1 <= s.epoch <= EPOCHS:
+        problems.append(f"epoch {s.epoch}")
+    if not 1 <= s.ra_limit or not 0 <= s.ra_count <= s.ra_limit:
+        problems.append(f"Ra track {s.ra_count} of {s.ra_limit}")
+    for value, what in ((s.ra_player, "Ra player"), (s.high_bidder, "high bidder"),
+                        (s.dis_seat, "disaster seat")):
+        if not -1 <= value < n:
+            problems.append(f"{what} {value}")
+    if not RA_DRAWN <= s.kind <= RA_INVOKED_FULL:
+        problems.append(f"auction kind {s.kind}")
+    if s.dis_after not in (TURN, GOD_FOLLOW_UP, AUCTION):
+        problems.append(f"what follows the disasters ({s.dis_after})")
+    if not (s.dis_current == -1 or FUNERAL <= s.dis_current <= EARTHQUAKE):
+        problems.append(f"disaster {s.dis_current}")
+    if not 0 <= s.queue_index <= s.nqueue:
+        problems.append(f"auction queue position {s.queue_index}")
+    for i in range(s.nqueue):
+        if not 0 <= s.queue[i] < n:
+            problems.append(f"auction queue seat {s.queue[i]}")
+    for i in range(s.nbids):
+        if not 0 <= s.bid_seat[i] < n:
+            problems.append(f"bidder {s.bid_seat[i]}")
+    for i in range(s.ntrack):
+        if not GOD <= s.track[i] < NT:
+            problems.append(f"auction track tile {s.track[i]}")
+    for i in range(s.npending):
+        if not FUNERAL <= s.dis_pending[i] <= EARTHQUAKE:
+            problems.append(f"pending disaster {s.dis_pending[i]}")
+    for i in range(s.ngod):
+        if not FUNERAL <= s.god_dis[i] <= EARTHQUAKE:
+            problems.append(f"waiting disaster {s.god_dis[i]}")
+    for p in range(n):
+        for i in range(NT):
+            if not 0 <= s.hold[p][i] <= _tiles.TILE_COUNTS[i]:
+                problems.append(f"seat {p} holds {s.hold[p][i]} of tile {i}")
+    if problems:
+        raise ValueError(", ".join(problems[:5]))
+    return 0
+
+
 cdef int _copy_ints(values, int *target, int capacity, str what) except -1:
     cdef int i, count = len(values)
     if count > capacity:
@@ -2189,6 +2239,8 @@ cdef int _encode_event(Buf *ev, event) except -1:
         buf_push(ev, number)
         buf_push(ev, REASONS.index(reason))
         buf_push(ev, len(points))
+        if len(scores) != len(points):
+            raise ValueError("an epoch's scores and points are not one per seat")
         for row in points:
             if len(row) != 7:
                 raise ValueError("an epoch's points are not 7 per seat")

@@ -7,7 +7,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Game, GameOptionError
+from arena.games.base import Game, GameError, GameOptionError
 from arena.games.ra import editions, engines, jsonio
 from arena.games.ra.editions import DEFAULT_EDITION
 from arena.games.ra.state import RaState, RaStateViews
@@ -80,7 +80,10 @@ class RaGame(Game):
     def state_from_json(self, data: Mapping[str, Any]) -> RaStateViews:
         state = jsonio.state_from_json(data)
         if engines.resolve(self.engine) == engines.COMPILED:
-            return engines.compiled_class().from_pure(state, state.rng)
+            try:
+                return engines.compiled_class().from_pure(state, state.rng)
+            except ValueError as error:  # a field out of range: the core checks them all
+                raise GameError(f"saved Ra state is damaged: {error}") from None
         return state
 
     def narrate(self, record: Mapping[str, Any]) -> list[str]:

@@ -305,7 +305,10 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         raise GameError(f"saved Ra state is damaged: {error!r}") from None
     if len(state.hold) != state.num_players or any(len(h) != NUM_TILE_TYPES for h in state.hold):
         raise GameError("saved Ra state is damaged: holdings do not match the players")
-    if state.tiles_accounted() != list(TILE_COUNTS):
+    tiles = state.bag + state.stacked + state.track + state.dis_pending + state.god_disasters
+    # a negative tile would pass the count below as a tile from the end of the list
+    accounted = state.tiles_accounted() if all(0 <= t < NUM_TILE_TYPES for t in tiles) else []
+    if accounted != list(TILE_COUNTS):
         raise GameError("saved Ra state is damaged: its tiles do not add up to the game's 180")
     return state
 

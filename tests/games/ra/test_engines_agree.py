@@ -21,7 +21,7 @@ from typing import Any
 import engine_digests as digests
 import pytest
 
-from arena.games.base import IllegalActionError
+from arena.games.base import GameError, IllegalActionError
 from arena.games.ra import RaGame, RaState, determinize, engines
 from arena.games.ra.scenario import build_state
 from arena.games.ra.state import RaStateViews
@@ -354,3 +354,40 @@ def test_whole_playouts_are_the_python_loops(players: int) -> None:
                                             settings.margin_scale)
                         == mcts._playout(pure, action, seed, settings))
         assert core.to_json() == pure.to_json()  # the playouts played copies
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("cur", 9, "current player 9"),
+    ("ra_player", 7, "Ra player 7"),
+    ("kind", 5, "auction kind 5"),
+    ("dis_current", 3, "disaster 3"),
+    ("dis_after", 9, "what follows the disasters (9)"),
+    ("queue", [0, 8], "auction queue seat 8"),
+    ("track", [-1], "auction track tile -1"),
+    ("dis_pending", [2], "pending disaster 2"),
+    ("bag", [0, 23], "the bag does not fit"),
+    ("hold", [[0] * 23, [0] * 22 + [9], [0] * 23], "seat 1 holds 9 of tile 22"),
+    ("epoch", 4, "epoch 4"),
+])
+def test_a_position_out_of_range_is_refused_by_the_core(field: str, value: Any, problem: str
+                                                        ) -> None:
+    """No position makes the C read or write out of bounds: converting one checks every
+    field the core indexes by, and says which is wrong."""
+    pure = PYTHON.new_game(3, 4)
+    setattr(pure, field, value)
+    with pytest.raises(ValueError, match="does not fit the compiled core") as refused:
+        engines.compiled_class().from_pure(pure)
+    assert problem in str(refused.value)
+
+
+def test_a_damaged_saved_state_is_refused(compiled: RaGame) -> None:
+    saved = json.loads(json.dumps(compiled.new_game(3, 4).to_json()))
+    saved["current_player"] = 9  # the pure loader takes it; the core does not
+    with pytest.raises(GameError, match="saved Ra state is damaged: .*current player 9"):
+        compiled.state_from_json(saved)
+    saved["current_player"] = 0
+    saved["bag"].remove(22)
+    saved["auction_track"] = [-1]  # -1 counts as the last tile in Python: not a tile
+    for game in (compiled, PYTHON):
+        with pytest.raises(GameError, match="saved Ra state is damaged: its tiles"):
+            game.state_from_json(saved)
