@@ -169,11 +169,15 @@ cdef void mt_init_genrand(MT *mt, uint32_t s) noexcept:
     mt.index = MT_N
 
 
+cdef MT GENRAND_19650218  # where every init_by_array starts: computed once
+mt_init_genrand(&GENRAND_19650218, 19650218U)
+
+
 cdef void mt_init_by_array(MT *mt, uint32_t *key, Py_ssize_t key_length) noexcept:
     """CPython's init_by_array (Modules/_randommodule.c), which random.seed(int) uses."""
     cdef Py_ssize_t i = 1, j = 0, k
     cdef uint32_t *s = mt.state
-    mt_init_genrand(mt, 19650218U)
+    mt[0] = GENRAND_19650218  # init_genrand(mt, 19650218)
     k = MT_N if MT_N > key_length else key_length
     while k:
         s[i] = <uint32_t>((s[i] ^ ((s[i - 1] ^ (s[i - 1] >> 30)) * 1664525U))
@@ -2399,10 +2403,10 @@ def random_games(int num_players, first_seed, int count, rules, bint fingerprint
     for game in range(count):
         seed = first_seed + game
         mt_seed(&bag_mt, seed)
+        policy_mt = bag_mt  # random.Random(seed) too: the same start, seeded once
         deals.deal(&state.s, &bag_mt, continues, at_once)
         state.hist.len = 0
         state.ev.len = 0
-        mt_seed(&policy_mt, seed)
         h = 14695981039346656037ULL
         while state.s.phase != OVER:
             count_legal = compute_legal(&state.s, legal)
