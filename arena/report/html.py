@@ -23,6 +23,7 @@ from arena.records import GameResult
 from arena.report import svg
 from arena.report.leaderboard import (
     DASH,
+    SETTLED,
     Leaderboard,
     build_leaderboard,
     failure_text,
@@ -166,7 +167,9 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
         "Leaderboard",
         "Bradley–Terry Elo from every pair of seats in every game, with 95% intervals "
         "(bar). <em>Ahead of next</em> is the likelihood that a bot is truly stronger than "
-        "the one ranked below it.",
+        f"the one ranked below it: their order is settled from {100 * SETTLED:g}% on. An "
+        "interval is one bot's rating, so two may overlap while their order is settled: "
+        "their games measure the difference between them more closely.",
         table,
     )
 

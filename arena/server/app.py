@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.report.leaderboard import SETTLED, order_settled
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
 from arena.server.cache import Shared
@@ -345,7 +346,7 @@ def create_app(server: Server) -> Any:
                    for game in list(server.ladder.in_progress.values())
                    if game.num_players == count]
         return {"game": settings.game, "num_players": count,
-                "games": (board or {}).get("games", 0), "bots": rows,
+                "games": (board or {}).get("games", 0), "bots": rows, "settled_at": SETTLED,
                 "roster": [spec.name for spec in server.ladder.roster],
                 "in_progress": playing, "recent": (board or {}).get("recent", [])}
 
@@ -843,14 +844,14 @@ def _when(stamp: float | None) -> str:
 
 
 def _mark_unsettled(rows: list[dict[str, Any]]) -> None:
-    """``unsettled`` on each row whose 95% interval overlaps a neighbour's in the same
-    group (the report's "order not settled": more games could swap them)."""
+    """``unsettled`` on both rows of each pair of neighbours in the same group whose
+    order is not settled (the report's notion, ``order_settled``: more games could swap
+    them)."""
     for row in rows:
         row["unsettled"] = False
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if None in (upper.get("low"), lower.get("high")):
-            continue
-        if upper.get("group") == lower.get("group") and lower["high"] >= upper["low"]:
+        if upper.get("group") == lower.get("group") \
+                and not order_settled(upper.get("ahead_of_next")):
             upper["unsettled"] = lower["unsettled"] = True
 
 

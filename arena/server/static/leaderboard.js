@@ -26,7 +26,7 @@
     const failures = Object.entries(bot.failures || {}).map(([r, n]) => `${r} ${n}`).join(", ");
     return el("tr", bot.unsettled ? { class: "unsettled" } : {},
       el("td", {}, String(bot.rank), bot.unsettled ? " " : null, bot.unsettled
-        ? el("span", { class: "mark", title: "order not settled: its 95% interval overlaps a neighbour's" }, "≈")
+        ? el("span", { class: "mark", title: $("unsettled-mark").title }, "≈")
         : null),
       el("td", {}, bot.page ? el("a", { href: bot.page }, bot.bot) : bot.bot),
       el("td", { class: "num" }, round(bot.elo, 0)),
