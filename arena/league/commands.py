@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from arena.errors import ArenaError
 from arena.league.config import (
     DEFAULT_LEAGUE,
+    bundled_leagues,
     find_league,
     load_league,
     results_of,
@@ -32,8 +33,9 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         default=None,
         metavar="LEAGUE",
-        help=f"a league file, or the name of a bundled league (default: ./league.toml if "
-        f"there is one, else the bundled league {DEFAULT_LEAGUE!r})",
+        help=f"a league file, or the name of a bundled league: "
+        f"{', '.join(bundled_leagues())} (default: ./league.toml if there is one, else "
+        f"the bundled league {DEFAULT_LEAGUE!r})",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument("--rounds", type=int, help="rounds to play (overrides the file's)")
@@ -343,8 +345,8 @@ def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
     if len(matches) != 1:
         where = ", ".join(str(p.parent) for p in stores)
         if not matches:
-            raise ArenaError(f"no game matching {game_id!r} in {where}; `arena export` lists "
-                             "the stored games")
+            raise ArenaError(f"no game matching {game_id!r} in {where}; `arena games "
+                             "[RESULTS_DIR]` lists the stored games and their ids")
         shown = ", ".join(f"{found} ({folder})" for folder, found in matches[:6])
         raise ArenaError(f"{game_id!r} matches several games: {shown}"
                          f"{' ...' if len(matches) > 6 else ''}; give more characters, or "

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
@@ -186,7 +186,8 @@ class _Section:
         unknown = sorted(set(self.data) - self.used)
         if unknown:
             allowed = ", ".join(sorted(self.used))
-            raise self.error(unknown[0], f"unknown key; allowed here: {allowed}")
+            hint = did_you_mean(unknown[0], self.used)
+            raise self.error(unknown[0], f"unknown key{hint}; allowed here: {allowed}")
 
 
 class _Invalid(Exception):
@@ -210,8 +211,9 @@ def toml_value(value: Any, limit: int = SHOWN_VALUE) -> str:
         for item in value:
             parts.append(toml_value(item, limit))
             if sum(len(part) + 2 for part in parts) > limit:
-                return f"[{', '.join(parts)}, ... ({len(value)} items)]"
-        text = f"[{', '.join(parts)}]"
+                parts.append(f"... ({len(value)} items)")
+                break
+        text = f"[{', '.join(parts)}]"  # cut below like any text: nesting adds no length
     elif isinstance(value, Mapping):
         text = "{ " + ", ".join(f"{key} = {toml_value(item, limit)}"
                                 for key, item in value.items()) + " }"

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
+from arena.plugins.discovery import DEFAULT_BOT_PATH, discover, name_note
 from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
 from arena.settings import PROCESS_SANDBOX_LEVELS, seed_option
+
+if TYPE_CHECKING:
+    from arena.plugins.conformance import ConformanceReport
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -106,6 +111,7 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "source": entry.source,
                 "ready": entry.ready,
                 "problems": entry.problems,
+                "notes": entry.notes,
                 "shadows": entry.shadows,
                 "shadowed_by": entry.shadowed_by,
                 "version": spec.version if spec else None,
@@ -159,6 +165,9 @@ def submit_command(args: argparse.Namespace) -> int:
         raise ArenaError(f"--check-games must be at least 1, not {args.check_games}")
     spec = load_manifest(args.path, registry.games, None, registry.unusable_games)
     _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
+    note = name_note(spec, args.path)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     # refusals first, so that nobody waits for a check whose result cannot be used
     if planned_action(spec, args.path, bots_dir, replace=args.replace) != "unchanged" \
             and not args.no_check:
@@ -191,6 +200,27 @@ def _conformance_gate(spec: BotSpec, registry: Registry, games: int) -> None:
             f"{violation.reason}: {violation.detail}); nothing was installed. "
             "`arena validate` gives the details; --no-check installs anyway"
         )
+
+
+def _bot_to_check(given: str, registry: Registry) -> BotSpec:
+    """The bot `arena validate` names: a folder (its manifest read, a note on stderr if
+    it names the bot otherwise than the folder), or a name discovery knows."""
+    from arena.plugins.manifest import load_manifest
+
+    folder = Path(given).expanduser()
+    if folder.is_dir():
+        spec = load_manifest(folder, registry.games, None, registry.unusable_games)
+        note = name_note(spec, folder)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
+        return spec
+    if os.sep in given or "/" in given or given.startswith((".", "~")):
+        if folder.exists():
+            raise ArenaError(f"{given} is not a folder: give a bot's folder (with its "
+                             "bot.toml), or a bot's name (`arena bots` lists them)")
+        raise ArenaError(f"no folder {given}: give a bot's folder (with its bot.toml), or a "
+                         "bot's name (`arena bots` lists them)")
+    return registry.bot(given)
 
 
 def _refuse_name_used_elsewhere(registry: Registry, name: str, target: Path) -> None:
@@ -262,7 +292,6 @@ def validate_command(args: argparse.Namespace) -> int:
         games_for,
         setting_line,
     )
-    from arena.plugins.manifest import load_manifest
     from arena.runner.sandbox import choose_level
     from arena.settings import Limits, usable_cores
 
@@ -277,10 +306,7 @@ def validate_command(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError(f"--concurrency must be at least 1, not {args.concurrency}")
     registry = discover(args.path)
-    if Path(args.bot).is_dir():
-        spec = load_manifest(Path(args.bot), registry.games, None, registry.unusable_games)
-    else:
-        spec = registry.bot(args.bot)
+    spec = _bot_to_check(args.bot, registry)
     if args.game is not None:
         registry.game(args.game)  # unknown game: an error listing the known ones
         if args.game not in spec.games:
@@ -343,25 +369,31 @@ def validate_command(args: argparse.Namespace) -> int:
     if report.violations:
         print("violations:")
     for violation in report.violations:
-        where = violation.check
-        if violation.seed is not None:
-            where += f" (seed {violation.seed})"
-        if violation.decision is not None:
-            where += f" at decision {violation.decision}"
-        print(f"  {where}: {violation.reason}: {violation.detail}")
+        print(f"  {violation.where()}: {violation.reason}: {violation.detail}")
         last_lines = violation.stderr_tail.strip().splitlines()[-3:]
         for line in last_lines:
             print(f"      stderr: {line[:200]}")
     if report.interrupted:
         checked = ("the handshake, the ping and " if report.ping_seconds is not None
                    else "the handshake and " if report.handshake_seconds is not None else "")
-        found = (f"{len(report.violations)} violation(s)" if report.violations
-                 else "no violation so far")
+        found = (f"{_violations(report)}" if report.violations else "no violation so far")
         print(f"INTERRUPTED: {spec.name} {spec.version}: checked {checked}{games} of "
-              f"{report.total_games} games: {found}", file=sys.stdout)
+              f"{report.total_games} games: {found}{_listed(report)}", file=sys.stdout)
         return exit_code
-    more = (f", stopped after {len(report.violations)}: use --max-violations to see more"
-            if report.stopped_early else "")
-    print(f"FAILED: {spec.name} {spec.version}: {len(report.violations)} violation(s) in "
-          f"{games} games{more}")
+    stopped = (f"; stopped early, {games} of {report.total_games} games played"
+               if report.stopped_early else "")
+    print(f"FAILED: {spec.name} {spec.version}: {_violations(report)} in {games} games"
+          f"{_listed(report)}{stopped}")
     return 1
+
+
+def _violations(report: ConformanceReport) -> str:
+    """The count of violations the progress line showed: every one found."""
+    return f"{max(report.violations_found, len(report.violations))} violation(s)"
+
+
+def _listed(report: ConformanceReport) -> str:
+    """How many of them the report lists, when not all."""
+    found, shown = max(report.violations_found, len(report.violations)), len(report.violations)
+    return "" if shown == found else \
+        f" (the first {shown} listed above; --max-violations N lists more)"
