@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("arena.plugins.commands", "list every bot that can be found"),
     "validate": ("arena.plugins.commands", "check that a bot follows the protocol"),
     "submit": ("arena.plugins.commands", "validate a bot folder and install it"),
+    "build": ("arena.plugins.commands",
+              "build a bot whose bot.toml names a build step (once per content)"),
     "init": ("arena.workspace", "make a workspace: a league file and a bot to start from"),
     "new-bot": ("arena.workspace", "make a bot folder that passes arena validate as it is"),
     "play": ("arena.play.commands", "play a game yourself in the terminal against bots"),
@@ -88,6 +90,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
+    "build": ("arena build ./my-java-bot", "arena build my-java-bot --log",
+              "arena build ./my-go-bot --rebuild --sandbox none"),
     "init": ("arena init my-arena", "arena init                         # here"),
     "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
     "play": (
