@@ -58,6 +58,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena run my.toml --dry-run        # check everything, play nothing",
         "arena run my.toml --rounds 4 --seed 7 --results-dir results/try",
         "arena run my.toml --cluster tcp://127.0.0.1:8786   # on a Dask cluster",
+        "arena run my.toml --trace mybot=mybot.log   # every line to and from mybot, timed",
     ),
     "leaderboard": (
         "arena leaderboard                  # the league `arena run` plays",
@@ -88,7 +89,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "-o results/spring",
     ),
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
-    "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
+    "validate": ("arena validate first", "arena validate ./bots/mybot --games 20",
+                 "arena validate ./bots/mybot --trace   # every line to and from it, timed"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "build": ("arena build ./my-java-bot", "arena build my-java-bot --log",
               "arena build ./my-go-bot --rebuild --sandbox none"),

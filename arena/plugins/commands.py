@@ -306,6 +306,9 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _add_sandbox_option(parser)
     _add_path_option(parser)
+    from arena.runner.trace import add_trace_argument
+
+    add_trace_argument(parser, bot_optional=True)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -323,6 +326,7 @@ def validate_command(args: argparse.Namespace) -> int:
         setting_line,
     )
     from arena.runner.sandbox import choose_level
+    from arena.runner.trace import traces
     from arena.settings import Limits, usable_cores
 
     if args.games is not None and args.games < 1:
@@ -390,7 +394,8 @@ def validate_command(args: argparse.Namespace) -> int:
         )
 
     try:
-        report = trio.run(check)
+        with traces(args.trace, default_bot=spec.name):  # --trace: its lines, timed
+            report = trio.run(check)
     finally:
         shown.finish()
     exit_code = 130 if report.interrupted else 0 if report.passed else 1
