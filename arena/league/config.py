@@ -467,6 +467,13 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         data = parse_toml(text)
     except TomlProblem as problem:
         raise ArenaError(f"{path}: {problem}") from None
+    return league_from_data(data, path)
+
+
+def league_from_data(data: Mapping[str, Any], path: Path) -> LeagueConfig:
+    """A league from the tables of a league file, with every check of the file; ``path``
+    names it in messages and its folder is where relative paths start (the notebook API,
+    arena/notebook.py, passes keyword arguments this way)."""
     base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)
