@@ -81,17 +81,6 @@ def _section(anchor: str, heading: str, intro: str, body: str) -> str:
     return f'<section id="{anchor}">\n<h2>{heading}</h2>\n{lead}\n{body}\n</section>\n'
 
 
-# the width a phone's drawings are made for: a 390 px screen less the page's margins, so
-# that their text is drawn at nearly the size it is written (svg.py's 11-12 px)
-PHONE_WIDTH = 340
-
-
-def _chart(wide: str, phone: str) -> str:
-    """A chart drawn twice, each shown where it reads: scaled to a phone, the wide one's
-    labels would shrink to a few pixels (report.css shows one or the other)."""
-    return f'<div class="chart desk">{wide}</div><div class="chart phone">{phone}</div>'
-
-
 def _swatch(fill: str) -> str:
     return f'<span class="swatch" style="background:{fill}"></span>'
 
@@ -202,9 +191,10 @@ def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: flo
     order = [row.bot for row in board.rows][: len(svg.PALETTE)]
     shown = len(order)
     lines = [(bot, history[bot]) for bot in order]
-    chart = _chart(svg.line_chart(sizes, lines, x_label="games played", y_label="Elo"),
-                   svg.line_chart(sizes, lines, x_label="games played", y_label="Elo",
-                                  width=PHONE_WIDTH, height=260))
+    chart = svg.wide_and_phone(
+        svg.line_chart(sizes, lines, x_label="games played", y_label="Elo"),
+        svg.line_chart(sizes, lines, width=svg.PHONE_WIDTH, height=260,
+                       x_label="games played", y_label="Elo"))
     legend = "".join(
         f"<li>{_swatch(svg.colour(i))}{escape(bot)}</li>" for i, bot in enumerate(order)
     )
@@ -245,8 +235,9 @@ def _heat_map(board: Leaderboard) -> str:
                     f"{superiority_text(ratings.superiority[i, j])}"
                 )
         tips.append(tip_row)
-    chart = _chart(svg.heat_map(order, rows, tips),
-                   svg.heat_map(order, rows, tips, numbered_width=PHONE_WIDTH))
+    chart = svg.wide_and_phone(
+        svg.heat_map(order, rows, tips),
+        svg.heat_map(order, rows, tips, numbered_width=svg.PHONE_WIDTH))
     numbers = "".join(f'<li><span class="number">{k}</span>{escape(bot)}</li>'
                       for k, bot in enumerate(order, start=1))
     key = (
@@ -289,8 +280,8 @@ def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
         per_bot = _scores_per_bot([r for r in results if r.game == engine])
         rows = [(row.bot, per_bot[row.bot]) for row in board.rows if row.bot in per_bot]
         heading = f"<h3>{escape(engine)}</h3>" if len(board.games) > 1 else ""
-        blocks.append(heading + _chart(svg.box_plot(rows),
-                                       svg.box_plot(rows, width=PHONE_WIDTH, stacked=True)))
+        blocks.append(heading + svg.wide_and_phone(
+            svg.box_plot(rows), svg.box_plot(rows, width=svg.PHONE_WIDTH, stacked=True)))
     return _section(
         "scores",
         "Scores",

@@ -55,6 +55,17 @@ def _fmt(value: float) -> str:
     return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.1f}"
 
 
+# the width a phone's drawings are made for: a 390 px screen less the page's margins, so
+# that their text is drawn at nearly the size it is written (11-12 px)
+PHONE_WIDTH = 340
+
+
+def wide_and_phone(wide: str, phone: str) -> str:
+    """A chart drawn twice, each shown where it reads (report.css shows one or the other):
+    scaled down to a phone, the wide one's labels would shrink to a few pixels."""
+    return f'<div class="chart desk">{wide}</div><div class="chart phone">{phone}</div>'
+
+
 def label_room(names: Sequence[str]) -> int:
     """The width bots' names take as labels (12 px, bold), so that a long one is not cut
     at the drawing's edge: 150 px at least, 320 at most."""

@@ -38,6 +38,9 @@ MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
 DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
                     "admin is told)")
+# a house bot's ladder name: arena/NAME@TAG (TAG: its content hash, so that an upgraded
+# bundled bot is a new entrant); no account may be called "arena" (accounts.py)
+HOUSE_PREFIX = "arena/"
 
 
 def sweep_staging(uploads: Path) -> int:
@@ -200,7 +203,7 @@ class Server:
             counts = tuple(n for n in spec.games.get(self.settings.game, ())
                            if n in self.settings.players)
             tag = (spec.content_hash or spec.version)[:8]
-            specs.append(dataclasses.replace(spec, name=f"arena/{name}@{tag}",
+            specs.append(dataclasses.replace(spec, name=f"{HOUSE_PREFIX}{name}@{tag}",
                                              games={self.settings.game: counts}))
         return specs
 
