@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from arena.errors import ArenaError
 from arena.league.config import (
     DEFAULT_LEAGUE,
-    LeagueConfig,
     bundled_leagues,
     find_league,
     load_league,
@@ -22,11 +21,10 @@ from arena.league.config import (
 )
 from arena.league.store import DB_NAME, Store, open_store
 from arena.records import GameRecord
-from arena.settings import SANDBOX_LEVELS, TRUSTED, seed_option
+from arena.settings import SANDBOX_LEVELS, seed_option
 
 if TYPE_CHECKING:
     from arena.games.base import Game
-    from arena.league.cluster import ClusterSettings
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,29 +129,16 @@ def run_command(args: argparse.Namespace) -> int:
         from arena.league.cluster import check_address
 
         check_address(cluster)  # before anything is opened or played
+    from arena.league.run import played_here
     from arena.runner.trace import traces
 
     if getattr(args, "trace", None):
-        config = _traced_here(config, cluster)
+        config = played_here(config, cluster)
     with traces(getattr(args, "trace", None)):
         return run_league(
             config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
             shard=shard, cluster=cluster, deal_key=deal_key,
         )
-
-
-def _traced_here(config: LeagueConfig, cluster: ClusterSettings | None) -> LeagueConfig:
-    """The league played in this process, where --trace sees the bots' lines (worker
-    processes and cluster workers would have to write the trace themselves)."""
-    from dataclasses import replace
-
-    if cluster is not None:
-        raise ArenaError("--trace traces the games played in this process: not with "
-                         "--cluster (trace a bot with `arena validate BOT --trace`)")
-    if config.limits.sandbox == TRUSTED:
-        raise ArenaError("--trace: under sandbox \"trusted\" the bots are played in-process, "
-                         "with no lines to trace; use --sandbox auto")
-    return replace(config, workers=1, nice=0)
 
 
 def _results_argument(parser: argparse.ArgumentParser) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError, did_you_mean
 from arena.games.base import Game
@@ -62,6 +63,10 @@ class Registry:
     game_problems: list[Problem] = field(default_factory=list)
     entries: list[BotEntry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # league formats by name (arena.league.formats objects: the layer above, so not typed
+    # here) and who registered each
+    formats: dict[str, Any] = field(default_factory=dict)
+    format_sources: dict[str, str] = field(default_factory=dict)
 
     @property
     def bots(self) -> dict[str, BotSpec]:
@@ -98,3 +103,16 @@ class Registry:
             failed = f" (plugins that failed to load: {failed})" if failed else ""
             raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}{failed}"
                              ) from None
+
+    def format(self, name: str) -> Any:
+        """The league format called ``name``; an ArenaError naming the known ones."""
+        try:
+            return self.formats[name]
+        except KeyError:
+            known = ", ".join(self.formats) or "none"
+            hint = did_you_mean(name, self.formats)
+            failed = "; ".join(str(problem) for problem in self.problems)
+            failed = f" (plugins that failed to load: {failed})" if failed else ""
+            raise ArenaError(f"unknown format {name!r}{hint}; known formats: {known}{failed}"
+                             ) from None
+

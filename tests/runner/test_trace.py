@@ -99,3 +99,15 @@ def test_run_refuses_a_trace_it_could_not_write(league_file,
     assert "not with --cluster" in capsys.readouterr().err
     assert main(["run", str(path), "--trace", "first", "--sandbox", "trusted"]) == 2
     assert "no lines to trace" in capsys.readouterr().err
+
+
+def test_match_traces_with_the_same_option(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "random.trace"
+    assert main(["match", "first", "random", "--games", "2", "--sandbox", "none",
+                 "--results-dir", str(tmp_path / "m"), "--trace", f"random={trace}"]) == 0
+    lines = read_trace(trace)
+    assert {bot for _t, bot, _c, _a, _x in lines} == {"random"}
+    replies = [text for *_, arrow, text in lines if arrow == "<" and '"reply"' in text]
+    requests = [text for *_, arrow, text in lines if arrow == ">" and '"request"' in text]
+    assert replies and len(replies) == len(requests)
