@@ -69,6 +69,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena match mcts greedy --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05",
         "arena match random first greedy --players 3 --games 6",
         "arena match dice-greedy random --game ra_dice",
+        "arena match mybot first --trace mybot     # every line to and from mybot, timed",
     ),
     "leaderboard": (
         "arena leaderboard                  # the league `arena run` plays",
