@@ -514,9 +514,8 @@ class Store:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
         ids = self.game_ids_matching(game_id)
         if not ids:
-            raise ArenaError(
-                f"no game {game_id!r} in {self.path}; `arena export` lists the stored games"
-            )
+            raise ArenaError(f"no game {game_id!r} in {self.path}; `arena games "
+                             f"{self.path.parent}` lists the stored games")
         if len(ids) > 1:
             raise ArenaError(f"{game_id!r} matches several games ({', '.join(ids)}); "
                              "give more characters")

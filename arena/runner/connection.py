@@ -55,6 +55,7 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
+from arena.runner.trace import traced
 from arena.settings import Limits
 
 JSON = Any
@@ -209,7 +210,7 @@ class BotConnection:
 
     async def _start(self) -> None:
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
-            channel = await self._opener()
+            channel = traced(await self._opener(), self.name)  # --trace: its lines, timed
             self._channel = channel
             self.kind = channel.kind
             if channel.pid is not None:

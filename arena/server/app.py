@@ -15,7 +15,9 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +33,17 @@ from starlette.staticfiles import StaticFiles
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.report.leaderboard import SETTLED, order_settled
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
 from arena.server.cache import Shared
-from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
+from arena.server.core import (
+    DISK_FULL_ANSWER,
+    HOUSE_PREFIX,
+    MAX_FRIENDLY_GAMES,
+    Refused,
+    Server,
+)
 from arena.server.events import next_batch
 from arena.server.store import User, disk_full
 from arena.server.verdicts import verdict_json
@@ -166,6 +175,14 @@ def create_app(server: Server) -> Any:
                     "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
+    style = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
+
+    @app.get("/static/report.css", include_in_schema=False)  # before the mount: it wins
+    async def report_style() -> Response:
+        """The report's stylesheet, the pages' look: one definition for both."""
+        return Response(style, media_type="text/css",
+                        headers={"cache-control": "public, max-age=3600"})
+
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     settings = server.settings
     store = server.store
@@ -355,10 +372,21 @@ def create_app(server: Server) -> Any:
         playing = [{"game_id": game.game_id, "bots": list(game.seats)}
                    for game in list(server.ladder.in_progress.values())
                    if game.num_players == count]
+        recent = [dict(game) for game in (board or {}).get("recent", [])]
+        roster = [spec.name for spec in server.ladder.roster]
+        shown = shown_names([*(row["bot"] for row in rows), *roster,
+                             *(bot for game in [*playing, *recent] for bot in game["bots"])])
+        for row in rows:
+            row["shown"] = shown[row["bot"]]
+        for game in [*playing, *recent]:
+            game["shown"] = [shown[bot] for bot in game["bots"]]
+        for game in recent:  # its seats, best placed first
+            places = game["placements"]
+            game["order"] = sorted(range(len(places)), key=lambda seat: (places[seat], seat))
         return {"game": settings.game, "num_players": count,
-                "games": (board or {}).get("games", 0), "bots": rows,
-                "roster": [spec.name for spec in server.ladder.roster],
-                "in_progress": playing, "recent": (board or {}).get("recent", [])}
+                "games": (board or {}).get("games", 0), "bots": rows, "settled_at": SETTLED,
+                "roster": roster, "roster_shown": [shown[name] for name in roster],
+                "in_progress": playing, "recent": recent}
 
     # -- what the pages derive from the ladder's games: shared, not made per view -------
     bot_views: Shared[tuple[dict[str, Any], str | None, list[dict[str, Any]], str]] = \
@@ -704,6 +732,10 @@ def create_app(server: Server) -> Any:
         assert bot_row is not None
         in_ladder = [spec.name for spec in server.ladder.roster]
         verdicts = [v["verdict"] for v in reversed(data["versions"]) if v["verdict"]]
+        friendlies = store.friendlies(bot_row.id)
+        opponents = summary["opponents"].get(current, []) if current else []
+        shown = shown_names([*in_ladder, *(o["bot"] for o in opponents),
+                             *(seat for f in friendlies for seat in f.seats)])
         return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
                     verdicts=verdicts, verdict_rule=(
                         f"at least {settings.verdict_elo1:+g} Elo rather than at most "
@@ -711,11 +743,10 @@ def create_app(server: Server) -> Any:
                         f"{settings.verdict_alpha:g}, beta {settings.verdict_beta:g}, at "
                         f"most {settings.verdict_max_games} games"),
                     current=current, failures=failures, chart=chart,
-                    friendlies=store.friendlies(bot_row.id),
+                    friendlies=friendlies, shown=shown,
                     rivals=[n for n in in_ladder if n != current],
                     playable=current in in_ladder,
-                    max_friendly=MAX_FRIENDLY_GAMES,
-                    opponents=summary["opponents"].get(current, []) if current else [])
+                    max_friendly=MAX_FRIENDLY_GAMES, opponents=opponents)
 
     @app.get("/bots/{owner}/{name}/versions/{number}.json", include_in_schema=False)
     async def version_state(request: Request, owner: str, name: str, number: int
@@ -859,15 +890,18 @@ def rating_chart(results: list[GameResult], name: str,
     player count came in: the ratings refitted on growing prefixes of those games
     (``history(count)``: arena.rating.rating_history of them), centred like the
     leaderboard's table; "" before its second game."""
-    from arena.report.svg import line_chart
+    from arena.report.svg import PHONE_WIDTH, line_chart, wide_and_phone
 
     mine = [result for result in results if name in result.bots]
     if len(mine) < 2:
         return ""
     count = mine[-1].num_players
     sizes, history_of = history(count)
-    return line_chart(sizes, [(name, history_of.get(name, []))], width=700, height=260,
-                      x_label=f"{count}-player ladder games", y_label="Elo")
+    lines = [(name, history_of.get(name, []))]
+    games = f"{count}-player ladder games"
+    return wide_and_phone(
+        line_chart(sizes, lines, width=1100, height=320, x_label=games, y_label="Elo"),
+        line_chart(sizes, lines, width=PHONE_WIDTH, height=240, x_label=games, y_label="Elo"))
 
 
 def _when(stamp: float | None) -> str:
@@ -877,15 +911,25 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
 
 
+def shown_names(names: Iterable[str]) -> dict[str, str]:
+    """How the pages name ladder bots: a house bot (arena/NAME@TAG) without its tag where
+    no other house bot of that name is among ``names`` (after an upgrade of the bundled
+    bots, the old and the new both keep their tags); every other name as it is."""
+    names = set(names)
+    bases = Counter(name.split("@", 1)[0] for name in names if name.startswith(HOUSE_PREFIX))
+    return {name: base if name.startswith(HOUSE_PREFIX) and bases[base] == 1 else name
+            for name in names for base in [name.split("@", 1)[0]]}
+
+
 def _mark_unsettled(rows: list[dict[str, Any]]) -> None:
-    """``unsettled`` on each row whose 95% interval overlaps a neighbour's in the same
-    group (the report's "order not settled": more games could swap them)."""
+    """``unsettled`` on both rows of each pair of neighbours in the same group whose
+    order is not settled (the report's notion, ``order_settled``: more games could swap
+    them)."""
     for row in rows:
         row["unsettled"] = False
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if None in (upper.get("low"), lower.get("high")):
-            continue
-        if upper.get("group") == lower.get("group") and lower["high"] >= upper["low"]:
+        if upper.get("group") == lower.get("group") \
+                and not order_settled(upper.get("ahead_of_next")):
             upper["unsettled"] = lower["unsettled"] = True
 
 

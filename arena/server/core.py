@@ -40,6 +40,9 @@ UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
 LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
 DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
                     "admin is told)")
+# a house bot's ladder name: arena/NAME@TAG (TAG: its content hash, so that an upgraded
+# bundled bot is a new entrant); no account may be called "arena" (accounts.py)
+HOUSE_PREFIX = "arena/"
 
 
 def sweep_staging(uploads: Path) -> int:
@@ -229,7 +232,7 @@ class Server:
             counts = tuple(n for n in spec.games.get(self.settings.game, ())
                            if n in self.settings.players)
             tag = (spec.content_hash or spec.version)[:8]
-            specs.append(dataclasses.replace(spec, name=f"arena/{name}@{tag}",
+            specs.append(dataclasses.replace(spec, name=f"{HOUSE_PREFIX}{name}@{tag}",
                                              games={self.settings.game: counts}))
         return specs
 
