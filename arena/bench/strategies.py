@@ -52,7 +52,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _greedy_row(players: int, seconds: float, seed: int, engine: str) -> dict[str, Any]:
-    strategy = GreedyStrategy(engine)
+    strategy = GreedyStrategy(engine=engine)
     game = RaGame(engine)
     times: list[float] = []
     games = 0

@@ -8,7 +8,8 @@ of the worker, with warm bot pools in it, so bot processes live on between chunk
 between leagues of the same bots, as they do in a local league's workers; a pool no chunk
 has used for :data:`IDLE_POOL_SECONDS` is closed (its bots quit).
 
-Bots arrive as :class:`BotPack` (their folder packed, named by its content hash); a worker
+Bots arrive as :class:`BotPack` (their folder packed, named by its content hash: a bot
+with a build step is built on the coordinator and its built copy is shipped); a worker
 unpacks each into its cache once, hashes the unpacked files again with the same function
 the coordinator used, and refuses a bot whose hash differs.  The sandbox level and every
 limit come with the league's settings, so they apply on the worker exactly as at home.
@@ -33,11 +34,11 @@ import trio
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.runner.botspec import BotSpec, seat_specs
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
     from arena.league.store import PackedRecord
-    from arena.runner.botspec import BotSpec
 
 try:  # the worker plugin's base class, when Dask is installed
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -87,7 +88,8 @@ def pack_bot(spec: BotSpec) -> BotPack:
                     info.type = tarfile.SYMTYPE
                     info.linkname = entry.link
                     tar.addfile(info)
-        packed_hash = spec.content_hash or content_hash(spec.folder)
+        # a built copy is named by its own files' hash (its sources' names the bot)
+        packed_hash = spec.built_hash or spec.content_hash or content_hash(spec.folder)
     except FolderRefused as refused:
         raise ArenaError(f"bot {spec.name!r}: bot folder refused: {refused}") from None
     return BotPack(spec.name, packed_hash, buffer.getvalue())
@@ -298,12 +300,13 @@ def play_chunk(
     settings: GameSettings,
     specs: dict[str, BotSpec],
     packs: dict[str, BotPack],
-    games: Sequence[tuple[str, Sequence[str], int]],
+    games: Sequence[tuple[str, Sequence[str], int, Sequence[Any]]],
     at_once: int = 1,
     dictionary: tuple[int, bytes] | None = None,
     version: str = __version__,
 ) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float, float]:
-    """A Dask task: play ``games`` (id, seats, seed) on this worker, ``at_once`` at a
+    """A Dask task: play ``games`` (id, seats, seed, parameter values of some seats'
+    bots) on this worker, ``at_once`` at a
     time per worker thread (with the other chunks it plays), each record packed here as
     the store keeps it (compressed with ``dictionary``, the store's for the game, once it
     has one), so the coordinator only inserts rows.  ``version``: the coordinator's
@@ -337,8 +340,9 @@ def play_chunk(
     # slots this one's frees; Dask still reruns the chunk elsewhere if this worker dies.
     secede()
     played, slot_seconds = runtime.play_chunk(
-        settings, roster, [[local[name] for name in seats] for _, seats, _ in games],
-        [seed for _, _, seed in games], slots, dictionary)
+        settings, roster,
+        [seat_specs(local, seats, parameters) for _, seats, _, parameters in games],
+        [seed for _, _, seed, _ in games], slots, dictionary)
     return [(game_id, record, error, plugin.address)
-            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], \
+            for (game_id, *_), (record, error) in zip(games, played, strict=True)], \
         slot_seconds, time.time()

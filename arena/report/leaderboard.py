@@ -10,7 +10,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tabulate import tabulate, tabulate_formats
@@ -31,7 +31,14 @@ from arena.rating import (
 from arena.records import GameResult
 from arena.stats.metagame import MetaRanking, meta_ranking
 
+if TYPE_CHECKING:
+    from arena.league.formats import BracketRound, Standings
+
 DASH = "—"
+# "ahead of next" from which a pair's order counts as settled: the 95% interval of the
+# two bots' difference excludes 0 (one-sided 97.5%).  One definition for the notes, the
+# report and the server's marks, so that none can say "not settled" beside ">99.9%".
+SETTLED = 0.975
 
 
 @dataclass(frozen=True)
@@ -259,21 +266,38 @@ class LiveLeaderboard:
                       player_counts=tuple(sorted(self.player_counts)), luce={}, meta=None)
 
 
+def order_settled(ahead_of_next: float | None) -> bool:
+    """Whether a bot's place above the next one is settled (see :data:`SETTLED`)."""
+    return ahead_of_next is not None and not math.isnan(ahead_of_next) \
+        and ahead_of_next >= SETTLED
+
+
 def _unsettled(rows: Sequence[BotRow]) -> list[str]:
-    """A warning for each pair of neighbours whose order the games have not settled."""
-    pairs = []
+    """A warning for each pair of neighbours whose order the games have not settled,
+    and a word on the pairs whose intervals overlap although their order is settled
+    (each interval is one bot's rating; "ahead of next" weighs their difference)."""
+    unsettled, overlapping = [], []
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if upper.group == lower.group and lower.high >= upper.low:
-            chance = "" if upper.ahead_of_next is None else (
-                f", {upper.bot} stronger with likelihood {superiority_text(upper.ahead_of_next)}"
-            )
-            pairs.append(f"{upper.bot} / {lower.bot}{chance}")
-    if not pairs:
-        return []
-    return [
-        "Order not settled: these neighbours' 95% intervals overlap, so more games could "
-        "swap them: " + "; ".join(pairs) + "."
-    ]
+        if upper.group != lower.group:
+            continue
+        likelihood = DASH if upper.ahead_of_next is None \
+            else superiority_text(upper.ahead_of_next)
+        pair = f"{upper.bot} / {lower.bot} ({upper.bot} ahead: {likelihood})"
+        if not order_settled(upper.ahead_of_next):
+            unsettled.append(pair)
+        elif lower.high >= upper.low:
+            overlapping.append(pair)
+    notes = []
+    if unsettled:
+        notes.append(
+            f"Order not settled: {'; '.join(unsettled)}. The likelihood that the upper bot "
+            f"is the stronger is below {100 * SETTLED:g}%, so more games could swap them.")
+    if overlapping:
+        notes.append(
+            f"Settled although their 95% intervals overlap: {'; '.join(overlapping)}. An "
+            "interval is one bot's rating; \"ahead of next\" weighs the difference "
+            "between the two, which their games measure more closely.")
+    return notes
 
 
 def _meta_notes(meta: MetaRanking | None) -> list[str]:
@@ -525,3 +549,60 @@ def leaderboard_table(
         results, anchor=anchor, bootstrap=bootstrap, prior_draws=prior_draws, seed=seed
     )
     return render_table(board, fmt)
+
+
+# --------------------------------------------------------------------------- standings
+
+
+def standings_rows(standings: Standings, board: Leaderboard | None) -> list[dict[str, Any]]:
+    """A format's standings (Swiss scores and tie-breaks, a knockout's places), each row
+    with the bot's Elo and 95% interval beside it when the board rates it."""
+    rated = {row.bot: row for row in board.rows} if board is not None else {}
+    rows = []
+    for standing in standings.rows:
+        line: dict[str, Any] = {"rank": standing.rank, "bot": standing.bot,
+                                **standing.values}
+        elo = rated.get(standing.bot)
+        if board is not None:
+            line["Elo"] = DASH if elo is None else round(elo.elo)
+            line["95% interval"] = DASH if elo is None else f"{elo.low:.0f} – {elo.high:.0f}"
+        rows.append(line)
+    return rows
+
+
+def render_standings(standings: Standings, board: Leaderboard | None,
+                     fmt: str = "simple") -> str:
+    """The standings as text: title, table, notes, and a knockout's bracket."""
+    table = tabulate(standings_rows(standings, board), headers="keys",
+                     tablefmt=check_format(fmt), disable_numparse=True)
+    parts = [standings.title, table, *standings.notes]
+    if standings.bracket:
+        parts += ["", render_bracket(standings.bracket)]
+    return "\n".join(parts)
+
+
+def render_bracket(rounds: Sequence[BracketRound]) -> str:
+    """A knockout's rounds on a terminal: each table's bots with their points, and who
+    went through."""
+    lines = ["Bracket"]
+    for stage in rounds:
+        byes = f" (byes: {', '.join(stage.byes)})" if stage.byes else ""
+        lines.append(f"{stage.label}{byes}")
+        for table in stage.tables:
+            seated = (" v " if len(table.bots) == 2 else " / ").join(
+                f"{bot} {points:g}" if table.games else bot
+                for bot, points in zip(table.bots, table.points, strict=True))
+            went = [bot for bot, on in zip(table.bots, table.advanced, strict=True) if on]
+            tie = (f" after {table.tie_breaks} tie-break set"
+                   f"{'s' if table.tie_breaks > 1 else ''}") if table.tie_breaks else ""
+            tie += ", by seed" if table.by_seed else ""
+            outcome = (f"  -> {', '.join(went)}{tie}" if went
+                       else "  (playing)" if not table.decided else f"{tie}")
+            lines.append(f"  {seated}{outcome}")
+    return "\n".join(lines)
+
+
+def standings_json(standings: Standings, board: Leaderboard | None) -> dict[str, Any]:
+    data = standings.as_json()
+    data["rows"] = standings_rows(standings, board)
+    return data

@@ -55,6 +55,7 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
+from arena.runner.trace import traced
 from arena.settings import Limits
 
 JSON = Any
@@ -209,12 +210,13 @@ class BotConnection:
 
     async def _start(self) -> None:
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
-            channel = await self._opener()
+            channel = traced(await self._opener(), self.name)  # --trace: its lines, timed
             self._channel = channel
             self.kind = channel.kind
             if channel.pid is not None:
                 self.pids.append(channel.pid)
-            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json())))
+            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json(),
+                                            self.spec.parameters_json())))
             message = await self._receive()
         if scope.cancelled_caught:
             if self._channel is None:

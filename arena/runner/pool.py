@@ -5,15 +5,24 @@
             outcome = await play_game(game, players, seed=7, limits=limits)
 
 A player is checked out for one game at a time; two seats of the same bot get two
-processes.  Leaving the pool sends every process "quit" and kills what is left.
+processes.  No process plays two games of one deal (``deal=``, the game's seed): a
+table's seat rotations share their deal (duplicate format), and a bot that remembered
+the draws of its last game would know those of its next one (docs/security.md).
+Leaving the pool sends every process "quit" and kills what is left.
 
 Under sandbox "trusted" :meth:`BotPool.players` hands out in-process players instead
 (:mod:`arena.runner.trusted`), kept warm the same way, one game at a time each.
+
+A bot given parameter values of its own (``arena tune``'s perturbed players) is another
+player, with processes of its own (its hello carries the values); a tuning makes new
+values every few games, so only the :data:`IDLE_VARIANTS` most recently used of them
+keep idle processes, the others are told to quit.
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,11 +37,34 @@ from arena.runner.sandbox import choose_level
 from arena.runner.trusted import Factory, TrustedPlayer, load_factory
 from arena.settings import TRUSTED, Limits
 
-PoolKey = tuple[str, str, tuple[str, ...], str]
+PoolKey = tuple[str, str, tuple[str, ...], str, tuple[tuple[str, float], ...]]
+# players with parameter values of their own whose idle processes are kept (the most
+# recently used); a tuning's pairs in flight need two each
+IDLE_VARIANTS = 16
+# the deals a process remembers having played: a table's rotations are played one after
+# the other, so a process meets a deal again, if ever, within its next few games
+DEALS_REMEMBERED = 256
+
+
+class _Deals:
+    """The last deals one process played (a set for the question, a queue for the age)."""
+
+    def __init__(self) -> None:
+        self.order: deque[int] = deque()
+        self.seen: set[int] = set()
+
+    def add(self, deal: int) -> None:
+        if deal in self.seen:
+            return
+        self.order.append(deal)
+        self.seen.add(deal)
+        if len(self.order) > DEALS_REMEMBERED:
+            self.seen.discard(self.order.popleft())
 
 
 def _key(spec: BotSpec) -> PoolKey:
-    return (spec.name, spec.version, spec.command, f"{spec.folder}|{spec.connect}")
+    return (spec.name, spec.version, spec.command, f"{spec.folder}|{spec.connect}",
+            spec.parameter_values)
 
 
 class BotPool:
@@ -42,25 +74,52 @@ class BotPool:
         self._nursery = nursery
         self._idle: dict[PoolKey, list[BotConnection]] = {}
         self._all: list[BotConnection] = []
+        self._deals: dict[BotConnection, _Deals] = {}  # what each process was dealt
         # sandbox "trusted": in-process players, and each bot's factory imported once
         self._idle_trusted: dict[PoolKey, list[TrustedPlayer]] = {}
-        self._factories: dict[PoolKey, Factory] = {}
+        self._factories: dict[tuple[object, ...], Factory] = {}
+        self._variants: dict[PoolKey, None] = {}  # players with parameter values, by last use
 
-    def checkout(self, spec: BotSpec) -> BotConnection:
-        """A player for ``spec`` that no game is using (a warm one when there is one)."""
+    def checkout(self, spec: BotSpec, deal: int | None = None) -> BotConnection:
+        """A player for ``spec`` that no game is using (a warm one when there is one),
+        whose process has not played ``deal`` (a fresh process when every warm one has)."""
         idle = self._idle.get(_key(spec))
         if idle:
-            return idle.pop()
+            for index in range(len(idle) - 1, -1, -1):  # the most recently used first
+                if deal is None or deal not in self._deals[idle[index]].seen:
+                    return idle.pop(index)
         player = BotConnection(spec, self.limits, self._nursery, self.log_dir)
         self._all.append(player)
+        self._deals[player] = _Deals()
         return player
 
     def checkin(self, player: BotConnection) -> None:
         self._idle.setdefault(_key(player.spec), []).append(player)
+        self._retire_variants(_key(player.spec))
+
+    def _retire_variants(self, used: PoolKey) -> None:
+        """Keep idle players for the :data:`IDLE_VARIANTS` parameter sets used last; the
+        processes of older ones quit (in the pool's nursery), in-process ones are dropped."""
+        if not used[4]:
+            return
+        self._variants.pop(used, None)
+        self._variants[used] = None
+        while len(self._variants) > IDLE_VARIANTS:
+            oldest = next(iter(self._variants))
+            del self._variants[oldest]
+            self._idle_trusted.pop(oldest, None)
+            for player in self._idle.pop(oldest, []):
+                self._all.remove(player)
+                del self._deals[player]
+                self._nursery.start_soon(player.close)
 
     @asynccontextmanager
-    async def seated(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[BotConnection]]:
-        players = [self.checkout(spec) for spec in specs]
+    async def seated(self, specs: Sequence[BotSpec], deal: int | None = None
+                     ) -> AsyncIterator[list[BotConnection]]:
+        players = [self.checkout(spec, deal) for spec in specs]
+        if deal is not None:
+            for player in players:
+                self._deals[player].add(deal)
         try:
             yield players
         finally:
@@ -68,11 +127,13 @@ class BotPool:
                 self.checkin(player)
 
     @asynccontextmanager
-    async def players(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[Player]]:
-        """The players of one game: bots reached over channels (:meth:`seated`), or under
-        sandbox "trusted" in-process players made by the bots' entry points."""
+    async def players(self, specs: Sequence[BotSpec], deal: int | None = None
+                      ) -> AsyncIterator[list[Player]]:
+        """The players of one game: bots reached over channels (:meth:`seated`, none of
+        whose processes has played ``deal``), or under sandbox "trusted" in-process
+        players made by the bots' entry points (trusted code: any may remember)."""
         if self.limits.sandbox != TRUSTED:
-            async with self.seated(specs) as bots:
+            async with self.seated(specs, deal) as bots:
                 yield list(bots)
             return
         players = [self._checkout_trusted(spec) for spec in specs]
@@ -81,15 +142,17 @@ class BotPool:
         finally:
             for player in players:
                 self._idle_trusted.setdefault(_key(player.spec), []).append(player)
+                self._retire_variants(_key(player.spec))
 
     def _checkout_trusted(self, spec: BotSpec) -> TrustedPlayer:
         key = _key(spec)
         idle = self._idle_trusted.get(key)
         if idle:
             return idle.pop()
-        if key not in self._factories:
-            self._factories[key] = load_factory(spec)  # imported here, in this process
-        return TrustedPlayer(spec, self._factories[key])
+        factory_key = key[:4]  # every parameter set of a bot shares its factory
+        if factory_key not in self._factories:
+            self._factories[factory_key] = load_factory(spec)  # imported here, in this process
+        return TrustedPlayer(spec, self._factories[factory_key])
 
     async def close(self) -> None:
         with trio.CancelScope(shield=True):
@@ -98,7 +161,9 @@ class BotPool:
                     nursery.start_soon(player.close)
         self._idle.clear()
         self._all.clear()
+        self._deals.clear()
         self._idle_trusted.clear()
+        self._variants.clear()
 
 
 @asynccontextmanager
@@ -114,7 +179,8 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            # the owner's only: what bots wrote is nobody else's to read (docs/security.md)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the bot log directory {directory}: {error}") \
                 from None

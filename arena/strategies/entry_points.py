@@ -10,7 +10,7 @@ both modes.  The bots' versions in game records come from their manifests.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.runner.players import PythonPlayer, first_player, random_player
@@ -34,11 +34,14 @@ def first(args: Sequence[str]) -> PythonPlayer:
     return first_player("first")
 
 
-def greedy(args: Sequence[str]) -> PythonPlayer:
-    """arena/bots/greedy, with its ``--engine``."""
+def greedy(args: Sequence[str], parameters: Mapping[str, float] | None = None
+           ) -> PythonPlayer:
+    """arena/bots/greedy, weighing as its ``parameters`` say (bot.toml's [parameters]),
+    with its ``--engine``."""
     from arena.strategies.greedy import GreedyStrategy, greedy_options
 
     strategy = GreedyStrategy(**greedy_options(list(args)))
+    strategy.configure(parameters)
     return PythonPlayer(strategy.name, strategy.choose, version=strategy.version)
 
 

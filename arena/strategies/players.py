@@ -9,7 +9,7 @@ from arena.strategies.mcts import DEFAULT, MctsSettings, MctsStrategy
 
 def greedy_player(name: str = "greedy", engine: str | None = None) -> PythonPlayer:
     """The greedy bot on the Ra engine ``engine`` (None: the process's choice)."""
-    strategy = GreedyStrategy(engine)
+    strategy = GreedyStrategy(engine=engine)
     return PythonPlayer(name, strategy.choose, version=strategy.version)
 
 

@@ -9,13 +9,16 @@ weights are judgement calls documented in bots/README.md, not fitted constants.
 
 Pure functions of a Ra position's public fields (never the bag's order), fast enough to
 be called a few hundred times per decision, for a position of either engine; the
-compiled core has the same valuation in C (``seat_values``, in ``_core.pyx``), float
+compiled core has the same valuation in C (``holding_value`` in ``_core.pyx``), float
 operation by float operation, which the search and greedy bots use on its positions.
+:class:`Weights` scales each part of the estimate (all 1.0: as written); the greedy bot
+declares them as tunable parameters (its bot.toml, ``arena tune``: docs/tuning.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from arena.games.ra.state import RaStateViews
 from arena.games.ra.tiles import (
@@ -51,6 +54,24 @@ CIVILIZATION_SET = tuple(CIVILIZATIONS)
 MONUMENT_SET = tuple(MONUMENTS)
 
 
+@dataclass(frozen=True)
+class Weights:
+    """How much each part of a holding's value counts, as a multiple of the estimate as
+    written (1.0 everywhere gives the very same numbers, bit for bit)."""
+
+    gods: float = 1.0  # GOD_VALUE per god
+    gold: float = 1.0  # 3 points per gold
+    pharaohs: float = 1.0  # the pharaoh race, this epoch and later ones
+    niles: float = 1.0  # niles and floods
+    civilizations: float = 1.0  # the civilization set
+    monuments: float = 1.0  # monument sets and variety
+    sun_majority: float = 1.0  # the race for the highest (and lowest) sun sum
+    sun_tempo: float = 1.0  # face-up suns as chances to win another lot this epoch
+
+
+AS_WRITTEN = Weights()
+
+
 def epoch_progress(state: RaStateViews) -> float:
     """How far the epoch is, 0..1, by the Ra track."""
     return state.ra_count / state.ra_limit
@@ -70,20 +91,22 @@ Suns = tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]  # face up, face 
 
 
 def holding_value(state: RaStateViews, holds: Sequence[Sequence[int]], seat: int,
-                  suns: Suns | None = None) -> float:
+                  weights: Weights = AS_WRITTEN, suns: Suns | None = None) -> float:
     """What ``holds[seat]`` (and the seat's suns) should still score, given everybody's
     holdings ``holds`` (which may be hypothetical: a lot added, a tile lost) and suns
-    ``suns`` (face up and face down per seat; default the state's)."""
+    ``suns`` (face up and face down per seat; default the state's), each part counted as
+    ``weights`` says."""
     hold = holds[seat]
     epoch = state.epoch
     later = EPOCHS - epoch  # scorings after this epoch's
     progress = state.ra_count / state.ra_limit
-    value = GOD_VALUE * hold[GOD] + 3.0 * hold[GOLD]
-    value += _pharaoh_value(holds, seat, later)
-    value += _nile_value(hold, later, progress)
-    value += _civilization_value(hold, progress)
-    value += monument_value(hold)
-    value += _sun_value(state, seat, progress, (state.up, state.down) if suns is None else suns)
+    value = weights.gods * GOD_VALUE * hold[GOD] + weights.gold * 3.0 * hold[GOLD]
+    value += weights.pharaohs * _pharaoh_value(holds, seat, later)
+    value += weights.niles * _nile_value(hold, later, progress)
+    value += weights.civilizations * _civilization_value(hold, progress)
+    value += weights.monuments * monument_value(hold)
+    value += _sun_value(state, seat, progress, weights,
+                        (state.up, state.down) if suns is None else suns)
     return value
 
 
@@ -130,7 +153,8 @@ def monument_value(hold: Sequence[int]) -> float:
     return 0.9 * (value + MONUMENT_VARIETY_EXTRA[kinds])
 
 
-def _sun_value(state: RaStateViews, seat: int, progress: float, suns: Suns) -> float:
+def _sun_value(state: RaStateViews, seat: int, progress: float, weights: Weights,
+               suns: Suns) -> float:
     """Final sun-sum majority (uncertain until the last epoch) and the tempo of face-up
     suns (each one can still win a lot this epoch)."""
     up, down = suns
@@ -140,8 +164,9 @@ def _sun_value(state: RaStateViews, seat: int, progress: float, suns: Suns) -> f
     majority = 0.0 if high == low else 5.0 if mine == high else -5.0 if mine == low else 0.0
     mean = sum(sums) / len(sums)
     weight = (0.4, 0.6, 0.9)[state.epoch - 1]
-    value = weight * majority + 0.25 * (mine - mean)
-    return value + SUN_TEMPO * len(up[seat]) * sun_use_chance(state, up)
+    value = weights.sun_majority * (weight * majority + 0.25 * (mine - mean))
+    tempo = weights.sun_tempo * SUN_TEMPO
+    return value + tempo * len(up[seat]) * sun_use_chance(state, up)
 
 
 def sun_use_chance(state: RaStateViews, up: Sequence[Sequence[int]] | None = None) -> float:
@@ -159,7 +184,7 @@ def sun_use_chance(state: RaStateViews, up: Sequence[Sequence[int]] | None = Non
 
 
 def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
-               state: RaStateViews) -> list[list[int]]:
+               state: RaStateViews, weights: Weights = AS_WRITTEN) -> list[list[int]]:
     """Everybody's holdings after ``seat`` takes ``tiles`` (disasters among them strike
     after the rest is placed, choosing the least valuable losses)."""
     new = [list(h) for h in holds]
@@ -171,11 +196,12 @@ def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
         elif tile != RA:
             hold[tile] += 1
     for disaster in sorted(disasters):
-        strike(state, new, seat, disaster)
+        strike(state, new, seat, disaster, weights)
     return new
 
 
-def strike(state: RaStateViews, holds: list[list[int]], seat: int, disaster: int) -> None:
+def strike(state: RaStateViews, holds: list[list[int]], seat: int, disaster: int,
+           weights: Weights = AS_WRITTEN) -> None:
     """Apply one disaster to ``holds[seat]`` in place, losing as little as possible."""
     hold = holds[seat]
     if disaster == FUNERAL:
@@ -192,38 +218,39 @@ def strike(state: RaStateViews, holds: list[list[int]], seat: int, disaster: int
         held = [t for t in victims if hold[t]]
         if not held:
             return
-        hold[cheapest_loss(state, holds, seat, held)] -= 1
+        hold[cheapest_loss(state, holds, seat, held, weights)] -= 1
 
 
 def cheapest_loss(state: RaStateViews, holds: list[list[int]], seat: int,
-                  candidates: Sequence[int]) -> int:
+                  candidates: Sequence[int], weights: Weights = AS_WRITTEN) -> int:
     """The tile among ``candidates`` whose loss costs ``seat`` the least."""
     best_tile, best_value = candidates[0], float("-inf")
     hold = holds[seat]
     for tile in candidates:
         hold[tile] -= 1
-        value = holding_value(state, holds, seat)
+        value = holding_value(state, holds, seat, weights)
         hold[tile] += 1
         if value > best_value:
             best_tile, best_value = tile, value
     return best_tile
 
 
-def win_gain(state: RaStateViews, seat: int, bid: int, tiles: Sequence[int] | None = None) -> float:
+def win_gain(state: RaStateViews, seat: int, bid: int, tiles: Sequence[int] | None = None,
+             weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by winning the auction of ``tiles`` (default: the auction
     track) with sun ``bid``: the lot, minus a face-up sun, plus the centre sun face down."""
     lot = state.track if tiles is None else tiles
-    before = holding_value(state, state.hold, seat)
-    holds = with_tiles(state.hold, seat, lot, state)
+    before = holding_value(state, state.hold, seat, weights)
+    holds = with_tiles(state.hold, seat, lot, state, weights)
     up, down = list(state.up), list(state.down)
     up[seat] = [s for s in up[seat] if s != bid]
     down[seat] = [*down[seat], state.center]
-    return holding_value(state, holds, seat, (up, down)) - before
+    return holding_value(state, holds, seat, weights, (up, down)) - before
 
 
-def take_gain(state: RaStateViews, seat: int, tile: int) -> float:
+def take_gain(state: RaStateViews, seat: int, tile: int, weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by taking ``tile`` with a god (the god is spent)."""
-    before = holding_value(state, state.hold, seat)
-    holds = with_tiles(state.hold, seat, [tile], state)
+    before = holding_value(state, state.hold, seat, weights)
+    holds = with_tiles(state.hold, seat, [tile], state, weights)
     holds[seat][GOD] -= 1
-    return holding_value(state, holds, seat) - before
+    return holding_value(state, holds, seat, weights) - before

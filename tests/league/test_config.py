@@ -78,7 +78,11 @@ def test_defaults(league_file) -> None:
         (["rounds = 0"], "rounds", "between 1 and"),
         (["rounds = 1.5"], "rounds", "whole number"),
         (["seed = -1"], "seed", "between 0"),
-        (['format = "swiss"'], "format", "'round-robin', 'gauntlet'"),
+        (["format = 3"], "format", "a format's name"),
+        (["format = { games = 3 }"], "format", 'needs name = "FORMAT"'),
+        (['format = "two words"'], "format", "must name a format"),
+        (['format = "swiss"', "[stop]", "sprt = { elo0 = 0, elo1 = 10 }"], "stop.sprt",
+         "schedule made in advance"),
         (['roster = "some"'], "roster", '"all" or a non-empty list'),
         (['roster = ["a", "a"]'], "roster", "more than once"),
         (['roster = ["bad name"]'], "roster", "letters, digits"),
@@ -162,7 +166,8 @@ def test_the_store_is_found_from_the_league_file_wherever_the_command_runs(
 
 
 def test_a_misspelt_required_key_is_named_as_unknown(tmp_path: Path) -> None:
-    with pytest.raises(ArenaError, match="key 'nmae': unknown key; allowed here: .*name"):
+    with pytest.raises(ArenaError, match="key 'nmae': unknown key \\(did you mean 'name'\\?\\); "
+                                         "allowed here: .*name"):
         parse_league('nmae = "x"\ngame = "ra"\nplayers = 3\n', tmp_path / "l.toml")
 
 

@@ -35,8 +35,9 @@ def test_misbehaving_bots_forfeit_with_the_right_reason(tmp_path: Path, capsys) 
         want = {seat: EXPECTED[bot] for seat, bot in enumerate(result.bots) if bot in EXPECTED}
         assert dict(result.failures) == want, result
         stayed = [seat for seat in range(2) if seat not in want]
-        for seat in want:  # forfeits are placed after every seat that stayed
-            assert result.placements[seat] == len(stayed) + 1
+        for seat in want:  # forfeits are placed last (2nd of 2), after any seat that stayed
+            assert result.placements[seat] == 2
+            assert all(result.placements[other] == 1 for other in stayed)
     game = store.find_game(results[0].game_id)
     assert game.engine["actions"]  # the full record, replayable
     assert main(["replay", results[0].game_id[:8], "--results", str(league)]) == 0
@@ -174,7 +175,8 @@ def test_same_league_file_same_results(tmp_path: Path) -> None:
             'name = "same"\ngame = "ra"\nplayers = 3\nroster = ["random", "first", "random-js"]\n'
             f'rounds = 2\nresults_dir = "{folder}"\nconcurrency = {concurrency}\n'
         )
-        assert main(["run", str(league), "--quiet"]) == 0
+        # one deal key for both: the same file and key give the same games
+        assert main(["run", str(league), "--quiet", "--deal-key", str(tmp_path / "key")]) == 0
         store = open_store(load_league(league).results_dir)
         outcomes.append({r.game_id: (r.scores, r.placements) for r in store.results()})
         store.close()

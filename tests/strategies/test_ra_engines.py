@@ -51,8 +51,8 @@ def test_greedy_and_mcts_decide_alike_on_both_engines(compiled_ra: type) -> None
             if len(legal) > 1 and step % 9 == 0:
                 observation = state.observation(state.current_player())
                 shown = [state.action_to_json(a) for a in legal]
-                assert (GreedyStrategy("compiled").choose(observation, shown)
-                        == GreedyStrategy("python").choose(observation, shown))
+                assert (GreedyStrategy(engine="compiled").choose(observation, shown)
+                        == GreedyStrategy(engine="python").choose(observation, shown))
                 searches = [MctsStrategy(iterations=40, seed=step, engine=engine)
                             for engine in ("compiled", "python")]
                 assert len({search.choose(observation, shown) for search in searches}) == 1

@@ -1068,15 +1068,57 @@ cdef double GOD_VALUE = 2.5
 cdef double SUN_TEMPO = 3.0
 
 
-# What the valuation reads of everybody's suns: per seat the sum of all its suns and how
-# many are face up (win_gain values a hypothetical exchange of suns).
+# valuation.Weights: how much each part of a holding's value counts (1.0: as written)
+cdef struct Weights:
+    double gods
+    double gold
+    double pharaohs
+    double niles
+    double civilizations
+    double monuments
+    double sun_majority
+    double sun_tempo
+
+# greedy.GreedyParameters, in its for_the_core() order: the margins, then the weights
+cdef struct Parameters:
+    double denial
+    double bid_margin
+    double god_margin
+    Weights weights
+
+cdef Weights AS_WRITTEN
+AS_WRITTEN.gods = AS_WRITTEN.gold = AS_WRITTEN.pharaohs = AS_WRITTEN.niles = 1.0
+AS_WRITTEN.civilizations = AS_WRITTEN.monuments = AS_WRITTEN.sun_majority = 1.0
+AS_WRITTEN.sun_tempo = 1.0
+cdef Parameters AS_MADE
+AS_MADE.denial = 0.6
+AS_MADE.bid_margin = 0.5
+AS_MADE.god_margin = 0.5
+AS_MADE.weights = AS_WRITTEN
+
+
+cdef int parameters_from(values, Parameters *out) except -1:
+    """greedy.GreedyParameters.for_the_core()'s tuple (None: as made)."""
+    if values is None:
+        out[0] = AS_MADE
+        return 0
+    (out.denial, out.bid_margin, out.god_margin, out.weights.gods, out.weights.gold,
+     out.weights.pharaohs, out.weights.niles, out.weights.civilizations,
+     out.weights.monuments, out.weights.sun_majority, out.weights.sun_tempo) = values
+    return 0
+
+
+# What the valuation reads besides the holdings: per seat the sum of all its suns and how
+# many are face up (win_gain values a hypothetical exchange of suns), and the weights.
 cdef struct Suns:
     int sums[MAXP]
     int nup[MAXP]
+    Weights *w
 
 
-cdef void real_suns(Ra *s, Suns *suns) noexcept:
+cdef void real_suns(Ra *s, Suns *suns, Weights *w) noexcept:
     cdef int p, i, total
+    suns.w = w
     for p in range(s.n):
         total = 0
         for i in range(s.nup[p]):
@@ -1091,7 +1133,8 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
     cdef int *hold = holds[seat]
     cdef int later = EPOCHS - s.epoch
     cdef double progress = <double>s.ra_count / <double>s.ra_limit
-    cdef double value = GOD_VALUE * hold[GOD] + 3.0 * hold[GOLD]
+    cdef Weights *w = suns.w
+    cdef double value = w.gods * GOD_VALUE * hold[GOD] + w.gold * 3.0 * hold[GOLD]
     cdef int p, mine, high, low, total, niles, floods, kinds, duplicates, count, t
     cdef double majority_value, mean, weight, now, final_points, early, monuments, chance
     cdef double auctions_left
@@ -1110,7 +1153,7 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
                                                                           else 0.0))
     mean = <double>total / <double>s.n
     weight = 1.0 + 0.6 * later
-    value += weight * (majority_value + 0.8 * (mine - mean))
+    value += w.pharaohs * (weight * (majority_value + 0.8 * (mine - mean)))
     # _nile_value
     niles = hold[NILE]
     floods = hold[FLOOD]
@@ -1118,7 +1161,7 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
         now = <double>(niles + floods)
     else:
         now = niles * 0.6 * (1.0 - progress)
-    value += now + niles * 0.5 * later
+    value += w.niles * (now + niles * 0.5 * later)
     # _civilization_value
     kinds = 0
     duplicates = 0
@@ -1129,7 +1172,8 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
             duplicates += count - 1
     final_points = CIV_FINAL[kinds]
     early = CIV_EARLY[kinds]
-    value += progress * final_points + (1.0 - progress) * early + 0.3 * duplicates
+    value += w.civilizations * (progress * final_points + (1.0 - progress) * early
+                                + 0.3 * duplicates)
     # monument_value
     kinds = 0
     monuments = 0.0
@@ -1138,7 +1182,7 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
         if count:
             kinds += 1
             monuments += MONUMENT_TYPE[count]
-    value += 0.9 * (monuments + MONUMENT_VARIETY_EXTRA[kinds])
+    value += w.monuments * (0.9 * (monuments + MONUMENT_VARIETY_EXTRA[kinds]))
     # _sun_value
     if not 1 <= s.epoch <= EPOCHS:
         raise IndexError("tuple index out of range")
@@ -1167,18 +1211,20 @@ cdef double holding_value(Ra *s, int (*holds)[NT], int seat, Suns *suns) except?
         chance = auctions_left / total
         if not chance < 1.0:  # min(1.0, chance)
             chance = 1.0
-    value += (weight * majority_value + 0.25 * (mine - mean)) + SUN_TEMPO * suns.nup[seat] * chance
+    value += (w.sun_majority * (weight * majority_value + 0.25 * (mine - mean))
+              + (w.sun_tempo * SUN_TEMPO) * suns.nup[seat] * chance)
     return value
 
 
 cdef int seat_values(Ra *s, double *out) except -1:
+    """valuation.seat_values: the weights as written."""
     cdef Suns suns
     cdef int p
     if s.phase == OVER:
         for p in range(s.n):
             out[p] = <double>s.scores[p]
         return 0
-    real_suns(s, &suns)
+    real_suns(s, &suns, &AS_WRITTEN)
     for p in range(s.n):
         out[p] = s.scores[p] + holding_value(s, s.hold, p, &suns)
     return 0
@@ -1287,9 +1333,6 @@ cdef double take_gain(Ra *s, int seat, int tile, Suns *real) except? -1e300:
 
 # -- the greedy player (arena/strategies/greedy.py) ----------------------------------------------
 
-cdef double DENIAL = 0.6
-cdef double BID_MARGIN = 0.5
-cdef double GOD_MARGIN = 0.5
 
 
 cdef inline double outbid_chance(double gain) noexcept:
@@ -1307,7 +1350,7 @@ cdef inline int lowest_sun_above(Ra *s, int seat, int high) noexcept:
     return -1
 
 
-cdef int choose_bid(Ra *s, int *legal, int count, Suns *real) except -1:
+cdef int choose_bid(Ra *s, int *legal, int count, Suns *real, Parameters *prm) except -1:
     cdef int seat = s.cur, others = s.n - 1, i, r, rival, sun, action, best = -1
     cdef double threat = 0.0, win, gain, score, best_score = 0.0
     cdef bint has_pass = False, any_bid = False
@@ -1330,14 +1373,14 @@ cdef int choose_bid(Ra *s, int *legal, int count, Suns *real) except -1:
                 if gain > threat:
                     threat = gain
                 win *= 1.0 - outbid_chance(gain)
-        score = win * (win_gain(s, seat, sun, real) + DENIAL * threat / others)
+        score = win * (win_gain(s, seat, sun, real) + prm.denial * threat / others)
         if not any_bid or score > best_score:
             best = action
             best_score = score
         any_bid = True
     if not any_bid:
         best = PASS
-    if has_pass and (not any_bid or best_score < BID_MARGIN):
+    if has_pass and (not any_bid or best_score < prm.bid_margin):
         return PASS
     return best
 
@@ -1391,7 +1434,7 @@ cdef int best_god_take(Ra *s, int *legal, int count, Suns *real, double *gain_ou
     return best
 
 
-cdef int greedy_action(Ra *s) except -1:
+cdef int greedy_action(Ra *s, Parameters *prm) except -1:
     cdef int legal[MAXL]
     cdef int count = compute_legal(s, legal), i, god, best, tile, seat
     cdef bint can_draw = False
@@ -1400,9 +1443,9 @@ cdef int greedy_action(Ra *s) except -1:
     cdef int holds[MAXP][NT]
     if count == 1:
         return legal[0]
-    real_suns(s, &real)
+    real_suns(s, &real, &prm.weights)
     if s.phase == AUCTION:
-        return choose_bid(s, legal, count, &real)
+        return choose_bid(s, legal, count, &real, prm)
     if s.phase == TURN:
         for i in range(count):
             if legal[i] == DRAW:
@@ -1415,12 +1458,12 @@ cdef int greedy_action(Ra *s) except -1:
             best = INVOKE_RA
             best_value = value
         god = best_god_take(s, legal, count, &real, &gain)
-        if god >= 0 and gain - GOD_MARGIN > best_value:
+        if god >= 0 and gain - prm.god_margin > best_value:
             best = god
         return best
     if s.phase == GOD_FOLLOW_UP:
         god = best_god_take(s, legal, count, &real, &gain)
-        return god if god >= 0 and gain > GOD_MARGIN else END_TURN
+        return god if god >= 0 and gain > prm.god_margin else END_TURN
     if s.phase == DISASTER:
         seat = s.cur
         memcpy(holds, s.hold, s.n * NT * sizeof(int))
@@ -1845,12 +1888,15 @@ cdef class Core:
                 mt_to_python(&policy_mt, policy)
         return decisions
 
-    def play_greedy(self):
-        """Play to the end with the greedy player in every seat (greedy.greedy_action):
+    def play_greedy(self, parameters=None):
+        """Play to the end with the greedy player in every seat (greedy.greedy_action,
+        weighing as ``parameters`` say: GreedyParameters.for_the_core(), None as made):
         the same game as that loop through the API.  Returns the number of decisions."""
         cdef MT bag_mt
         cdef Ctx c
         cdef int decisions = 0
+        cdef Parameters prm
+        parameters_from(parameters, &prm)
         mt_from_python(&bag_mt, self._rng)
         c.hist = &self.hist
         c.ev = &self.ev
@@ -1859,7 +1905,7 @@ cdef class Core:
         self.legal_ok = False
         try:
             while self.s.phase != OVER:
-                apply_legal(&self.s, &c, greedy_action(&self.s))
+                apply_legal(&self.s, &c, greedy_action(&self.s, &prm))
                 decisions += 1
         finally:
             mt_to_python(&bag_mt, self._rng)
@@ -1932,9 +1978,12 @@ cdef class Core:
         seat_values(&self.s, values)
         return [values[i] for i in range(self.s.n)]
 
-    def greedy_action(self):
-        """greedy.greedy_action."""
-        return greedy_action(&self.s)
+    def greedy_action(self, parameters=None):
+        """greedy.greedy_action, weighing as ``parameters`` say
+        (GreedyParameters.for_the_core(); None: as made)."""
+        cdef Parameters prm
+        parameters_from(parameters, &prm)
+        return greedy_action(&self.s, &prm)
 
     def rollout_action(self, policy):
         """rollout.rollout_action, drawing from ``policy`` (a random.Random, left where
@@ -2435,9 +2484,10 @@ def trace_hash(steps):
     return h
 
 
-def greedy_games(int num_players, first_seed, int count, rules):
-    """``count`` games from seeds ``first_seed``... with the greedy player in every seat,
-    in C; the total of their decisions (the bench)."""
+def greedy_games(int num_players, first_seed, int count, rules, parameters=None):
+    """``count`` games from seeds ``first_seed``... with the greedy player in every seat
+    (weighing as ``parameters`` say), in C; the total of their decisions (the bench)."""
+    cdef Parameters prm
     cdef Ra s
     cdef _Deals deals = deals_for(num_players)
     cdef MT bag_mt
@@ -2445,6 +2495,7 @@ def greedy_games(int num_players, first_seed, int count, rules):
     cdef int game
     cdef long long decisions = 0
     cdef bint continues = rules.ra_player_continues, at_once = rules.god_disasters_at_once
+    parameters_from(parameters, &prm)
     c.hist = NULL
     c.ev = NULL
     c.mt = &bag_mt
@@ -2453,7 +2504,7 @@ def greedy_games(int num_players, first_seed, int count, rules):
         mt_seed(&bag_mt, first_seed + game)
         deals.deal(&s, &bag_mt, continues, at_once)
         while s.phase != OVER:
-            apply_legal(&s, &c, greedy_action(&s))
+            apply_legal(&s, &c, greedy_action(&s, &prm))
             decisions += 1
     return decisions
 

@@ -13,6 +13,7 @@ other Ra test (conftest.py)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import pickle
 import random
@@ -301,6 +302,17 @@ def positions(players: int, count: int, seed: int) -> list[RaState]:
     return found
 
 
+def random_parameters(rng: random.Random) -> greedy.GreedyParameters:
+    """Greedy's tunable numbers, each somewhere between a tenth and three times its own."""
+    def scaled(value: float) -> float:
+        return value * rng.uniform(0.1, 3.0)
+
+    weights = valuation.Weights(*(scaled(w) for w in dataclasses.astuple(valuation.AS_WRITTEN)))
+    made = greedy.AS_MADE
+    return greedy.GreedyParameters(scaled(made.denial), scaled(made.bid_margin),
+                                   scaled(made.god_margin), weights)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_the_valuation_policies_and_rewards_are_the_pythons(players: int) -> None:
     for number, pure in enumerate(positions(players, 120, players * 1000)):
@@ -308,6 +320,9 @@ def test_the_valuation_policies_and_rewards_are_the_pythons(players: int) -> Non
         assert core.seat_values() == valuation.seat_values(pure)
         assert valuation.seat_values(core) == valuation.seat_values(pure)  # Python on either
         assert core.greedy_action() == greedy.greedy_action(pure)
+        tuned = random_parameters(random.Random(number))  # as arena tune may weigh
+        assert core.greedy_action(tuned.for_the_core()) == greedy.greedy_action(pure, tuned)
+        assert greedy.greedy_action(core, tuned) == greedy.greedy_action(pure, tuned)
         for settings in (mcts.DEFAULT, mcts.STEPS["1.0"]):
             assert mcts.rewards(core, settings) == mcts.rewards(pure, settings)
         a, b = random.Random(number), random.Random(number)
@@ -338,6 +353,12 @@ def test_whole_playouts_are_the_python_loops(players: int) -> None:
         while not a.is_terminal():
             a.apply_action(greedy.greedy_action(a))
         b.play_greedy()
+        assert b.to_json() == a.to_json()
+        a, b = pure.clone(), core.clone()
+        tuned = random_parameters(random.Random(number))
+        while not a.is_terminal():
+            a.apply_action(greedy.greedy_action(a, tuned))
+        b.play_greedy(tuned.for_the_core())
         assert b.to_json() == a.to_json()
         # the search's rollout to the epoch's end, and with a horizon
         for settings in (mcts.DEFAULT, mcts.MctsSettings(rollout_decisions=4)):
