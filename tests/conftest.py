@@ -34,3 +34,19 @@ def league_file(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def compiled_ra() -> type:
+    """The compiled Ra core's state class (arena/games/ra/compiled.py).  Where the core is
+    not built the test is skipped, saying how to build it; under CI=true (CI has a C
+    compiler) it fails instead."""
+    from arena.games.ra import engines
+
+    if not engines.compiled_available():
+        message = (f"the compiled Ra core is not built ({engines.why_not_compiled()}): "
+                   "install a C compiler, then pip install -e . builds it")
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return engines.compiled_class()

@@ -146,6 +146,12 @@ class Terminal(LeagueListener):
         if not self.quiet and league.plan is not None:
             _describe(config, checked.roster, league.plan, self.err, league.shard,
                       league.stop_test)
+        if not self.quiet and config.game == "ra":
+            from arena.strategies.entry_points import describe_ra_engines
+
+            engines = describe_ra_engines(checked.roster, in_process=checked.trusted)
+            if engines:
+                print(f"{config.name}: Ra engine: {engines}", file=self.err)
         tournament = league.tournament
         self.stored_before = {result.game_id for result in league.stored_before}
         if not self.quiet and tournament is not None:

@@ -62,11 +62,23 @@ def bots_command(args: argparse.Namespace) -> int:
 
         rows = [_bot_row(entry) for entry in entries]
         print(tabulate(rows, headers="keys", maxcolwidths=[None, None, 50, None, 30, 70]))
+        engines = _ra_engines(entries)
+        if engines:
+            print(f"Ra engine: {engines}")
     else:
         print("no bots found" + (f" for {args.game}" if args.game else ""))
     for problem in registry.problems:
         print(f"problem: {problem}")
     return 0
+
+
+def _ra_engines(entries: list[BotEntry]) -> str | None:
+    """Which Ra engine the bots that play on ours run on, as processes (the sandbox's
+    default; in-process, ARENA_RA_ENGINE counts too)."""
+    from arena.strategies.entry_points import describe_ra_engines
+
+    return describe_ra_engines([e.spec for e in entries if e.spec is not None and e.ready],
+                               in_process=False)
 
 
 def _bot_row(entry: BotEntry) -> dict[str, str]:
@@ -114,6 +126,8 @@ def format_games(games: Any) -> str:
 
 
 def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
+    from arena.strategies.entry_points import ra_engine_of
+
     bots = []
     for entry in entries:
         spec = entry.spec
@@ -133,6 +147,9 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "built": _built_json(spec),
                 "folder": str(spec.folder) if spec and spec.folder else None,
                 "content_hash": spec.content_hash if spec else None,
+                # the Ra engine its strategy plays on as a process: "compiled", "python",
+                # or null for a bot that does not play on ours
+                "ra_engine": ra_engine_of(spec, in_process=False) if spec else None,
             }
         )
     problems = [{"source": p.source, "message": p.message} for p in registry.problems]
