@@ -112,6 +112,16 @@ REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                          0x20000000, 0x40000000, 0x00000080)
 LEVELS = PROCESS_SANDBOX_LEVELS  # the levels a bot process can run at
+# RLIMIT_AS is a backstop, not the memory limit (a control group, else the memory watch,
+# bounds what a bot really uses): runtimes reserve far more address space than they
+# touch (a JVM with -Xmx8g about 11 GiB, Node 11 GiB for one WebAssembly memory), and
+# reserving costs nothing.  The backstop only stops an allocation of absurd size at once.
+ADDRESS_SPACE_FLOOR_MB = 32 << 10
+ADDRESS_SPACE_PER_MEMORY_MB = 16
+# the share of memory_mb a managed runtime's heap is sized to by default (the rest: its
+# code, stacks, metadata and buffers); Go's GOMEMLIMIT counts all of Go's own memory
+MANAGED_HEAP_SHARE = 0.5
+GO_MEMORY_SHARE = 0.75
 _scratch_numbers = itertools.count(1)
 # CPU -> bots of this process pinned to it now (affinity, where no cgroup CPU quota)
 _cpu_users: Counter[int] = Counter()
@@ -147,8 +157,10 @@ class SandboxChoice:
         if self.accounting.enforced:
             line += f"; per-bot memory and process limits by {self.accounting.why}"
         else:
-            line += ("; WARNING: memory limits are per process only, not per bot (no "
-                     f"usable cgroups: {self.accounting.why})")
+            line += (f"; WARNING: no usable cgroups ({self.accounting.why}): memory per "
+                     "bot watched by the arena every "
+                     f"{cgroups.MEMORY_LOOK_SECONDS * 1000:g} ms, not by the kernel; CPU "
+                     "time per process only")
             if self.process_bound == "rlimit-uid":
                 line += "; processes per bot by RLIMIT_NPROC of its own uid"
             elif self.process_bound == "rlimit-userns":
@@ -316,12 +328,32 @@ class BotLaunch:
     limits: Limits
     identity: identity.BotIdentity | None = None
     group: cgroups.BotGroup | None = None
+    # its memory, looked at by the arena where no control group bounds it
+    memory_watch: cgroups.MemoryWatch | None = None
     scratch: Path | None = None
     cpus: tuple[int, ...] = ()  # the CPUs it is pinned to (no cgroup CPU quota here)
+    command: tuple[str, ...] = ()  # the bot's own argv (no sandbox prefix)
     _released: bool = field(default=False, repr=False)
+
+    def watch_memory(self, leader: int) -> cgroups.MemoryWatch | None:
+        """Start the memory watch on the started bot whose first process is ``leader``
+        (None: its control group bounds its memory)."""
+        watch = self.memory_watch
+        if watch is None:
+            return None
+        if self.level == "bwrap":  # orphans stay in its PID namespace, below the leader
+            watch.start(leader, private_tmp=True)
+        elif self.identity is not None:
+            uid = self.identity.uid
+            watch.start(leader, lambda: identity.processes_of(uid))
+        else:
+            watch.start(leader, _same_user_namespace(leader))
+        return watch
 
     def exceeded(self) -> tuple[str, str] | None:
         """(reason, detail) if the bot went over its memory or process limit."""
+        if self.memory_watch is not None and self.memory_watch.over is not None:
+            return "memory", self.memory_watch.over
         if self.group is None:
             return None
         reason = self.group.exceeded()
@@ -336,8 +368,7 @@ class BotLaunch:
         reports a signal as 128 + its number) by which signal."""
         if returncode is None:
             return None
-        signal_number = -returncode if returncode < 0 else (
-            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
+        signal_number = self.signal_of(returncode)
         if signal_number == signal.SIGSYS:
             return "forbidden", ("made a system call the sandbox forbids (such as mount, "
                                  "unshare, ptrace, bpf or keyctl); killed by SIGSYS")
@@ -347,6 +378,12 @@ class BotLaunch:
             except ValueError:
                 return None
         return None
+
+    def signal_of(self, returncode: int) -> int:
+        """The signal that ended the bot's first process, 0 if it exited (bubblewrap
+        reports its child's signal as 128 + its number)."""
+        return -returncode if returncode < 0 else (
+            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
 
     def why_silent(self, leader: int, returncode: int | None, output_inode: int,
                    input_inode: int | None = None) -> str | None:
@@ -404,7 +441,8 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
     sweep_leftovers(limits.bot_uid)
     if identity.running_as_root() and spec.folder is not None:
         _check_readable_by_others(spec.folder.resolve())
-    launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits)
+    launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits,
+                       command=tuple(bot_argv(spec)))
     try:
         if identity.running_as_root():
             launch.identity = identity.lease_identity(limits.bot_uid)
@@ -412,6 +450,8 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
             launch.group = cgroups.BotGroup(choice.accounting, limits.memory_mb << 20,
                                             limits.max_processes, limits.cpu_seconds,
                                             limits.cores)
+        else:
+            launch.memory_watch = cgroups.MemoryWatch(limits.memory_mb)
         if choice.accounting.cpu_quota is None:
             launch.cpus = _pick_cpus(limits.cores)
             _cpu_users.update(launch.cpus)
@@ -454,6 +494,11 @@ def _check_readable_by_others(folder: Path) -> None:
                          f"readable by all, e.g. `chmod -R a+rX {folder}`")
 
 
+def bot_argv(spec: BotSpec) -> list[str]:
+    """The bot's command with "{python}" made the arena's interpreter."""
+    return [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
+
+
 def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                 bot: identity.BotIdentity | None = None,
                 group: cgroups.BotGroup | None = None,
@@ -462,7 +507,7 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
     """The argv, environment and child set-up that start ``spec`` at ``choice``'s level;
     ``scratch`` (level none) must exist."""
     choice = choice or choose_level(limits.sandbox)
-    argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
+    argv = bot_argv(spec)
     home = SANDBOX_HOME if choice.level == "bwrap" else str(scratch)
     folder = str(spec.folder.resolve()) if spec.folder is not None else home
     env = {
@@ -474,6 +519,7 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
         "PYTHONPATH": ARENA_ROOT,
         "PYTHONDONTWRITEBYTECODE": "1",  # the bot's folder may be read-only
         "PYTHONHASHSEED": "0",  # same seed, same game, also for bots that iterate sets
+        **runtime_environment(limits),
     }
     program = None if choice.syscall_filter is not None else _seccomp_program(choice.level)
     own_userns = bot is None and choice.process_bound == "rlimit-userns"
@@ -505,6 +551,34 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                                              *([folder] if folder != home else [])],
                                   ruleset=ruleset, cpus=cpus, own_userns=own_userns),
                       owned_fds=() if ruleset is None else (ruleset,))
+
+
+def runtime_environment(limits: Limits) -> dict[str, str]:
+    """Settings that size managed runtimes by the bot's limits rather than by the
+    machine's (a JVM would reserve a quarter of the machine's memory for its heap and
+    start a GC thread per CPU; Go and Node would run a thread per CPU, and ``pids.max``
+    counts threads).  A bot's own flags override them (``java -Xmx300m``, ``node
+    --max-old-space-size=N``, ``debug.SetMemoryLimit``); whatever it sets, its real
+    memory stays bounded by the control group or the memory watch.  The JVM's own
+    messages go to stderr (by default they go to stdout, where they break the
+    protocol); with one core it picks the serial collector by itself, and a bot may
+    still choose another."""
+    heap_mb = max(16, int(limits.memory_mb * MANAGED_HEAP_SHARE))
+    threads = str(math.ceil(limits.cores))
+    return {
+        "JAVA_TOOL_OPTIONS": (
+            f"-XX:MaxRAM={limits.memory_mb}m "
+            f"-XX:MaxRAMPercentage={MANAGED_HEAP_SHARE * 100:g} "
+            f"-XX:ActiveProcessorCount={threads} -XX:-UsePerfData "
+            "-XX:+DisplayVMOutputToStderr -XX:+ErrorFileToStderr"),
+        "GOMEMLIMIT": f"{int(limits.memory_mb * GO_MEMORY_SHARE)}MiB",
+        "GOMAXPROCS": threads,
+        "NODE_OPTIONS": f"--max-old-space-size={heap_mb} --v8-pool-size={threads}",
+        # OpenMP and BLAS (numpy) start a thread per CPU
+        "OMP_NUM_THREADS": threads,
+        "OPENBLAS_NUM_THREADS": threads,
+        "MKL_NUM_THREADS": threads,
+    }
 
 
 # ------------------------------------------------------------------ Landlock (level none)
@@ -596,6 +670,28 @@ def _descendants(root: int) -> list[int]:
         found.append(pid)
         todo += children.get(pid, [])
     return found
+
+
+def _same_user_namespace(leader: int) -> Callable[[], list[int]] | None:
+    """A look for the processes in ``leader``'s user namespace (a bot's own at level
+    none, run by a user other than root); None when it has none of its own."""
+    try:
+        namespace = os.readlink(f"/proc/{leader}/ns/user")
+    except OSError:
+        return None
+    if namespace == os.readlink("/proc/self/ns/user"):
+        return None  # the arena's own: every process of the user would count
+
+    def members() -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry}/ns/user") == namespace:
+                        found.append(int(entry))
+        return found
+
+    return members
 
 
 def _nothing() -> None:
@@ -757,8 +853,9 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
     hidden and what the bot needs put back; else a user namespace), drop to the bot's
     uid and load the syscall filter."""
     mib = 1 << 20
+    address_space = address_space_backstop(limits)
     settings = [
-        (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
+        (resource.RLIMIT_AS, address_space, address_space),
         # SIGXCPU at the soft limit, SIGKILL at the hard one
         (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5),
         (resource.RLIMIT_FSIZE, limits.max_file_mb * mib, limits.max_file_mb * mib),
@@ -839,6 +936,11 @@ def _check(result: int, what: str) -> None:
     if result != 0:
         code = ctypes.get_errno()
         raise OSError(code, f"sandbox set-up: {what}: {os.strerror(code)}")
+
+
+def address_space_backstop(limits: Limits) -> int:
+    """RLIMIT_AS in bytes: see ADDRESS_SPACE_FLOOR_MB."""
+    return max(ADDRESS_SPACE_FLOOR_MB, ADDRESS_SPACE_PER_MEMORY_MB * limits.memory_mb) << 20
 
 
 def rlimit_setter(limits: Limits) -> Callable[[], None]:
