@@ -263,6 +263,7 @@ def validate_command(args: argparse.Namespace) -> int:
         setting_line,
     )
     from arena.plugins.manifest import load_manifest
+    from arena.runner.diagnosis import stderr_to_show
     from arena.runner.sandbox import choose_level
     from arena.settings import Limits, usable_cores
 
@@ -349,8 +350,7 @@ def validate_command(args: argparse.Namespace) -> int:
         if violation.decision is not None:
             where += f" at decision {violation.decision}"
         print(f"  {where}: {violation.reason}: {violation.detail}")
-        last_lines = violation.stderr_tail.strip().splitlines()[-3:]
-        for line in last_lines:
+        for line in stderr_to_show(violation.stderr_tail, violation.detail, 3):
             print(f"      stderr: {line[:200]}")
     if report.interrupted:
         checked = ("the handshake, the ping and " if report.ping_seconds is not None

@@ -21,6 +21,12 @@ import signal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+# how a failure's detail begins when the bot died before its handshake (or could not be
+# started at all): its stderr is then shown from its first lines
+DIED = "died before its handshake"
+NOT_STARTED = "could not start"
+# the first lines of such a bot's stderr that are shown (then its last ones)
+FIRST_STDERR_LINES = 6
 # what a signal that ended a bot's process most likely means
 SIGNAL_MEANINGS = {
     "SIGSEGV": "a segmentation fault: an invalid memory access",
@@ -77,7 +83,7 @@ def died_before_handshake(command: Sequence[str], folder: Path | None, path: str
               else f"exited with code {exit_code}")
     cause = _cause(command, folder, path, exit_code, signal_number, output, stderr,
                    memory_mb, address_space_mb)
-    return f"died before its handshake: {cause}; {ending}"
+    return f"{DIED}: {cause}; {ending}"
 
 
 def could_not_start(command: Sequence[str], folder: Path | None, path: str,
@@ -93,7 +99,26 @@ def could_not_start(command: Sequence[str], folder: Path | None, path: str,
         cause = _not_permitted(program)
     else:
         cause = str(error)
-    return f"could not start {program!r}: {cause}"
+    return f"{NOT_STARTED} {program!r}: {cause}"
+
+
+def died_at_start(detail: str) -> bool:
+    """Does this failure's detail (or a message quoting it) say the bot died before its
+    handshake, or could not be started?"""
+    return f"{DIED}: " in detail or detail.startswith(f"{NOT_STARTED} ") or \
+        f": {NOT_STARTED} " in detail
+
+
+def stderr_to_show(stderr: str, detail: str, last: int) -> list[str]:
+    """The lines of a failure's stderr worth printing: for a bot that died before its
+    handshake its first lines (a runtime says first why it cannot start) and, when
+    there are more, its last ones; for any other failure its ``last`` lines."""
+    lines = stderr.strip().splitlines()
+    if not died_at_start(detail):
+        return lines[-last:]
+    if len(lines) <= FIRST_STDERR_LINES + last:
+        return lines
+    return [*lines[:FIRST_STDERR_LINES], "...", *lines[-last:]]
 
 
 def _cause(command: Sequence[str], folder: Path | None, path: str, exit_code: int | None,

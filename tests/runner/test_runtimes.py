@@ -321,6 +321,21 @@ def test_a_jvm_that_cannot_reserve_its_heap_is_told_so(tmp_path: Path, level: st
     assert "Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAM=2048m" in stderr
 
 
+def test_validate_prints_the_cause_and_the_first_lines_of_stderr(
+        tmp_path: Path, java_classes: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = java_classes_folder(tmp_path, java_classes, "java-huge", "-Xmx64g")
+    assert main(["validate", str(folder), "--sandbox", "none"]) == 1
+    out = capsys.readouterr().out
+    assert "  handshake: crash: died before its handshake: the Java VM could not reserve the " \
+        "memory it asked for" in out
+    shown = [line.strip() for line in out.splitlines() if line.startswith("      stderr: ")]
+    assert shown[:3] == ["stderr: Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAM=2048m "
+                         "-XX:MaxRAMPercentage=50 -XX:ActiveProcessorCount=1 -XX:-UsePerfData "
+                         "-XX:+DisplayVMOutputToStderr -XX:+ErrorFileToStderr",
+                         "stderr: Error occurred during initialization of VM",
+                         "stderr: Could not reserve enough space for 67108864KB object heap"]
+
+
 @pytest.mark.parametrize("level", SANDBOXES)
 def test_a_missing_interpreter_is_named(tmp_path: Path, level: str) -> None:
     folder = tmp_path / "no-interpreter"
@@ -445,3 +460,30 @@ def test_the_stderr_excerpt_keeps_the_first_lines_and_the_last() -> None:
     short = StderrLog(None, cap=1 << 20, tail=4096)
     short.add(b"all of it\n")
     assert short.excerpt() == "all of it\n"
+
+
+def test_a_leagues_failure_list_and_report_say_why_a_bot_could_not_start(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    folder = bot_folder(bots, "no-module", ["{python}", "bot.py"])
+    (folder / "bot.py").write_text("import sys\nprint('starting up', file=sys.stderr)\n"
+                                   "import numpy_of_the_future\n")
+    (folder / "bot.py").chmod(0o644)
+    league = tmp_path / "league.toml"
+    league.write_text('name = "t"\ngame = "ra"\nplayers = 2\nroster = ["first", "no-module"]\n'
+                      f'rounds = 1\nresults_dir = "out"\nbot_paths = ["{bots}"]\n'
+                      "[time]\nhandshake = 20\n")
+    assert main(["run", str(league), "--quiet"]) == 0
+    capsys.readouterr()
+    cause = ("died before its handshake: a Python module it imports is not installed for "
+             "the interpreter it runs")
+    assert main(["games", str(league), "--failed"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"no-module: crash: {cause}") == 2  # both games, one line each
+    report = tmp_path / "report.html"
+    assert main(["report", str(league), "-o", str(report), "--no-replays"]) == 0
+    page = report.read_text()
+    assert "Why bots could not start" in page
+    assert f"crash in 2 games: {cause}: numpy_of_the_future; exited with code 1" in page
+    assert "starting up" in page  # the first line of its stderr
