@@ -223,14 +223,21 @@ def _resolve(program: str, folder: Path | None, path: str) -> Path | None:
     return None
 
 
-def _file_kind(found: Path | None) -> str:
-    """"elf", "script" (a #! line), "binary" (neither, not text), "text" or "missing"."""
+def _first_bytes(found: Path | None, count: int) -> bytes | None:
+    """The first ``count`` bytes of a file (None: none there, or unreadable)."""
     if found is None:
-        return "missing"
+        return None
     try:
         with open(found, "rb") as handle:
-            start = handle.read(512)
+            return handle.read(count)
     except OSError:
+        return None
+
+
+def _file_kind(found: Path | None) -> str:
+    """"elf", "script" (a #! line), "binary" (neither, not text), "text" or "missing"."""
+    start = _first_bytes(found, 512)
+    if start is None:
         return "missing"
     if start.startswith(b"\x7fELF"):
         return "elf"
@@ -243,11 +250,10 @@ def _runnable_here(found: Path | None) -> bool:
     """Could ``found`` be a program of this machine (text may be a shell script: yes)?
     No for an ELF file of another machine or cut short, or another binary file."""
     kind = _file_kind(found)
-    if kind != "elf" or found is None:
+    header = _first_bytes(found, 64)
+    if kind != "elf" or found is None or header is None:
         return kind != "binary"
     try:
-        with open(found, "rb") as handle:
-            header = handle.read(64)
         size = found.stat().st_size
     except OSError:
         return True
@@ -267,11 +273,7 @@ def _runnable_here(found: Path | None) -> bool:
 
 def _interpreter(found: Path) -> str | None:
     """The interpreter a script's #! line names, if any."""
-    try:
-        with open(found, "rb") as handle:
-            first = handle.readline(512)
-    except OSError:
-        return None
+    first = (_first_bytes(found, 512) or b"").split(b"\n", 1)[0]
     if not first.startswith(b"#!"):
         return None
     parts = first[2:].decode(errors="replace").split()
@@ -321,11 +323,7 @@ def _not_permitted(program: str) -> str:
 
 
 def _elf_machine(found: Path) -> int | None:
-    try:
-        with open(found, "rb") as handle:
-            header = handle.read(20)
-    except OSError:
-        return None
-    if len(header) < 20 or not header.startswith(b"\x7fELF"):
+    header = _first_bytes(found, 20)
+    if header is None or len(header) < 20 or not header.startswith(b"\x7fELF"):
         return None
     return int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")

@@ -289,6 +289,8 @@ def dies_at_start(spec: BotSpec, level: str) -> tuple[str, str, str]:
 
 
 def spec_in(folder: Path, *command: str) -> BotSpec:
+    """A bot in ``folder`` (made if need be, readable by all) started by ``command``."""
+    folder.mkdir(exist_ok=True)
     for path in [folder, *folder.iterdir()]:
         path.chmod(0o755)
     return BotSpec(name=folder.name, version="1", command=command, folder=folder,
@@ -338,10 +340,8 @@ def test_validate_prints_the_cause_and_the_first_lines_of_stderr(
 
 @pytest.mark.parametrize("level", SANDBOXES)
 def test_a_missing_interpreter_is_named(tmp_path: Path, level: str) -> None:
-    folder = tmp_path / "no-interpreter"
-    folder.mkdir()
     reason, detail, stderr = dies_at_start(
-        spec_in(folder, "sh", "-c", "exec python9 bot.py"), level)
+        spec_in(tmp_path / "no-interpreter", "sh", "-c", "exec python9 bot.py"), level)
     assert reason == "crash"
     assert detail.startswith("died before its handshake: a command it runs is not found: "
                              "python9 (the bot's PATH is /usr/local/bin:/usr/bin:/bin)")
@@ -396,10 +396,9 @@ def test_a_program_for_another_machine_is_named(tmp_path: Path, level: str) -> N
 
 @pytest.mark.parametrize("level", SANDBOXES)
 def test_a_crash_before_the_handshake_names_the_signal(tmp_path: Path, level: str) -> None:
-    folder = tmp_path / "segfault"
-    folder.mkdir()
-    reason, detail, _ = dies_at_start(
-        spec_in(folder, "{python}", "-c", "import ctypes; ctypes.string_at(0)"), level)
+    segfault = spec_in(tmp_path / "segfault", "{python}", "-c",
+                       "import ctypes; ctypes.string_at(0)")
+    reason, detail, _ = dies_at_start(segfault, level)
     assert reason == "crash"
     assert detail == ("died before its handshake: it crashed: SIGSEGV (a segmentation "
                       "fault: an invalid memory access); killed by SIGSEGV")
