@@ -342,13 +342,34 @@ class MemoryWatch:
         self._leader, self._strays, self._private_tmp = leader, strays, private_tmp
 
     def look(self) -> bool:
-        """Measure once; True (and :attr:`over` says why) when the bot's processes
-        together use more than its limit."""
+        """Measure once; True (and :attr:`over` says why, :attr:`processes` which to
+        kill) when the bot's processes together use more than its limit."""
         self._looks += 1
-        every_thread = self._looks % THREADS_LOOK_EVERY == 1
         if self._strays is not None and self._looks % STRAYS_LOOK_EVERY == 1:
-            with contextlib.suppress(OSError):
-                self._stray_roots = list(self._strays())
+            self._find_strays()
+        resident = self._walk(every_thread=self._looks % THREADS_LOOK_EVERY == 1)
+        used = resident + self._tmp_used(self.processes)
+        if used > self.limit:
+            used = self._exact_use(resident, used, self.processes)
+        if used <= self.limit:
+            return False
+        # to be killed: exactly the bot's processes now (a stray found half a second
+        # ago may be gone, its pid another's)
+        if self._strays is not None:
+            self._find_strays()
+        self._walk(every_thread=True)
+        self.over = (f"went over its memory limit of {self.memory_mb} MiB (all its "
+                     f"processes together used {used >> 20} MiB; no control group here, "
+                     "the arena's memory watch stopped it)")
+        return True
+
+    def _find_strays(self) -> None:
+        assert self._strays is not None
+        with contextlib.suppress(OSError):
+            self._stray_roots = list(self._strays())
+
+    def _walk(self, every_thread: bool) -> int:
+        """Find the bot's processes (:attr:`processes`); their resident bytes."""
         found: list[int] = []
         seen: set[int] = set()
         resident = 0
@@ -367,15 +388,7 @@ class MemoryWatch:
             found.append(pid)
             resident += pages * _PAGE
         self.processes = found
-        used = resident + self._tmp_used(found)
-        if used > self.limit:
-            used = self._exact_use(resident, used, found)
-        if used <= self.limit:
-            return False
-        self.over = (f"went over its memory limit of {self.memory_mb} MiB (all its "
-                     f"processes together used {used >> 20} MiB; no control group here, "
-                     "the arena's memory watch stopped it)")
-        return True
+        return resident
 
     def _exact_use(self, resident: int, estimate: int, pids: list[int]) -> int:
         """Proportional set sizes (plus the private tmpfs), or a bound on them from the

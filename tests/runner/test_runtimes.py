@@ -233,6 +233,43 @@ def test_memory_bombs_are_stopped_with_reason_memory(
     assert "allocating 8 GiB" in failure["stderr_tail"]
 
 
+@pytest.mark.parametrize("level", SANDBOXES)
+def test_the_memory_watch_finds_a_process_that_left_the_tree(
+        tmp_path: Path, level: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A setsid double fork: the grandchild's parent is gone, init (or the sandbox's)
+    takes it; at none the watch finds it by the bot's uid (root) or user namespace."""
+    zoo = Path(__file__).parent / "zoo"
+    folder = tmp_path / "runaway"
+    folder.mkdir()
+    shutil.copy(zoo / "_zoo.py", folder / "_zoo.py")
+    (folder / "bot.py").write_text(
+        "import os, sys, time\n"
+        "from _zoo import reply, serve\n"
+        "def on_request(request):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            print('allocating in the grandchild', file=sys.stderr, flush=True)\n"
+        "            block = bytearray(300 << 20)\n"
+        "            time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    time.sleep(5)\n"
+        "    reply(request, 0)\n"
+        "serve(on_request)\n")
+    sandbox.forget_probes()
+    monkeypatch.setattr(cgroups, "detect", functools.cache(
+        lambda: cgroups.Accounting("rlimits", "the memory watch, forced by the test")))
+    try:
+        record = play_one(spec_in(folder, "{python}", "bot.py"),
+                          dataclasses.replace(BOMB_LIMITS, sandbox=level, memory_mb=256))
+    finally:
+        monkeypatch.undo()
+        sandbox.forget_probes()
+    (failure,) = record["failures"]
+    assert failure["reason"] == "memory", failure
+    assert "memory watch" in failure["detail"]
+
+
 def test_the_memory_watch_counts_every_process_of_the_bot(tmp_path: Path) -> None:
     """Three children of 100 MiB and the parent: the sum is over 256 MiB, each is not;
     pages the children share with the parent (forked, never written) count once."""
