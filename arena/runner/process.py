@@ -35,7 +35,7 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -455,21 +455,10 @@ class ProcessChannel:
             raise BotFailure(*over)
 
     async def watch_memory(self, watch: MemoryWatch) -> None:
-        """Where no control group bounds the bot's memory: look at it every
-        :data:`~arena.runner.cgroups.MEMORY_LOOK_SECONDS` and kill every process of the
-        bot once it went over (the connection then reads the end of its output, and
+        """Where no control group bounds the bot's memory: :func:`enforce_memory` until
+        the process is killed (the connection then reads the end of its output, and
         :meth:`BotLaunch.exceeded` names the reason)."""
-        process = self.process
-        while not process.killed:
-            await trio.sleep(MEMORY_LOOK_SECONDS)
-            if process.killed or not watch.look():
-                continue
-            for pid in watch.processes:  # found in this look: none can be reused yet
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            return
+        await enforce_memory(watch, self.process.pid, lambda: self.process.killed)
 
     async def close(self, grace: float) -> None:
         with trio.CancelScope(shield=True):
@@ -543,6 +532,23 @@ class ProcessChannel:
         used = bot_cpu_seconds(self.process.pid, self.launch.group)
         self._cpu_used, self._cpu_checked_at = used, now
         return self._cpu_used > threshold
+
+
+async def enforce_memory(watch: MemoryWatch, leader: int, done: Callable[[], bool]) -> bool:
+    """Look at a started ``watch`` every :data:`~arena.runner.cgroups.MEMORY_LOOK_SECONDS`
+    until ``done()``; once the bot went over, kill every process of it (and the process
+    group of ``leader``, its first) and return True (``watch.over`` says why)."""
+    while not done():
+        await trio.sleep(MEMORY_LOOK_SECONDS)
+        if done() or not watch.look():
+            continue
+        for pid in watch.processes:  # found in this look: none can be reused yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGKILL)
+        return True
+    return False
 
 
 def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,

@@ -338,8 +338,10 @@ def machine_file(tmp_path: Path, name: str, change: Any) -> Path:
     """A copy of this machine's /bin/true, changed by ``change(bytes) -> bytes``."""
     folder = tmp_path / name
     folder.mkdir(exist_ok=True)
-    program = folder / "bot"
-    program.write_bytes(change(Path(os.path.realpath("/bin/true")).read_bytes()))
+    original = Path(os.path.realpath("/bin/true")).read_bytes()
+    changed = change(original)
+    assert changed != original, "this machine's /bin/true is not what the test expects"
+    (folder / "bot").write_bytes(changed)
     return folder
 
 
