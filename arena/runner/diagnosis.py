@@ -70,6 +70,12 @@ _JAVA_VERSION = re.compile(r"UnsupportedClassVersionError[^\n]*?class file versi
 _COMMAND_MISSING = re.compile(r"^\S+: (?:\d+: |line \d+: )?(?:exec: )?(\S+): (?:command )?not "
                               r"found$", re.MULTILINE)
 _JVM_INIT = re.compile(r"Error occurred during initialization of VM\n([^\n]+)")
+# an uncaught exception: Java's (its root cause last), else Python's or Node's last line
+_JAVA_THROWN = re.compile(r'^(?:Exception in thread "main"|Caused by:) ([^\n]+)', re.MULTILINE)
+_RAISED = re.compile(r"^((?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[\w+\])?: [^\n]+)$",
+                     re.MULTILINE)
+# a last line that says nothing of the failure (Node ends its report with its version)
+_TRAILER = re.compile(r"^Node\.js v[\d.]+$")
 
 
 def died_before_handshake(command: Sequence[str], folder: Path | None, path: str,
@@ -168,6 +174,10 @@ def _cause(command: Sequence[str], folder: Path | None, path: str, exit_code: in
     for pattern, say in checks:
         if (found := pattern.search(text)) is not None:
             return say(found)
+    if thrown := _JAVA_THROWN.findall(text):
+        return f"it threw {thrown[-1].strip()[:200]}"
+    if raised := _RAISED.findall(text):
+        return f"it raised {raised[-1].strip()[:200]}"
     if not signal_number and exit_code is not None and 128 < exit_code < 160:
         signal_number = exit_code - 128  # a shell reports its child's signal so
         return f"a process it ran was killed by {_signal_words(signal_number)}"
@@ -183,7 +193,7 @@ def _cause(command: Sequence[str], folder: Path | None, path: str, exit_code: in
     if exit_code == 126:
         return "a command it runs could not be run (exit code 126: not executable?)"
     last = _last_line(stderr) or _last_line(output)
-    return f"its stderr ends: {last}" if last else "it wrote nothing on stderr"
+    return f"its stderr ends: {last}" if last else "nothing on its stderr says why"
 
 
 def _signal_name(number: int) -> str:
@@ -205,7 +215,8 @@ def _first_line(text: str) -> str:
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not _TRAILER.match(line.strip())]
     return lines[-1][:200] if lines else ""
 
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import glob
 import itertools
 import math
 import os
@@ -84,6 +85,9 @@ ARENA_PACKAGE = str(Path(arena.__file__).resolve().parent)
 # /etc files that dynamic linking, locales and user lookups read
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
              "nsswitch.conf", "passwd", "group", "hosts")
+# /etc folders of runtimes, those this machine has: Debian's OpenJDK keeps its
+# configuration there (java.security: without it SecureRandom, and so UUID, fail)
+ETC_RUNTIME_FOLDERS = ("java*",)
 BWRAP_INSTALL_HINT = (
     "the bwrap sandbox needs bubblewrap, which is not installed: "
     "install it with `apt-get install bubblewrap` (Debian/Ubuntu), "
@@ -728,6 +732,9 @@ def bwrap_argv(folder: str, limits: Limits) -> list[str]:
     args += ["--perms", "0755", "--dir", "/etc"]  # (bubblewrap's own default: 0700)
     for name in ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for pattern in ETC_RUNTIME_FOLDERS:
+        for path in sorted(glob.glob(f"/etc/{pattern}")):
+            args += ["--ro-bind", path, path]
     # files in the tmpfs are memory: bounded by the memory limit (and, with cgroups,
     # charged to the bot)
     args += ["--proc", "/proc", "--dev", "/dev",

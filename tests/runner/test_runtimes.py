@@ -462,6 +462,21 @@ def test_a_missing_python_module_and_an_early_exit_are_named(tmp_path: Path, lev
                       "line by line and answers hello with ready; exited with code 0")
 
 
+def test_an_uncaught_exception_is_named(tmp_path: Path, java_classes: Path) -> None:
+    folder = java_classes_folder(tmp_path, java_classes, "java-throws")
+    _, detail, _ = dies_at_start(spec_in(folder, "java", "-cp", ".", "Bot", "throw"), "none")
+    assert detail == ("died before its handshake: it threw java.lang.IllegalStateException: "
+                      "no board yet; exited with code 1")
+    tool("node")
+    folder = tmp_path / "node-throws"
+    folder.mkdir()
+    (folder / "bot.js").write_text("const board = undefined;\nboard.tiles;\n")
+    _, detail, stderr = dies_at_start(spec_in(folder, "node", "bot.js"), "none")
+    assert detail == ("died before its handshake: it raised TypeError: Cannot read properties "
+                      "of undefined (reading 'tiles'); exited with code 1")
+    assert stderr.rstrip().splitlines()[-1].startswith("Node.js v")
+
+
 def test_a_bot_that_prints_before_its_ready_and_lives_is_still_malformed(tmp_path: Path
                                                                           ) -> None:
     folder = tmp_path / "chatty"

@@ -8,8 +8,10 @@ import java.util.regex.Pattern;
 
 /**
  * A plain Java bot for the runtime tests: protocol ra-arena/1 read by hand (no library),
- * the first legal choice every time.  With the argument "bomb" it allocates 8 GiB, 64 MiB
- * at a time, when asked to decide (Java zeroes every array: each page is used).
+ * the first legal choice every time, its start said on stderr with a random UUID (which
+ * needs the JDK's security configuration).  With the argument "bomb" it allocates 8 GiB,
+ * 64 MiB at a time, when asked to decide (Java zeroes every array: each page is used);
+ * with "throw" it throws before its ready.
  */
 public class Bot {
     private static final Pattern TYPE = Pattern.compile("\"type\"\\s*:\\s*\"([a-z_]+)\"");
@@ -17,6 +19,11 @@ public class Bot {
 
     public static void main(String[] args) throws Exception {
         boolean bomb = args.length > 0 && args[0].equals("bomb");
+        // SecureRandom reads the JDK's java.security (under /etc on Debian)
+        System.err.println("java-bot " + java.util.UUID.randomUUID());
+        if (args.length > 0 && args[0].equals("throw")) {
+            throw new IllegalStateException("no board yet");
+        }
         BufferedReader in = new BufferedReader(
             new InputStreamReader(System.in, StandardCharsets.UTF_8));
         List<long[]> hoard = new ArrayList<>();
