@@ -131,7 +131,8 @@ def games_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only games this bot sat in (repeat: games with all of them)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
-    parser.add_argument("--failed", action="store_true", help="only games where a bot failed")
+    parser.add_argument("--failed", action="store_true",
+                        help="only games where a bot failed, each failure with its detail")
     parser.add_argument("--limit", type=int, default=50,
                         help="show the last N games that match (default 50; 0: all)")
 
