@@ -374,6 +374,7 @@ class MemoryWatch:
         seen: set[int] = set()
         resident = 0
         todo = [self._leader, *self._stray_roots]
+        everyone = None if _CHILDREN_FILES else _children_of_all()
         while todo:
             pid = todo.pop()
             if pid in seen:
@@ -382,7 +383,8 @@ class MemoryWatch:
             try:
                 with open(f"/proc/{pid}/statm", "rb") as handle:
                     pages = int(handle.read().split()[1])
-                todo += _children(pid, every_thread)
+                todo += _children(pid, every_thread) if everyone is None \
+                    else everyone.get(pid, [])
             except (OSError, ValueError, IndexError):
                 continue  # gone meanwhile
             found.append(pid)
@@ -421,6 +423,34 @@ class MemoryWatch:
                     continue
                 return (info.f_blocks - info.f_bfree) * info.f_frsize
         return 0
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process below it (one look at all of /proc)."""
+    children = _children_of_all()
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _children_of_all() -> dict[int, list[int]]:
+    """Every process's children, from each one's parent in /proc/PID/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat_line = Path(f"/proc/{entry}/stat").read_text()
+                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+    return children
+
+
+# /proc/PID/task/TID/children (a kernel built with CONFIG_PROC_CHILDREN, as distributions
+# build theirs): without them the memory watch reads every process's parent instead
+_CHILDREN_FILES = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
 
 
 def _children(pid: int, every_thread: bool) -> list[int]:

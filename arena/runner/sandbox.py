@@ -400,7 +400,7 @@ class BotLaunch:
             how = (f"exited with code {returncode}" if returncode >= 0
                    else f"killed by signal {-returncode}")
             return f"{how}; a process it started kept its output open"
-        bot = set(_descendants(leader))
+        bot = set(cgroups.descendants(leader))
         if self.identity is not None:
             bot |= set(identity.processes_of(self.identity.uid))
         output, reads = f"pipe:[{output_inode}]", f"pipe:[{input_inode}]"
@@ -657,23 +657,6 @@ def landlock_ruleset(readable: list[str], listable: list[str], writable: list[st
             os.close(fd)
     os.set_inheritable(ruleset, False)
     return int(ruleset)
-
-
-def _descendants(root: int) -> list[int]:
-    """``root`` and every live process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                stat_line = Path(f"/proc/{entry}/stat").read_text()
-                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
-                children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo += children.get(pid, [])
-    return found
 
 
 def _same_user_namespace(leader: int) -> Callable[[], list[int]] | None:

@@ -270,9 +270,14 @@ def test_the_memory_watch_finds_a_process_that_left_the_tree(
     assert "memory watch" in failure["detail"]
 
 
-def test_the_memory_watch_counts_every_process_of_the_bot(tmp_path: Path) -> None:
-    """Three children of 100 MiB and the parent: the sum is over 256 MiB, each is not;
-    pages the children share with the parent (forked, never written) count once."""
+@pytest.mark.parametrize("children_files", [True, False])
+def test_the_memory_watch_counts_every_process_of_the_bot(
+        tmp_path: Path, children_files: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three children of 100 MiB and the parent: the sum is over 400 MiB, each is not;
+    pages the children share with the parent (forked, never written) count once.  The
+    children are found through /proc/PID/task/TID/children, or without those files (a
+    kernel built without them) from every process's parent."""
+    monkeypatch.setattr(cgroups, "_CHILDREN_FILES", children_files)
     script = tmp_path / "family.py"
     script.write_text(
         "import os, sys, time\n"
