@@ -145,6 +145,11 @@ class Game(abc.ABC):
     # The parts of a record (besides each action's own keys) that replaying its actions
     # must reproduce exactly; see :meth:`replay`.
     replayed_parts: tuple[str, ...] = ()
+    # True when :meth:`start_from_record` starts a game from what its record says chance
+    # brought (no seed needed): the records of its secret deals then keep no deal seed.
+    # A game without (a plugin's, say) keeps the deal seed in its record, which its
+    # replays need (docs/security.md).
+    replays_from_draws: bool = False
     # The package whose replay.js and replay.css draw the game on the replay page (see
     # :meth:`board_script`); this one holds the generic drawing.
     board_package: str = "arena.games"
@@ -160,7 +165,8 @@ class Game(abc.ABC):
         """Restore a state written by ``GameState.to_json``."""
 
     def replay(self, record: Mapping[str, JSON]) -> GameState:
-        """Rebuild the state a record describes by replaying its actions from its seed.
+        """Rebuild the state a record describes by replaying its actions from its start
+        (:meth:`start_from_record`: the recorded draws, or the seed).
 
         Each action must be taken by the seat the record names, and every key a recorded
         action carries (e.g. its JSON) and every part in :attr:`replayed_parts` present in
@@ -169,14 +175,10 @@ class Game(abc.ABC):
         try:
             if record.get("game", self.name) != self.name:
                 raise ReplayError(f"a {record.get('game')!r} record is not a {self.name} game")
-            num_players, seed = record["num_players"], record["seed"]
             steps = list(record["actions"])
         except (KeyError, TypeError, AttributeError) as error:
             raise ReplayError(f"not a {self.name} record: missing or bad {error}") from None
-        try:
-            state = self.replay_start(num_players, seed, record.get("options"))
-        except GameOptionError as error:
-            raise ReplayError(f"record cannot be set up: {error}") from None
+        state = self.start_from_record(record)
         for number, step in enumerate(steps):
             try:
                 seat, action = step["seat"], step["action"]
@@ -195,6 +197,27 @@ class Game(abc.ABC):
                 raise ReplayError(f"action {number}: {error}") from None
         check_reproduced(record, state.record(), self.replayed_parts)
         return state
+
+    def start_from_record(self, record: Mapping[str, JSON]) -> GameState:
+        """The state the engine's ``record`` starts from, its hidden future included.
+
+        A league's deals are secret (:mod:`arena.deals`), so an engine whose records hold
+        what chance brought (Ra's draws, the dice game's rolls) overrides this to start a
+        game that brings exactly those, in order, and sets :attr:`replays_from_draws`: its
+        records then keep no seed.  The default deals from the record's ``seed``
+        (:meth:`replay_start`).  Raises ``ReplayError``."""
+        try:
+            num_players, options = record["num_players"], record.get("options")
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ReplayError(f"not a {self.name} record: missing or bad {error}") from None
+        if "seed" not in record:
+            raise ReplayError(
+                f"this {self.name} record keeps no seed (its deal was secret) and the "
+                f"{self.name} engine cannot start a game from the draws it recorded")
+        try:
+            return self.replay_start(num_players, record["seed"], options)
+        except GameOptionError as error:
+            raise ReplayError(f"record cannot be set up: {error}") from None
 
     def replay_start(
         self, num_players: int, seed: int, options: Mapping[str, JSON] | None

@@ -11,6 +11,11 @@ Two leagues can be awaited at once in one program (each has its own store).
         nursery.start_soon(play_league, load_league("configs/league.toml"))
         nursery.start_soon(play_league, load_league("configs/dice.toml"))
 
+A league's format (:mod:`arena.league.formats`) decides its games: a schedule made in
+advance (round robin, gauntlet), or stages chosen from the stored results (Swiss rounds,
+a knockout's rounds, the ladder's batches: :mod:`arena.league.stages`), which the engine
+plays one after the other, each once the one before is stored.
+
 Open-ended play: pass ``games=``, an async iterable of :class:`ScheduledGame` (a trio
 receive channel, say), made with :func:`arena.league.schedule.table_games` so that ids
 stay deterministic from the games' contents; the league takes a game when a table is
@@ -30,21 +35,25 @@ from typing import Any
 
 import trio
 
+from arena.deals import PUBLIC
 from arena.errors import ArenaError
+from arena.league import formats
 from arena.league.backends import Backend, Games
 from arena.league.bots import find_bots, find_game
 from arena.league.config import ClusterSettings, LeagueConfig
+from arena.league.formats import FeedFormat, LeagueFormat, Stage, Tournament
 from arena.league.plan import Plan, Shard, check_setup, prepare
 from arena.league.play import Finished
 from arena.league.schedule import ScheduledGame
 from arena.league.scheduler import store_games
+from arena.league.stages import StageFeed, open_stages
 from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import LeagueStore, create_store
 from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.runner.sandbox import SandboxChoice, choose_level
 from arena.runner.trusted import check_trusted
-from arena.settings import TRUSTED
+from arena.settings import TRUSTED, Limits
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,8 @@ class Checked:
     # the game's full options (engine defaults filled in) new games get; None: the
     # engine is not this process's business (a caller's backend)
     rules: dict[str, Any] | None = None
+    format: LeagueFormat | None = None  # the league's format, its keys checked
+    format_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -92,6 +103,7 @@ class League:
     stored_before: list[GameResult]  # the games stored before this call, in order
     shard: Shard | None = None
     stop_test: SequentialStop | None = None
+    tournament: Tournament | None = None  # a feed format's state (Swiss, knockout ...)
     played: int = 0
     stopped: bool = False
     _scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -122,6 +134,10 @@ class LeagueListener:
     def game_stored(self, league: League, game: StoredGame) -> None:
         """After each newly stored game (a game is reported once)."""
 
+    def stage_started(self, league: League, stage: Stage) -> None:
+        """A feed format's stage (a Swiss round, a knockout's tie-breaks) starts: its
+        games come next."""
+
     def league_ended(self, league: League, summary: LeagueSummary) -> None:
         """At the end, also when interrupted (then the store holds every game reported
         so far); still before :func:`play_league` closes a store it opened."""
@@ -136,6 +152,17 @@ class _Notices(LeagueListener):
     def notice(self, text: str) -> None:
         for listener in self.listeners:
             listener.notice(text)
+
+
+class _Stages(LeagueListener):
+    """Tells a feed format's stages each stored game, so the next stage starts once
+    every game of this one is stored."""
+
+    def __init__(self, feed: StageFeed) -> None:
+        self.feed = feed
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        self.feed.game_stored(game.result)
 
 
 class _SequentialTest(LeagueListener):
@@ -187,7 +214,28 @@ def check_league(
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
-    return Checked(config, roster, sandbox, trusted, rules)
+    league_format = formats.league_format(config)
+    options = formats.checked_options(config, league_format)
+    if isinstance(league_format, FeedFormat) and shard is not None:
+        raise ArenaError(f"{config.path}: a {config.format} league chooses each stage from "
+                         "the results of the one before; it cannot be split into shards")
+    if sandbox is not None:  # bots with a build step play their built copies (last: slow)
+        roster = build_roster(roster, config.limits, notice)
+    return Checked(config, roster, sandbox, trusted, rules, league_format, options)
+
+
+def build_roster(roster: Sequence[BotSpec], limits: Limits, notice: Callable[[str], None]
+                 ) -> list[BotSpec]:
+    """The roster with every bot that has a build step replaced by its built copy,
+    built now (in the command line's cache, at the league's sandbox level) where the
+    cache has no build of its sources: its progress and, if it fails, the end of its log
+    as notices; BuildFailed (one line) stops the league before anything is stored."""
+    from arena.plugins.builds import NoticeReporter, ensure_built
+
+    reporter = NoticeReporter(notice)
+    return [ensure_built(spec, sandbox=limits.sandbox, bot_uid=limits.bot_uid,
+                         reporter=reporter) if spec.needs_build else spec
+            for spec in roster]
 
 
 async def play_league(
@@ -201,6 +249,7 @@ async def play_league(
     concurrency: int | None = None,
     shard: Shard | None = None,
     cluster: ClusterSettings | None = None,
+    deal_key: str | None = None,
 ) -> LeagueSummary:
     """Play ``config``'s league and return its summary; print nothing.
 
@@ -209,16 +258,20 @@ async def play_league(
     process, in worker processes, or on the Dask cluster ``cluster``).  ``bots``: the
     roster (default: discovery).  ``games``: open-ended play, the games the caller feeds
     (default: what is missing of the league's schedule).  ``shard``: play only that
-    slice of the schedule.  ``listeners`` receive every event (:class:`LeagueListener`)."""
+    slice of the schedule.  ``listeners`` receive every event (:class:`LeagueListener`).
+    ``deal_key``: what the hidden order of its games is dealt from (arena/deals.py; the
+    shards of a league share one); default: the store's own, made at random on first
+    use.  A league of public deals (``public_deals = true``) deals from the seeds."""
     notices = _Notices(listeners)
     checked = check_league(config, bots=bots, backend=backend, shard=shard,
                            open_ended=games is not None, notice=notices.notice)
     concurrency = concurrency or config.concurrency
-    if backend is None:
-        backend = _real_bots(config, checked.roster, concurrency, cluster)
     owned = store is None
     league_store = create_store(config.results_dir) if store is None else store
     try:
+        if backend is None:
+            key = PUBLIC if config.public_deals else league_store.deal_key(deal_key)
+            backend = _real_bots(config, checked.roster, concurrency, cluster, key)
         return await _play(checked, league_store, backend, listeners, games,
                            concurrency, shard)
     finally:
@@ -234,21 +287,37 @@ async def _play(
     config = checked.config
     names = [bot.name for bot in checked.roster]
     to_play: Games
-    if feed is None:
-        plan: Plan | None = prepare(config, checked.roster, store, shard=shard,
-                                    rules=checked.rules)
-        assert plan is not None
+    plan: Plan | None = None
+    test: SequentialStop | None = None
+    stages: StageFeed | None = None
+    if feed is None and isinstance(checked.format, FeedFormat):
+        stages = open_stages(config, checked.format, checked.format_options, checked.roster,
+                             store, rules=checked.rules)
+        to_play = feed = stages
+    elif feed is None:
+        plan = prepare(config, checked.roster, store, shard=shard, rules=checked.rules)
         test = build_stop(config, names, plan.schedule)
         to_play = plan.to_play
     else:
         check_setup(config, checked.roster, store, rules=checked.rules)
-        plan, test, to_play = None, None, feed
+        to_play = feed
     stored_before = store.results()
     if test is not None:
         test.seed(stored_before)
         to_play = [] if test.decided else test.order(plan.to_play if plan else [])
-    league = League(checked, store, plan, stored_before, shard, test)
-    everyone = [_SequentialTest(test), *listeners] if test is not None else list(listeners)
+    league = League(checked, store, plan, stored_before, shard, test,
+                    stages.tournament if stages is not None else None)
+    everyone: list[LeagueListener] = list(listeners)
+    if test is not None:
+        everyone.insert(0, _SequentialTest(test))
+    if stages is not None:
+        everyone.insert(0, _Stages(stages))
+
+        def stage_started(stage: Stage) -> None:
+            for listener in everyone:
+                listener.stage_started(league, stage)
+
+        stages.on_stage = stage_started
     for listener in everyone:
         listener.league_started(league)
 
@@ -301,13 +370,13 @@ def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
 
 
 def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int,
-               cluster: ClusterSettings | None) -> Backend:
+               cluster: ClusterSettings | None, deal_key: str) -> Backend:
     """Real bots: on a Dask cluster, in this process, or spread over worker processes
-    (one per core)."""
+    (one per core), dealing from ``deal_key``."""
     from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
     from arena.league.play import league_settings
 
-    settings = league_settings(config)
+    settings = league_settings(config, deal_key)
     if cluster is not None:
         return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)

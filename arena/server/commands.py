@@ -341,6 +341,10 @@ def upload_command(args: argparse.Namespace) -> int:
                                  token=login["token"])
     print(f"{version['bot']} version {version['number']}: {version['state']}: "
           f"{version['message']}")
+    build_log = (version.get("build_log") or "").strip().splitlines()
+    if version["state"] == "rejected" and build_log:  # a failed build: its log's end
+        for line in build_log[-20:]:
+            print(f"  build: {line[:200]}")
     for line in stderr_to_show(version.get("stderr_tail") or "", version["message"], 5):
         print(f"  stderr: {line[:200]}")
     return 0 if version["state"] == "valid" else 1

@@ -1,5 +1,8 @@
 """The ladder: an endless open-ended league inside the server, through the league engine
-as a library (:func:`arena.league.engine.play_league` with a feed of tables).
+as a library (:func:`arena.league.engine.play_league` with a feed of tables), its tables
+chosen as the league format "ladder" chooses them (:func:`arena.league.formats.
+ladder_tables`, ``ladder_batch``): here batch after batch as tables free up, with new
+versions, verdicts and a roster that changes.
 
 A ``play_league`` call has a fixed roster, so the ladder plays in *rounds of roster*:
 when the set of valid versions changes (a version validated, a bot disabled or deleted)
@@ -25,7 +28,8 @@ import trio
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
-from arena.league.matchmaking import LadderState, next_tables
+from arena.league.formats import ladder_batch, ladder_tables
+from arena.league.matchmaking import LadderState
 from arena.league.schedule import ScheduledGame, stable_int, table_games
 from arena.league.store import LeagueStore
 from arena.records import GameRecord, GameResult
@@ -125,6 +129,8 @@ class Ladder:
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
                 self._check_files(version, spec)
+                if spec.needs_build:  # built when it was validated
+                    spec = self.server.built_spec(spec)
             except ArenaError as problem:
                 self._leave_out(version, problem)
                 continue
@@ -162,7 +168,8 @@ class Ladder:
                     await play_league(config, store=self.server.league_store, bots=specs,
                                       games=receive, listeners=[_Listener(self)],
                                       concurrency=self.server.settings.concurrency,
-                                      cluster=self.server.cluster)
+                                      cluster=self.server.cluster,
+                                      deal_key=self.server.deal_key)
             except Exception as problem:  # the web app and the queue go on regardless
                 while isinstance(problem, ExceptionGroup) and len(problem.exceptions) == 1:
                     problem = problem.exceptions[0]
@@ -214,12 +221,9 @@ class Ladder:
                     count = max(1, settings.concurrency)
                     together = self.verdicts.together(names, self.games_of,
                                                       self.in_progress.values())
-                    tables = next_tables(self._state(), names, k, count=count, new=new,
-                                         seed=stable_int("ladder-table", counter),
-                                         together=together[:count])
-                    for number, table in enumerate(tables):
-                        seed = stable_int("ladder-seed", counter, number)
-                        games = table_games(settings.game, table, seed, round=counter)
+                    tables = ladder_tables(self._state(), names, k, count, counter, new=new,
+                                           together=together[:count])
+                    for games in ladder_batch(settings.game, tables, counter, round=counter):
                         store.add_inflight(games)  # before any is played: a stop replays them
                         for game in games:
                             await self._send(send, game)
@@ -440,7 +444,8 @@ class Friendlies:
             assert self.store is not None
             await play_league(config, store=self.store, bots=bots, games=receive,
                               listeners=[_FriendlyListener(self, request.id)],
-                              concurrency=1, cluster=self.server.cluster)
+                              concurrency=1, cluster=self.server.cluster,
+                              deal_key=self.server.deal_key)
         store.friendly_state(request.id, "done", f"{k}-player games, unrated")
 
     def find_game(self, game_id: str) -> GameRecord:
