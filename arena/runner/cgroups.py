@@ -363,6 +363,18 @@ class MemoryWatch:
                      "the arena's memory watch stopped it)")
         return True
 
+    def enforce(self, leader: int) -> bool:
+        """:meth:`look`, and once over kill every process of the bot (and the process
+        group of ``leader``, its first): True then (:attr:`over` says why)."""
+        if not self.look():
+            return False
+        for pid in self.processes:  # found in this look: none can be reused yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGKILL)
+        return True
+
     def _find_strays(self) -> None:
         assert self._strays is not None
         with contextlib.suppress(OSError):

@@ -535,19 +535,12 @@ class ProcessChannel:
 
 
 async def enforce_memory(watch: MemoryWatch, leader: int, done: Callable[[], bool]) -> bool:
-    """Look at a started ``watch`` every :data:`~arena.runner.cgroups.MEMORY_LOOK_SECONDS`
-    until ``done()``; once the bot went over, kill every process of it (and the process
-    group of ``leader``, its first) and return True (``watch.over`` says why)."""
+    """:meth:`MemoryWatch.enforce` every :data:`~arena.runner.cgroups.MEMORY_LOOK_SECONDS`
+    until ``done()``; True once it killed the bot (``watch.over`` says why)."""
     while not done():
         await trio.sleep(MEMORY_LOOK_SECONDS)
-        if done() or not watch.look():
-            continue
-        for pid in watch.processes:  # found in this look: none can be reused yet
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(leader, signal.SIGKILL)
-        return True
+        if not done() and watch.enforce(leader):
+            return True
     return False
 
 
