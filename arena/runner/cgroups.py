@@ -424,7 +424,9 @@ class MemoryWatch:
         return exact
 
     def _tmp_used(self, pids: list[int]) -> int:
-        """Bytes in the bot's private /tmp (bwrap), seen through a process inside."""
+        """Bytes in the bot's private /tmp (bwrap), seen through a process inside: the
+        tmpfs of exactly its limit's size (bubblewrap sizes it so; a process still
+        setting up the sandbox sees the machine's /tmp, which is not the bot's)."""
         if not self._private_tmp:
             return 0
         for pid in pids:
@@ -433,7 +435,8 @@ class MemoryWatch:
                     info = os.statvfs(f"/proc/{pid}/root/tmp")
                 except OSError:
                     continue
-                return (info.f_blocks - info.f_bfree) * info.f_frsize
+                if info.f_blocks * info.f_frsize == self.limit:
+                    return (info.f_blocks - info.f_bfree) * info.f_frsize
         return 0
 
 

@@ -270,6 +270,27 @@ def test_the_memory_watch_finds_a_process_that_left_the_tree(
     assert "memory watch" in failure["detail"]
 
 
+def test_the_memory_watch_never_takes_the_machines_tmp_for_the_bots() -> None:
+    """Under bwrap the watch reads the bot's private /tmp through a process inside the
+    sandbox; a process still setting it up sees the machine's /tmp, which is not the
+    bot's (read as the bot's, a Go bot once went "over" at 29 GiB)."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(dir="/tmp") as filler:
+        filler.write(b"x" * (24 << 20))  # the machine's /tmp holds at least 24 MiB
+        filler.flush()
+        shell = subprocess.Popen(["sh", "-c", "sleep 30; true"], start_new_session=True)
+        try:
+            time.sleep(0.2)  # its child, sleep, started
+            watch = cgroups.MemoryWatch(16)
+            watch.start(shell.pid, private_tmp=True)
+            assert not watch.look(), watch.over
+            assert len(watch.processes) == 2
+        finally:
+            os.killpg(shell.pid, 9)
+            shell.wait()
+
+
 @pytest.mark.parametrize("children_files", [True, False])
 def test_the_memory_watch_counts_every_process_of_the_bot(
         tmp_path: Path, children_files: bool, monkeypatch: pytest.MonkeyPatch) -> None:
