@@ -17,6 +17,11 @@ observation (``choose`` then gets None for it), which saves both sides the JSON 
 when the legal list is all the bot looks at.  Without an ``on_action`` hook the bot asks
 not to be sent the other players' actions at all.
 
+Parameters: a bot that declares tunable parameters in its bot.toml (``[parameters]``,
+docs/manifest.md; ``arena tune`` tunes them, docs/tuning.md) finds their values in the
+hello message: ``run(choose, on_hello=lambda hello: configure(hello.get("parameters",
+{})))`` is called once, before the first game (a process plays with one set of values).
+
 Time: ``on_request(message)``, if given, gets each request just before ``choose`` is
 called; :func:`seconds_for` turns its ``time`` into the longest this decision may take
 (per-decision limit, overage bank and the optional whole-game clock together).
@@ -59,6 +64,7 @@ def run(
     on_action: Hook | None = None,
     on_game_over: Hook | None = None,
     on_request: Hook | None = None,
+    on_hello: Hook | None = None,
     stdin: IO[bytes] | None = None,
     stdout: IO[bytes] | None = None,
     observation: bool = True,
@@ -69,8 +75,9 @@ def run(
     randomness, ``seat`` is you); ``on_action(message)`` each decision made by anyone;
     ``on_game_over(message)`` the final scores and placements; ``on_request(message)``
     each request before ``choose`` sees it (e.g. for its ``time``, see
-    :func:`seconds_for`).  ``observation=False``: lean requests (see the module
-    docstring)."""
+    :func:`seconds_for`); ``on_hello(message)`` the hello message, before the bot says
+    ready (its ``parameters``: see the module docstring).  ``observation=False``: lean
+    requests (see the module docstring)."""
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
 
@@ -112,6 +119,8 @@ def run(
         elif kind == "ping":
             send({"type": "pong", "id": message["id"]})
         elif kind == "hello":
+            if on_hello is not None:
+                on_hello(message)
             send(ready)
         elif kind == "quit":
             return

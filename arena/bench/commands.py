@@ -28,6 +28,8 @@ BENCHMARKS: dict[str, str] = {
     "formats": "arena.bench.formats",
     "serve": "arena.bench.serve",
     "freshness": "arena.bench.freshness",
+    "tune": "arena.bench.tune",
+    "tune-greedy": "arena.bench.tune",
 }
 
 
@@ -55,7 +57,8 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--games", type=int, metavar="N",
         help="scale: games in the synthesised store (default 100000); league --cluster: "
-             "games per league (default 200 x --seconds)",
+             "games per league (default 200 x --seconds); tune: the tuning's games (default "
+             "400, 1600 and 6400; tune-greedy 20000)",
     )
     parser.add_argument(
         "--league-games", type=int, metavar="N",
@@ -65,7 +68,8 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--repetitions", type=int, metavar="N",
         help="matchmaking: simulated ladders per scenario (default 20); league --cluster: "
              "cluster leagues per row, each between two local ones (default 7); formats: "
-             "simulated leagues per row (default 100)",
+             "simulated leagues per row (default 100); tune: runs per budget and method "
+             "(default 5)",
     )
     parser.add_argument(
         "--bots", type=int, nargs="+", metavar="N",

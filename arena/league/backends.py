@@ -26,6 +26,7 @@ import trio
 from arena.league.play import Finished, GameSettings, PlayFunction, engine, play_seating
 from arena.league.schedule import ScheduledGame
 from arena.records import GameRecord
+from arena.runner.botspec import seat_specs
 
 if TYPE_CHECKING:
     from arena.league.config import ClusterSettings
@@ -120,7 +121,7 @@ class LocalBackend:
         async with open_bot_pool(self.settings.limits, self.settings.log_dir) as pool:
 
             async def play_one(game: ScheduledGame) -> GameRecord:
-                seating = [self.specs[name] for name in game.seats]
+                seating = seat_specs(self.specs, game.seats, game.parameters)
                 record = await play_seating(pool, game_engine, self.settings, seating,
                                             game.seed)
                 return record.in_league(game.game_id, game.table, game.round)

@@ -34,11 +34,11 @@ import trio
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.runner.botspec import BotSpec, seat_specs
 
 if TYPE_CHECKING:
     from arena.league.play import GameSettings
     from arena.league.store import PackedRecord
-    from arena.runner.botspec import BotSpec
 
 try:  # the worker plugin's base class, when Dask is installed
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -300,12 +300,13 @@ def play_chunk(
     settings: GameSettings,
     specs: dict[str, BotSpec],
     packs: dict[str, BotPack],
-    games: Sequence[tuple[str, Sequence[str], int]],
+    games: Sequence[tuple[str, Sequence[str], int, Sequence[Any]]],
     at_once: int = 1,
     dictionary: tuple[int, bytes] | None = None,
     version: str = __version__,
 ) -> tuple[list[tuple[str, PackedRecord | None, str | None, str]], float, float]:
-    """A Dask task: play ``games`` (id, seats, seed) on this worker, ``at_once`` at a
+    """A Dask task: play ``games`` (id, seats, seed, parameter values of some seats'
+    bots) on this worker, ``at_once`` at a
     time per worker thread (with the other chunks it plays), each record packed here as
     the store keeps it (compressed with ``dictionary``, the store's for the game, once it
     has one), so the coordinator only inserts rows.  ``version``: the coordinator's
@@ -339,8 +340,9 @@ def play_chunk(
     # slots this one's frees; Dask still reruns the chunk elsewhere if this worker dies.
     secede()
     played, slot_seconds = runtime.play_chunk(
-        settings, roster, [[local[name] for name in seats] for _, seats, _ in games],
-        [seed for _, _, seed in games], slots, dictionary)
+        settings, roster,
+        [seat_specs(local, seats, parameters) for _, seats, _, parameters in games],
+        [seed for _, _, seed, _ in games], slots, dictionary)
     return [(game_id, record, error, plugin.address)
-            for (game_id, _, _), (record, error) in zip(games, played, strict=True)], \
+            for (game_id, *_), (record, error) in zip(games, played, strict=True)], \
         slot_seconds, time.time()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TextIO, TypeVar
 
 import trio
 
@@ -35,8 +35,10 @@ from arena.league.store import LeagueStore, open_store
 from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.runner.trusted import WARNING as TRUSTED_WARNING
+from arena.settings import TRUSTED
 
 EXIT_INTERRUPTED = 130
+T = TypeVar("T")
 
 
 def run_league(
@@ -70,25 +72,47 @@ def run_league(
         return _dry_run(config, bots, backend, err, shard)
     terminal = terminal or Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
 
-    async def main() -> LeagueSummary | None:
+    summary = run_interruptible(lambda: play_league(
+        config, backend=backend, bots=bots, listeners=[terminal], concurrency=concurrency,
+        shard=shard, cluster=cluster, deal_key=deal_key))
+    return EXIT_INTERRUPTED if summary is None else 0
+
+
+def run_interruptible(work: Callable[[], Awaitable[T]]) -> T | None:
+    """``work()`` in its own trio run, cancelled by Ctrl-C or SIGTERM: its result, or
+    None when a signal interrupted it (every stored game stays); a failure of several
+    tasks is raised as its one error worth showing (:func:`_single`)."""
+
+    async def main() -> T | None:
         with trio.CancelScope() as interrupted:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_cancel_on_signals, interrupted)
-                summary = await play_league(
-                    config, backend=backend, bots=bots, listeners=[terminal],
-                    concurrency=concurrency, shard=shard, cluster=cluster,
-                    deal_key=deal_key,
-                )
+                result = await work()
                 nursery.cancel_scope.cancel()  # the signal watcher
-            return summary
+            return result
         return None
 
     try:
-        summary = trio.run(main)
+        return trio.run(main)
     except BaseExceptionGroup as group:
         raise _single(group) from None
-    return EXIT_INTERRUPTED if summary is None else 0
 
+
+
+def played_here(config: LeagueConfig, cluster: ClusterSettings | None = None
+                ) -> LeagueConfig:
+    """The league played in this process (no worker processes), where ``--trace`` sees
+    the bots' lines: worker processes and cluster workers would have to write the trace
+    themselves.  An ArenaError for a league that cannot be (on a cluster, or trusted)."""
+    from dataclasses import replace
+
+    if cluster is not None:
+        raise ArenaError("--trace traces the games played in this process: not with "
+                         "--cluster (trace a bot with `arena validate BOT --trace`)")
+    if config.limits.sandbox == TRUSTED:
+        raise ArenaError("--trace: under sandbox \"trusted\" the bots are played in-process, "
+                         "with no lines to trace; use --sandbox auto")
+    return replace(config, workers=1, nice=0)
 
 async def _cancel_on_signals(scope: trio.CancelScope) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
+from arena.runner.botspec import ParameterValues
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ class ScheduledGame:
     round: int
     seats: tuple[str, ...]  # bot name per seat
     seed: int
+    # (bot name, values): parameter values some seats' bots play with instead of their
+    # defaults (open-ended play: ``arena tune``'s perturbed players); the caller's ids
+    # tell such games apart (arena/tune/tuner.py names each perturbed player)
+    parameters: tuple[tuple[str, ParameterValues], ...] = ()
 
     @property
     def num_players(self) -> int:
@@ -108,15 +113,18 @@ def rotations(table: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(table[r:]) + tuple(table[:r]) for r in range(len(table))]
 
 
-def table_games(game: str, table: Sequence[str], seed: int, round: int = 0
+def table_games(game: str, table: Sequence[str], seed: int, round: int = 0,
+                parameters: Sequence[tuple[str, ParameterValues]] = ()
                 ) -> list[ScheduledGame]:
     """The games of one table chosen by a caller (open-ended play): every seat rotation
     of ``table`` with the one ``seed`` (duplicate format, as a schedule plays a table),
     each id from its game, seating and seed like a scheduled game's, so a table asked
-    for twice is stored once."""
+    for twice is stored once.  ``parameters``: values some of its bots play with (see
+    :class:`ScheduledGame`)."""
     text = json.dumps([game, len(table), round, list(table), seed], separators=(",", ":"))
     table_id = hashlib.sha256(text.encode()).hexdigest()[:12]
-    return [ScheduledGame(game_id(game, seats, seed), table_id, round, seats, seed)
+    return [ScheduledGame(game_id(game, seats, seed), table_id, round, seats, seed,
+                          tuple(parameters))
             for seats in rotations(table)]
 
 

@@ -10,7 +10,7 @@ The parent keeps the scheduler, the store and the progress line; a worker only t
 Frames both ways are a 4-byte length + pickle (both ends are this program):
 
     parent -> worker   setup: (GameSettings, {name: BotSpec}, games at once)
-    parent -> worker   (game_id, seats, seed, dictionary or None)
+    parent -> worker   (game_id, seats, seed, parameters, dictionary or None)
     worker -> parent   (game_id, PackedRecord, None) or (game_id, None, error message)
 
 The worker packs each record as the store keeps it (:func:`~arena.league.store.pack_record`:
@@ -154,7 +154,8 @@ class _Worker:
         self.in_flight += 1
         try:
             async with self.send_lock:
-                await _send(self.stdin, (game.game_id, game.seats, game.seed, dictionary))
+                await _send(self.stdin, (game.game_id, game.seats, game.seed,
+                                         game.parameters, dictionary))
                 self.has_dictionary = self.has_dictionary or dictionary is not None
             record, error = await receive.receive()
         finally:
@@ -221,6 +222,7 @@ async def open_workers(
 async def _serve() -> None:
     from arena.league.play import GameSettings, engine, play_seating
     from arena.league.store import pack_record
+    from arena.runner.botspec import seat_specs
     from arena.runner.pool import open_bot_pool
 
     stdin = trio.lowlevel.FdStream(os.dup(0))
@@ -237,14 +239,14 @@ async def _serve() -> None:
     known: dict[str, tuple[int, bytes]] = {}  # game -> the store's dictionary
 
     async def play_one(pool: Any, game_id: str, seats: Sequence[str], seed: int,
-                       dictionary: Dictionary | None) -> None:
+                       parameters: Sequence[Any], dictionary: Dictionary | None) -> None:
         if dictionary is not None:
             known[dictionary[0]] = dictionary[1:]
         async with limiter:
             reply: tuple[str, Any, str | None]
             try:
                 record = await play_seating(pool, game, settings,
-                                            [specs[name] for name in seats], seed)
+                                            seat_specs(specs, seats, parameters), seed)
                 reply = (game_id, pack_record(record, known.get(record.game)), None)
             except ArenaError as error:
                 reply = (game_id, None, str(error))

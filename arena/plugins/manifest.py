@@ -8,6 +8,7 @@ bots that plugins register directly, without a manifest.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import shutil
@@ -19,9 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.games.base import Game
-from arena.runner.botspec import BotSpec, parse_tcp_address
+from arena.runner.botspec import BotSpec, Parameter, parse_tcp_address
 from arena.runner.sandbox import SAFE_PATH
 from arena.runner.trusted import ENTRY_POINT_PATTERN, ENTRY_POINT_RULE
 from arena.settings import FolderLimits, Limits, folder_limits
@@ -52,7 +53,7 @@ def resource_caps() -> dict[str, float]:
 
 REQUIRED_KEYS = ("name", "version", "games")  # and one of "command", "connect"
 OPTIONAL_KEYS = ("command", "connect", "build", "entry_point", "authors", "description",
-                 "resources")
+                 "resources", "parameters")
 
 # Left out of the content hash and of an installed copy: caches and bookkeeping that do
 # not change what the bot does.
@@ -112,6 +113,7 @@ def load_manifest(
         content_hash=_hash_or_problem(folder, problems, limits),
         entry_point=_valid(data, "entry_point", bad_keys, None),
         build=tuple(_valid(data, "build", bad_keys, [])),
+        parameters=_parameters(_valid(data, "parameters", bad_keys, {}), bad_keys),
     )
     problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
     if problems:
@@ -176,7 +178,8 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     allowed = (*REQUIRED_KEYS, *OPTIONAL_KEYS)
     for key in data:
         if key not in allowed:
-            wrong(key, f"unknown key; allowed keys: {', '.join(allowed)}")
+            wrong(key, f"unknown key{did_you_mean(key, allowed)}; allowed keys: "
+                       f"{', '.join(allowed)}")
     for key in ("name", "version", "command", "games"):
         if key == "command":
             if "command" not in data and "connect" not in data:
@@ -231,7 +234,102 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
         for key, value in resources.items():
             if not (_is_int(value) or isinstance(value, float)):
                 wrong(f"resources.{key}", "must be a number")
+    _parameters_shape(data.get("parameters", {}), allowed, wrong, bad)
     return problems, bad
+
+
+# [parameters]: NAME = { default = ..., min = ..., max = ..., c_end = ..., r_end = ... }
+PARAMETER_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
+PARAMETER_NAME_RULE = ("1-40 letters, digits and '_', not starting with a digit (a name every "
+                       "language can read)")
+PARAMETER_KEYS = ("default", "min", "max", "c_end", "r_end", "integer")
+PARAMETER_NUMBERS = ("default", "min", "max", "c_end", "r_end")
+PARAMETER_EXAMPLE = "denial = { default = 0.6, min = 0.0, max = 2.0, c_end = 0.1, r_end = 0.002 }"
+MAX_PARAMETERS = 64
+# fishtest's usual learning rate at the last iteration (its SPSA form suggests it)
+DEFAULT_R_END = 0.002
+# without c_end: a twentieth of the range, a change small enough to keep the bot sound
+DEFAULT_C_END_SHARE = 0.05
+
+
+def _parameters_shape(parameters: Any, top_keys: tuple[str, ...],
+                      wrong: Any, bad: set[str]) -> None:
+    if not isinstance(parameters, dict):
+        wrong("parameters", f"must be a table of NAME = {{...}}, e.g. {PARAMETER_EXAMPLE}")
+        return
+    if len(parameters) > MAX_PARAMETERS:
+        wrong("parameters", f"{len(parameters)} parameters; at most {MAX_PARAMETERS}")
+        return
+    for name, table in parameters.items():
+        key = f"parameters.{name}"
+        if name in top_keys:  # TOML puts every key after [parameters] into that table
+            wrong(key, f"{name!r} is a top-level key: move it above [parameters]")
+        elif not PARAMETER_NAME.fullmatch(name):
+            wrong(key, f"{name[:40]!r} is not a parameter name: {PARAMETER_NAME_RULE}")
+        elif not isinstance(table, dict):
+            wrong(key, f"must be a table, e.g. {PARAMETER_EXAMPLE}")
+        else:
+            for field_name, value in table.items():
+                if field_name not in PARAMETER_KEYS:
+                    wrong(f"{key}.{field_name}", "unknown key; allowed keys: "
+                                                 + ", ".join(PARAMETER_KEYS))
+                elif field_name == "integer":
+                    if not isinstance(value, bool):
+                        wrong(f"{key}.integer", "must be true or false")
+                elif not (_is_int(value) or isinstance(value, float)) \
+                        or not math.isfinite(value):
+                    wrong(f"{key}.{field_name}", "must be a finite number")
+            for required in ("default", "min", "max"):
+                if required not in table:
+                    wrong(f"{key}.{required}", f"missing; a parameter needs default, min "
+                                               f"and max, e.g. {PARAMETER_EXAMPLE}")
+        if any(bad_key == key or bad_key.startswith(f"{key}.") for bad_key in bad):
+            bad.add(key)  # its other checks would only repeat the problem
+
+
+def _parameters(table: Mapping[str, Any], bad_keys: set[str]) -> tuple[Parameter, ...]:
+    """The declared parameters whose shape is right (the others have a problem already);
+    c_end and r_end filled in where left out (DEFAULT_C_END_SHARE, DEFAULT_R_END)."""
+    declared = []
+    for name, entry in table.items():
+        if f"parameters.{name}" in bad_keys:
+            continue
+        low, high = float(entry["min"]), float(entry["max"])
+        declared.append(Parameter(
+            name=name, default=float(entry["default"]), minimum=low, maximum=high,
+            c_end=float(entry.get("c_end", DEFAULT_C_END_SHARE * (high - low))),
+            r_end=float(entry.get("r_end", DEFAULT_R_END)),
+            integer=bool(entry.get("integer", False)),
+        ))
+    return tuple(declared)
+
+
+def parameter_problems(parameters: tuple[Parameter, ...]) -> list[str]:
+    """What is wrong with declared parameters' values, one line each naming the key."""
+    problems = []
+    for parameter in parameters:
+        key = f"parameters.{parameter.name}"
+        low, high = parameter.minimum, parameter.maximum
+        if not low < high:
+            problems.append(f"key {key!r}: min {low:g} must be below max {high:g}")
+            continue
+        if not low <= parameter.default <= high:
+            problems.append(f"key '{key}.default': {parameter.default:g} is outside min..max "
+                            f"({low:g}..{high:g})")
+        if not 0 < parameter.c_end <= high - low:
+            problems.append(f"key '{key}.c_end': {parameter.c_end:g} must be above 0 and at "
+                            f"most max - min ({high - low:g}): SPSA's last perturbation")
+        if not parameter.r_end > 0:
+            problems.append(f"key '{key}.r_end': {parameter.r_end:g} must be above 0: SPSA's "
+                            f"last learning rate (fishtest's usual {DEFAULT_R_END:g})")
+        if parameter.integer:
+            fractional = [f"{what} {value:g}" for what, value in
+                          (("default", parameter.default), ("min", low), ("max", high))
+                          if value != math.floor(value)]
+            if fractional:
+                problems.append(f"key {key!r}: an integer parameter needs whole numbers, "
+                                f"not {', '.join(fractional)}")
+    return problems
 
 
 def spec_problems(
@@ -250,6 +348,8 @@ def spec_problems(
     if "games" not in skip:
         problems.extend(_games_problems(spec.games, games, unavailable_games or {}))
     problems.extend(_resources_problems(spec.resources))
+    if "parameters" not in skip:
+        problems.extend(parameter_problems(spec.parameters))
     if "entry_point" not in skip and spec.entry_point is not None \
             and not ENTRY_POINT_PATTERN.fullmatch(spec.entry_point):
         problems.append(f"key 'entry_point': {spec.entry_point[:80]!r} is not "
@@ -298,7 +398,8 @@ def _games_problems(
             problems.append(f"key {key!r}: game {name!r} cannot be used: {unavailable[name]}")
             continue
         if game is None:
-            problems.append(f"key {key!r}: unknown game {name!r}; known games: {known}")
+            problems.append(f"key {key!r}: unknown game {name!r}{did_you_mean(name, games)}; "
+                            f"known games: {known}")
             continue
         allowed = f"{game.min_players}..{game.max_players}"
         if not counts:
@@ -319,7 +420,8 @@ def _resources_problems(resources: Mapping[str, float]) -> list[str]:
     for key, value in resources.items():
         if key not in RESOURCE_MEANINGS:
             allowed = ", ".join(f"{k} ({meaning})" for k, meaning in RESOURCE_MEANINGS.items())
-            problems.append(f"key 'resources.{key}': unknown resource; allowed: {allowed}")
+            problems.append(f"key 'resources.{key}': unknown resource"
+                            f"{did_you_mean(key, RESOURCE_MEANINGS)}; allowed: {allowed}")
         elif not 0 < value <= caps[key]:
             problems.append(f"key 'resources.{key}': {value} is outside 0 < {key} <= {caps[key]:g}")
     return problems

@@ -281,6 +281,7 @@ def report_command(args: argparse.Namespace) -> int:
         stop=league.stop,
         games=games,
         standings=league.standings,
+        tuning=_tuning(league.results_dir),
     )
     write_output(target, page)
     print(f"wrote {target} ({_describe(league.results)})", file=target.notes)
@@ -301,6 +302,18 @@ def _start_failures(results_dir: Path, results: list[GameResult]) -> list[StartF
     store = open_store(results_dir)
     try:
         return start_failures(store.records_of(failed))
+    finally:
+        store.close()
+
+
+def _tuning(results_dir: Path) -> str:
+    """The section on the tune a store holds (``arena tune``), "" for a league."""
+    from arena.league.store import open_store
+    from arena.tune.report import tuning_section
+
+    store = open_store(results_dir)
+    try:
+        return tuning_section(store)
     finally:
         store.close()
 

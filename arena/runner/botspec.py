@@ -3,10 +3,36 @@
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
+
+# the values a player was given for its declared parameters: (name, value), in the
+# declaration's order (hashable: part of what distinguishes two players of one bot)
+ParameterValues = tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One tunable parameter a bot declares (``[parameters]`` in bot.toml,
+    docs/manifest.md): what it is called, its default and bounds, and SPSA's step sizes
+    as fishtest writes them (``arena tune``, docs/tuning.md): ``c_end``, the perturbation
+    at the last iteration, and ``r_end``, the learning rate there (a_end = r_end *
+    c_end**2).  ``integer``: the bot gets whole numbers (SPSA's values are rounded at
+    random, as fishtest rounds them, so that the mean is the real value)."""
+
+    name: str
+    default: float
+    minimum: float
+    maximum: float
+    c_end: float
+    r_end: float
+    integer: bool = False
+
+    def clip(self, value: float) -> float:
+        return min(max(value, self.minimum), self.maximum)
 
 
 @dataclass(frozen=True)
@@ -42,6 +68,11 @@ class BotSpec:
     # set on the spec of a built copy: the content hash of ``folder``, the built files
     # (``content_hash`` stays the sources', which names the bot in stores)
     built_hash: str | None = None
+    # the tunable parameters it declares ([parameters] in bot.toml), in their order
+    parameters: tuple[Parameter, ...] = ()
+    # values chosen for some of them (``arena tune``'s perturbed players), the defaults
+    # for the rest: a bot given other values is another player (another process)
+    parameter_values: ParameterValues = ()
 
     @property
     def needs_build(self) -> bool:
@@ -50,6 +81,49 @@ class BotSpec:
 
     def plays(self, game: str, num_players: int) -> bool:
         return num_players in self.games.get(game, ())
+
+    def parameters_json(self) -> dict[str, float | int] | None:
+        """What the bot is told of its parameters (hello's ``parameters``, the in-process
+        factory's ``parameters=``): every declared one, its chosen value or its default
+        (an integer parameter as a JSON integer); None for a bot that declares none."""
+        if not self.parameters:
+            return None
+        chosen = dict(self.parameter_values)
+        told: dict[str, float | int] = {}
+        for parameter in self.parameters:
+            value = chosen.get(parameter.name, parameter.default)
+            told[parameter.name] = round(value) if parameter.integer else value
+        return told
+
+    def with_parameters(self, values: ParameterValues | Mapping[str, float]) -> BotSpec:
+        """This bot playing with ``values`` for (some of) its declared parameters;
+        ValueError naming an undeclared one or a value out of its bounds."""
+        items = tuple(values.items()) if isinstance(values, Mapping) else tuple(values)
+        declared = {p.name: p for p in self.parameters}
+        for name, value in items:
+            parameter = declared.get(name)
+            if parameter is None:
+                known = ", ".join(declared) or "none"
+                raise ValueError(f"bot {self.name} declares no parameter {name!r} "
+                                 f"(its parameters: {known})")
+            if not (math.isfinite(value) and parameter.minimum <= value <= parameter.maximum):
+                raise ValueError(f"parameter {name} of bot {self.name}: {value!r} is outside "
+                                 f"{parameter.minimum:g}..{parameter.maximum:g}")
+        given = dict(items)
+        ordered = tuple((p.name, float(given[p.name])) for p in self.parameters
+                        if p.name in given)
+        return replace(self, parameter_values=ordered)
+
+
+def seat_specs(specs: Mapping[str, BotSpec], seats: Sequence[str],
+               parameters: Sequence[tuple[str, ParameterValues]] = ()) -> list[BotSpec]:
+    """The players of a game's seats: each seat's bot from ``specs`` by name, given the
+    parameter values ``parameters`` names for it (a tuning's perturbed players,
+    arena/league/schedule.py's ScheduledGame.parameters); the one place where a
+    scheduled game becomes the specs its pool starts, on every backend."""
+    chosen = dict(parameters)
+    return [specs[name] if name not in chosen else specs[name].with_parameters(chosen[name])
+            for name in seats]
 
 
 def parse_tcp_address(connect: str) -> tuple[str, int]:

@@ -55,6 +55,7 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
+from arena.runner.trace import traced
 from arena.settings import Limits
 
 JSON = Any
@@ -218,12 +219,13 @@ class BotConnection:
 
     async def _handshake(self) -> None:
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
-            channel = await self._opener()
+            channel = traced(await self._opener(), self.name)  # --trace: its lines, timed
             self._channel = channel
             self.kind = channel.kind
             if channel.pid is not None:
                 self.pids.append(channel.pid)
-            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json())))
+            await channel.send(encode(hello(arena.__version__, self.limits.protocol_json(),
+                                            self.spec.parameters_json())))
             line = await channel.receive_line()
             try:
                 message = decode_bot_message(line)

@@ -12,6 +12,11 @@ Leaving the pool sends every process "quit" and kills what is left.
 
 Under sandbox "trusted" :meth:`BotPool.players` hands out in-process players instead
 (:mod:`arena.runner.trusted`), kept warm the same way, one game at a time each.
+
+A bot given parameter values of its own (``arena tune``'s perturbed players) is another
+player, with processes of its own (its hello carries the values); a tuning makes new
+values every few games, so only the :data:`IDLE_VARIANTS` most recently used of them
+keep idle processes, the others are told to quit.
 """
 
 from __future__ import annotations
@@ -32,7 +37,10 @@ from arena.runner.sandbox import choose_level
 from arena.runner.trusted import Factory, TrustedPlayer, load_factory
 from arena.settings import TRUSTED, Limits
 
-PoolKey = tuple[str, str, tuple[str, ...], str]
+PoolKey = tuple[str, str, tuple[str, ...], str, tuple[tuple[str, float], ...]]
+# players with parameter values of their own whose idle processes are kept (the most
+# recently used); a tuning's pairs in flight need two each
+IDLE_VARIANTS = 16
 # the deals a process remembers having played: a table's rotations are played one after
 # the other, so a process meets a deal again, if ever, within its next few games
 DEALS_REMEMBERED = 256
@@ -55,7 +63,8 @@ class _Deals:
 
 
 def _key(spec: BotSpec) -> PoolKey:
-    return (spec.name, spec.version, spec.command, f"{spec.folder}|{spec.connect}")
+    return (spec.name, spec.version, spec.command, f"{spec.folder}|{spec.connect}",
+            spec.parameter_values)
 
 
 class BotPool:
@@ -68,7 +77,8 @@ class BotPool:
         self._deals: dict[BotConnection, _Deals] = {}  # what each process was dealt
         # sandbox "trusted": in-process players, and each bot's factory imported once
         self._idle_trusted: dict[PoolKey, list[TrustedPlayer]] = {}
-        self._factories: dict[PoolKey, Factory] = {}
+        self._factories: dict[tuple[object, ...], Factory] = {}
+        self._variants: dict[PoolKey, None] = {}  # players with parameter values, by last use
 
     def checkout(self, spec: BotSpec, deal: int | None = None) -> BotConnection:
         """A player for ``spec`` that no game is using (a warm one when there is one),
@@ -85,6 +95,23 @@ class BotPool:
 
     def checkin(self, player: BotConnection) -> None:
         self._idle.setdefault(_key(player.spec), []).append(player)
+        self._retire_variants(_key(player.spec))
+
+    def _retire_variants(self, used: PoolKey) -> None:
+        """Keep idle players for the :data:`IDLE_VARIANTS` parameter sets used last; the
+        processes of older ones quit (in the pool's nursery), in-process ones are dropped."""
+        if not used[4]:
+            return
+        self._variants.pop(used, None)
+        self._variants[used] = None
+        while len(self._variants) > IDLE_VARIANTS:
+            oldest = next(iter(self._variants))
+            del self._variants[oldest]
+            self._idle_trusted.pop(oldest, None)
+            for player in self._idle.pop(oldest, []):
+                self._all.remove(player)
+                del self._deals[player]
+                self._nursery.start_soon(player.close)
 
     @asynccontextmanager
     async def seated(self, specs: Sequence[BotSpec], deal: int | None = None
@@ -115,15 +142,17 @@ class BotPool:
         finally:
             for player in players:
                 self._idle_trusted.setdefault(_key(player.spec), []).append(player)
+                self._retire_variants(_key(player.spec))
 
     def _checkout_trusted(self, spec: BotSpec) -> TrustedPlayer:
         key = _key(spec)
         idle = self._idle_trusted.get(key)
         if idle:
             return idle.pop()
-        if key not in self._factories:
-            self._factories[key] = load_factory(spec)  # imported here, in this process
-        return TrustedPlayer(spec, self._factories[key])
+        factory_key = key[:4]  # every parameter set of a bot shares its factory
+        if factory_key not in self._factories:
+            self._factories[factory_key] = load_factory(spec)  # imported here, in this process
+        return TrustedPlayer(spec, self._factories[factory_key])
 
     async def close(self) -> None:
         with trio.CancelScope(shield=True):
@@ -134,6 +163,7 @@ class BotPool:
         self._all.clear()
         self._deals.clear()
         self._idle_trusted.clear()
+        self._variants.clear()
 
 
 @asynccontextmanager
@@ -149,7 +179,8 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            # the owner's only: what bots wrote is nobody else's to read (docs/security.md)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the bot log directory {directory}: {error}") \
                 from None

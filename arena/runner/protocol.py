@@ -51,8 +51,15 @@ def encode(message: dict[str, JSON]) -> bytes:
 # ---------------------------------------------------------------- arena -> bot
 
 
-def hello(arena_version: str, limits: dict[str, JSON]) -> dict[str, JSON]:
-    return {"type": "hello", "protocol": PROTOCOL, "arena": arena_version, "limits": limits}
+def hello(arena_version: str, limits: dict[str, JSON],
+          parameters: dict[str, float | int] | None = None) -> dict[str, JSON]:
+    """The first message; ``parameters``: the values of the bot's declared parameters
+    (left out for a bot that declares none, so that its hello is as it always was)."""
+    message: dict[str, JSON] = {"type": "hello", "protocol": PROTOCOL, "arena": arena_version,
+                                "limits": limits}
+    if parameters is not None:
+        message["parameters"] = parameters
+    return message
 
 
 def ping(ping_id: int) -> dict[str, JSON]:

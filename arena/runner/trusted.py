@@ -6,7 +6,9 @@ A bot qualifies when its manifest names an in-process entry point, ``entry_point
 game is played (this process, a worker process, a Dask worker) and called as
 ``factory(args)`` with the arguments the bot program gets on its command line
 (:func:`program_args`: its ``sys.argv[1:]``), so flags in ``command`` configure both modes
-alike.  It returns a :class:`~arena.runner.players.Player`, usually a
+alike.  A bot that declares tunable parameters (``[parameters]``) is called as ``factory(args,
+parameters={name: value})``, the values its hello would carry (docs/protocol.md).
+It returns a :class:`~arena.runner.players.Player`, usually a
 :class:`~arena.runner.players.PythonPlayer` built from the same ``choose`` and hooks that
 the bot program hands to :func:`arena.sdk.run`.
 
@@ -23,6 +25,7 @@ the arena's rights, in its memory.
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import traceback
 from collections.abc import Callable, Sequence
@@ -43,7 +46,7 @@ from arena.runner.protocol import (
 )
 
 JSON = Any
-Factory = Callable[[list[str]], Player]
+Factory = Callable[..., Player]  # factory(args) or, with parameters, factory(args, parameters=)
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 ENTRY_POINT_PATTERN = re.compile(rf"{_NAME}(\.{_NAME})*:{_NAME}(\.{_NAME})*")
@@ -81,8 +84,21 @@ def load_factory(spec: BotSpec) -> Factory:
                          f"loaded: {detail}") from None
     if not callable(target):
         raise ArenaError(f"bot {spec.name}: entry point {spec.entry_point!r} is not callable")
+    if spec.parameters and not _takes_parameters(target):
+        raise ArenaError(f"bot {spec.name} declares [parameters] but its entry point "
+                         f"{spec.entry_point!r} takes no 'parameters' argument: define it as "
+                         "factory(args, parameters=None)")
     factory: Factory = target
     return factory
+
+
+def _takes_parameters(factory: Callable[..., Any]) -> bool:
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # not introspectable (a builtin): let the call decide
+        return True
+    return "parameters" in signature.parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in signature.parameters.values())
 
 
 def check_trusted(roster: Sequence[BotSpec]) -> None:
@@ -117,7 +133,11 @@ class TrustedPlayer:
 
     def _make(self) -> None:
         try:
-            self._inner, self._broken = self._factory(program_args(self.spec.command)), None
+            args = program_args(self.spec.command)
+            parameters = self.spec.parameters_json()
+            made = self._factory(args) if parameters is None \
+                else self._factory(args, parameters=parameters)
+            self._inner, self._broken = made, None
         except (Exception, SystemExit) as error:  # the process would die at its start
             detail = "".join(traceback.format_exception_only(error)).strip()
             self._inner = None

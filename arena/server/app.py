@@ -15,7 +15,9 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, MutableMapping
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,10 +33,17 @@ from starlette.staticfiles import StaticFiles
 
 from arena import __version__
 from arena.errors import ArenaError
+from arena.report.leaderboard import SETTLED, order_settled
 from arena.server import accounts
 from arena.server.accounts import COOKIE_NAME, Session
 from arena.server.cache import Shared
-from arena.server.core import DISK_FULL_ANSWER, MAX_FRIENDLY_GAMES, Refused, Server
+from arena.server.core import (
+    DISK_FULL_ANSWER,
+    HOUSE_PREFIX,
+    MAX_FRIENDLY_GAMES,
+    Refused,
+    Server,
+)
 from arena.server.events import next_batch
 from arena.server.store import User, disk_full
 from arena.server.verdicts import verdict_json
@@ -111,8 +120,6 @@ class BodyLimit:
                     raise TooLarge()
             return message
 
-        docs = scope.get("path", "") == "/api/v1/docs"  # Swagger UI loads its own scripts
-
         async def watched(message: Message) -> None:
             nonlocal started
             if too_large:  # the app answered a body cut at the limit (FastAPI: a 400)
@@ -124,8 +131,7 @@ class BodyLimit:
             if message["type"] == "http.response.start":
                 started = True
                 headers = message.get("headers", [])
-                own = docs or any(key.lower() == b"content-security-policy"
-                                  for key, _ in headers)
+                own = any(key.lower() == b"content-security-policy" for key, _ in headers)
                 message = {**message, "headers": [
                     *headers, *(DOCS_HEADERS if own else HEADERS)]}
             await send(message)
@@ -135,6 +141,11 @@ class BodyLimit:
         except TooLarge:
             if not started:
                 await _send_json(send, 413, f"the request has more than {self.limit} bytes")
+        except Exception:
+            # the app's handler answered 500 and logged it in one line (rate-limited);
+            # Starlette raises it again for the server's log, a traceback per request
+            if not started:
+                await _send_json(send, 500, "internal error (the server's log has details)")
 
 
 async def _send_json(send: Send, status: int, message: str) -> None:
@@ -159,11 +170,19 @@ def create_app(server: Server) -> Any:
     """The ASGI application of ``server`` (wrapped in the body-size limit)."""
     app = FastAPI(
         title="Ra Arena server", version=__version__, openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs", redoc_url=None, debug=False,
+        docs_url=None, redoc_url=None, debug=False,  # the docs page: our own, below
         description="Bots, versions, validation, the ladder's leaderboard and games. "
                     "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
     templates = Jinja2Templates(directory=str(TEMPLATES))
     templates.env.filters["when"] = _when
+    style = resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
+
+    @app.get("/static/report.css", include_in_schema=False)  # before the mount: it wins
+    async def report_style() -> Response:
+        """The report's stylesheet, the pages' look: one definition for both."""
+        return Response(style, media_type="text/css",
+                        headers={"cache-control": "public, max-age=3600"})
+
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     settings = server.settings
     store = server.store
@@ -205,7 +224,10 @@ def create_app(server: Server) -> Any:
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Response:
-        server.log(f"{request.method} {request.url.path}: {error!r}")
+        # one line per cause a minute: a visitor repeating the request fills no log
+        route = getattr(request.scope.get("route"), "path", request.url.path)
+        server.log_limited(f"{request.method} {route} {type(error).__name__}",
+                           f"{request.method} {request.url.path[:200]}: {error!r}"[:1000])
         return error_response(request, 500, "internal error (the server's log has details)")
 
     # (their own handler: one for Exception also gets the traceback printed)
@@ -213,7 +235,8 @@ def create_app(server: Server) -> Any:
     @app.exception_handler(OSError)
     async def write_failed(request: Request, error: Exception) -> Response:
         if disk_full(error):  # nothing was changed: SQLite rolled the write back
-            server.log(f"{request.method} {request.url.path}: the disk is full")
+            server.log_limited("disk full", f"{request.method} {request.url.path[:200]}: "
+                                            "the disk is full")
             return error_response(request, 507, DISK_FULL_ANSWER)
         return await crashed(request, error)
 
@@ -264,7 +287,8 @@ def create_app(server: Server) -> Any:
         return dict(form)
 
     def client(request: Request) -> str:
-        return request.client.host if request.client else "unknown"
+        """Who the rate limits count: the address (IPv6: its /64)."""
+        return accounts.address_key(request.client.host if request.client else "unknown")
 
     def with_cookie(request: Request, response: Response) -> Response:
         session = getattr(request.state, "session", None)
@@ -293,7 +317,7 @@ def create_app(server: Server) -> Any:
 
     # -- accounts: the logic the API and the pages share --------------------------------
     async def register(request: Request, name: str, password: str) -> User:
-        if not server.register_limit.allow(f"ip:{client(request)}"):
+        if not server.register_limit.allow(client(request)):
             raise Refused("too many new accounts from your address; try again later", 429)
         accounts.check_new_account(name, password)
         if store.user(name) is not None:
@@ -302,14 +326,18 @@ def create_app(server: Server) -> Any:
         return store.add_user(name, hashed, "user", not settings.approval_required)
 
     async def check_login(request: Request, name: str, password: str) -> User:
-        if not server.login_limit.allow(f"ip:{client(request)}", f"user:{name}"):
-            raise Refused("too many attempts; wait a minute and try again", 429)
+        address = client(request)
+        wait, why = server.login_limit.wait(address, name)
+        if wait:
+            raise Refused(why, 429)
         user = store.user(name)
         stored = store.password_hash(user.id) if user is not None else None
         ok, rehashed = await trio.to_thread.run_sync(accounts.password_matches, stored,
                                                      password)
         if user is None or not ok:
+            server.login_limit.failed(address, name)
             raise Refused("wrong name or password", 401)
+        server.login_limit.succeeded(address, name)
         if rehashed is not None:
             store.set_password_hash(user.id, rehashed)
         if not user.approved:
@@ -344,10 +372,21 @@ def create_app(server: Server) -> Any:
         playing = [{"game_id": game.game_id, "bots": list(game.seats)}
                    for game in list(server.ladder.in_progress.values())
                    if game.num_players == count]
+        recent = [dict(game) for game in (board or {}).get("recent", [])]
+        roster = [spec.name for spec in server.ladder.roster]
+        shown = shown_names([*(row["bot"] for row in rows), *roster,
+                             *(bot for game in [*playing, *recent] for bot in game["bots"])])
+        for row in rows:
+            row["shown"] = shown[row["bot"]]
+        for game in [*playing, *recent]:
+            game["shown"] = [shown[bot] for bot in game["bots"]]
+        for game in recent:  # its seats, best placed first
+            places = game["placements"]
+            game["order"] = sorted(range(len(places)), key=lambda seat: (places[seat], seat))
         return {"game": settings.game, "num_players": count,
-                "games": (board or {}).get("games", 0), "bots": rows,
-                "roster": [spec.name for spec in server.ladder.roster],
-                "in_progress": playing, "recent": (board or {}).get("recent", [])}
+                "games": (board or {}).get("games", 0), "bots": rows, "settled_at": SETTLED,
+                "roster": roster, "roster_shown": [shown[name] for name in roster],
+                "in_progress": playing, "recent": recent}
 
     # -- what the pages derive from the ladder's games: shared, not made per view -------
     bot_views: Shared[tuple[dict[str, Any], str | None, list[dict[str, Any]], str]] = \
@@ -526,6 +565,9 @@ def create_app(server: Server) -> Any:
         """The ladder's ratings for one player count (Bradley–Terry Elo, 95% intervals)."""
         if game is not None and game != settings.game:
             raise Refused(f"this server's ladder plays {settings.game}, not {game}", 404)
+        if players is not None and players not in settings.players:
+            raise Refused(f"this ladder plays with {'/'.join(map(str, settings.players))} "
+                          "players", 404)
         return leaderboard(players)
 
     @app.get("/api/v1/games/{game_id}", tags=["ladder"])
@@ -556,6 +598,12 @@ def create_app(server: Server) -> Any:
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/v1/docs", response_class=HTMLResponse, include_in_schema=False)
+    async def api_docs(request: Request) -> Response:
+        """The API's reference, made here from its OpenAPI description: a page under the
+        pages' policy (no script, nothing from elsewhere; Swagger UI would load both)."""
+        return page(request, "api.html", web_user(request), routes=api_routes(app.openapi()))
 
     @app.get("/api/v1/{rest:path}", include_in_schema=False)
     async def api_unknown(rest: str) -> None:
@@ -684,6 +732,10 @@ def create_app(server: Server) -> Any:
         assert bot_row is not None
         in_ladder = [spec.name for spec in server.ladder.roster]
         verdicts = [v["verdict"] for v in reversed(data["versions"]) if v["verdict"]]
+        friendlies = store.friendlies(bot_row.id)
+        opponents = summary["opponents"].get(current, []) if current else []
+        shown = shown_names([*in_ladder, *(o["bot"] for o in opponents),
+                             *(seat for f in friendlies for seat in f.seats)])
         return page(request, "bot.html", user, bot=data, mine=mine, summary=summary,
                     verdicts=verdicts, verdict_rule=(
                         f"at least {settings.verdict_elo1:+g} Elo rather than at most "
@@ -691,11 +743,10 @@ def create_app(server: Server) -> Any:
                         f"{settings.verdict_alpha:g}, beta {settings.verdict_beta:g}, at "
                         f"most {settings.verdict_max_games} games"),
                     current=current, failures=failures, chart=chart,
-                    friendlies=store.friendlies(bot_row.id),
+                    friendlies=friendlies, shown=shown,
                     rivals=[n for n in in_ladder if n != current],
                     playable=current in in_ladder,
-                    max_friendly=MAX_FRIENDLY_GAMES,
-                    opponents=summary["opponents"].get(current, []) if current else [])
+                    max_friendly=MAX_FRIENDLY_GAMES, opponents=opponents)
 
     @app.get("/bots/{owner}/{name}/versions/{number}.json", include_in_schema=False)
     async def version_state(request: Request, owner: str, name: str, number: int
@@ -773,6 +824,21 @@ def create_app(server: Server) -> Any:
     return BodyLimit(app, settings.max_archive_bytes + FORM_OVERHEAD)
 
 
+def api_routes(openapi: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each operation of the OpenAPI description, as the docs page lists it."""
+    routes = []
+    for path, operations in openapi.get("paths", {}).items():
+        for method, operation in operations.items():
+            parameters = [f"{p['name']} ({p['in']}{', required' if p.get('required') else ''})"
+                          for p in operation.get("parameters", [])]
+            body = operation.get("requestBody", {}).get("content", {})
+            routes.append({"method": method.upper(), "path": path,
+                           "tag": (operation.get("tags") or ["other"])[0],
+                           "description": operation.get("description", ""),
+                           "parameters": parameters, "body": ", ".join(body)})
+    return sorted(routes, key=lambda route: route["tag"])
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -824,15 +890,18 @@ def rating_chart(results: list[GameResult], name: str,
     player count came in: the ratings refitted on growing prefixes of those games
     (``history(count)``: arena.rating.rating_history of them), centred like the
     leaderboard's table; "" before its second game."""
-    from arena.report.svg import line_chart
+    from arena.report.svg import PHONE_WIDTH, line_chart, wide_and_phone
 
     mine = [result for result in results if name in result.bots]
     if len(mine) < 2:
         return ""
     count = mine[-1].num_players
     sizes, history_of = history(count)
-    return line_chart(sizes, [(name, history_of.get(name, []))], width=700, height=260,
-                      x_label=f"{count}-player ladder games", y_label="Elo")
+    lines = [(name, history_of.get(name, []))]
+    games = f"{count}-player ladder games"
+    return wide_and_phone(
+        line_chart(sizes, lines, width=1100, height=320, x_label=games, y_label="Elo"),
+        line_chart(sizes, lines, width=PHONE_WIDTH, height=240, x_label=games, y_label="Elo"))
 
 
 def _when(stamp: float | None) -> str:
@@ -842,15 +911,25 @@ def _when(stamp: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))
 
 
+def shown_names(names: Iterable[str]) -> dict[str, str]:
+    """How the pages name ladder bots: a house bot (arena/NAME@TAG) without its tag where
+    no other house bot of that name is among ``names`` (after an upgrade of the bundled
+    bots, the old and the new both keep their tags); every other name as it is."""
+    names = set(names)
+    bases = Counter(name.split("@", 1)[0] for name in names if name.startswith(HOUSE_PREFIX))
+    return {name: base if name.startswith(HOUSE_PREFIX) and bases[base] == 1 else name
+            for name in names for base in [name.split("@", 1)[0]]}
+
+
 def _mark_unsettled(rows: list[dict[str, Any]]) -> None:
-    """``unsettled`` on each row whose 95% interval overlaps a neighbour's in the same
-    group (the report's "order not settled": more games could swap them)."""
+    """``unsettled`` on both rows of each pair of neighbours in the same group whose
+    order is not settled (the report's notion, ``order_settled``: more games could swap
+    them)."""
     for row in rows:
         row["unsettled"] = False
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if None in (upper.get("low"), lower.get("high")):
-            continue
-        if upper.get("group") == lower.get("group") and lower["high"] >= upper["low"]:
+        if upper.get("group") == lower.get("group") \
+                and not order_settled(upper.get("ahead_of_next")):
             upper["unsettled"] = lower["unsettled"] = True
 
 

@@ -9,7 +9,7 @@ both modes.  The bots' versions in game records come from their manifests.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arena.runner.players import PythonPlayer, first_player, random_player
@@ -25,11 +25,13 @@ def first(args: Sequence[str]) -> PythonPlayer:
     return first_player("first")
 
 
-def greedy(args: Sequence[str]) -> PythonPlayer:
-    """arena/bots/greedy."""
+def greedy(args: Sequence[str], parameters: Mapping[str, float] | None = None
+           ) -> PythonPlayer:
+    """arena/bots/greedy, weighing as its ``parameters`` say (bot.toml's [parameters])."""
     from arena.strategies.greedy import GreedyStrategy
 
     strategy = GreedyStrategy()
+    strategy.configure(parameters)
     return PythonPlayer(strategy.name, strategy.choose, version=strategy.version)
 
 

@@ -14,10 +14,16 @@ against what the others would gain:
 * **disaster**: loses the tile whose loss costs it least.
 
 Decisions take about a millisecond; the same observation always gives the same choice.
+
+Its constants are tunable parameters (:class:`GreedyParameters`, declared in its
+bot.toml; ``arena tune greedy``, docs/tuning.md): the three margins above and the weight
+of each part of the valuation (:class:`~arena.strategies.valuation.Weights`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from arena.games.ra import RaState, determinize
@@ -36,13 +42,40 @@ from arena.games.ra.tiles import (
     RA,
     TURN,
 )
-from arena.strategies.valuation import holding_value, take_gain, win_gain
+from arena.strategies.valuation import AS_WRITTEN, Weights, holding_value, take_gain, win_gain
 
 JSON = Any
 
 DENIAL = 0.6  # how much of an opponent's gain it is worth to deny him, over (n-1)
 BID_MARGIN = 0.5  # a bid must be worth at least this much (else pass)
 GOD_MARGIN = 0.5  # a god take must gain at least this much beyond the god's own value
+
+
+@dataclass(frozen=True)
+class GreedyParameters:
+    """Everything the greedy bot weighs, as its bot.toml's ``[parameters]`` name them
+    (the valuation's weights by their own names)."""
+
+    denial: float = DENIAL
+    bid_margin: float = BID_MARGIN
+    god_margin: float = GOD_MARGIN
+    valuation: Weights = AS_WRITTEN
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, float]) -> GreedyParameters:
+        """From the values the arena passes (hello's ``parameters``); ValueError naming
+        a name it does not know (the manifest and this class disagree: a bug)."""
+        own = {f.name for f in fields(cls) if f.name != "valuation"}
+        weights = {f.name for f in fields(Weights)}
+        unknown = sorted(set(values) - own - weights)
+        if unknown:
+            raise ValueError(f"greedy has no parameter {unknown[0]!r}")
+        valuation = replace(AS_WRITTEN, **{k: float(v) for k, v in values.items()
+                                           if k in weights})
+        return cls(valuation=valuation, **{k: float(v) for k, v in values.items() if k in own})
+
+
+AS_MADE = GreedyParameters()
 
 
 def outbid_chance(gain: float) -> float:
@@ -57,21 +90,24 @@ def _lowest_sun_above(suns: list[int], high: int) -> int | None:
     return None
 
 
-def rival_gain(state: RaState, seat: int, high: int) -> float | None:
+def rival_gain(state: RaState, seat: int, high: int,
+               weights: Weights = AS_WRITTEN) -> float | None:
     """What the lot is worth to ``seat`` if he outbids ``high`` with his cheapest sun;
     None when he cannot outbid."""
     sun = _lowest_sun_above(state.up[seat], high)
-    return None if sun is None else win_gain(state, seat, sun)
+    return None if sun is None else win_gain(state, seat, sun, weights=weights)
 
 
-def bid_scores(state: RaState, legal: list[int]) -> dict[int, float]:
+def bid_scores(state: RaState, legal: list[int],
+               parameters: GreedyParameters = AS_MADE) -> dict[int, float]:
     """Expected worth of each legal bid to the seat bidding now (pass = 0)."""
+    weights = parameters.valuation
     seat = state.cur
     others = state.num_players - 1
     later = state.queue[state.queue_index + 1:]
     threat = 0.0
     if state.high_bidder >= 0:
-        threat = max(threat, win_gain(state, state.high_bidder, state.high))
+        threat = max(threat, win_gain(state, state.high_bidder, state.high, weights=weights))
     scores: dict[int, float] = {}
     for action in legal:
         if not BID_BASE < action < PASS:
@@ -79,23 +115,24 @@ def bid_scores(state: RaState, legal: list[int]) -> dict[int, float]:
         sun = action - BID_BASE
         win = 1.0
         for rival in later:
-            gain = rival_gain(state, rival, sun)
+            gain = rival_gain(state, rival, sun, weights)
             if gain is not None:
                 threat = max(threat, gain)
                 win *= 1.0 - outbid_chance(gain)
-        scores[action] = win * (win_gain(state, seat, sun) + DENIAL * threat / others)
+        scores[action] = win * (win_gain(state, seat, sun, weights=weights)
+                                + parameters.denial * threat / others)
     return scores
 
 
-def choose_bid(state: RaState, legal: list[int]) -> int:
-    scores = bid_scores(state, legal)
+def choose_bid(state: RaState, legal: list[int], parameters: GreedyParameters = AS_MADE) -> int:
+    scores = bid_scores(state, legal, parameters)
     best = max(scores, key=lambda a: (scores[a], -a)) if scores else PASS
-    if PASS in legal and (not scores or scores[best] < BID_MARGIN):
+    if PASS in legal and (not scores or scores[best] < parameters.bid_margin):
         return PASS
     return best
 
 
-def invoke_value(state: RaState) -> float:
+def invoke_value(state: RaState, weights: Weights = AS_WRITTEN) -> float:
     """Expected worth to the seat on turn of invoking Ra now (he bids last)."""
     seat = state.cur
     mine = state.up[seat]
@@ -104,17 +141,17 @@ def invoke_value(state: RaState) -> float:
     for rival in range(state.num_players):
         if rival == seat or not state.up[rival]:
             continue
-        gain = rival_gain(state, rival, 0)
+        gain = rival_gain(state, rival, 0, weights)
         if gain is not None:
             nobody *= 1.0 - outbid_chance(gain)
         rivals_best = max(rivals_best, state.up[rival][-1])
     full = len(state.track) == AUCTION_TRACK_LENGTH
-    cheap = win_gain(state, seat, mine[0])
+    cheap = win_gain(state, seat, mine[0], weights=weights)
     if full:
         cheap = max(0.0, cheap)  # on a full track the Ra player may pass too
     contested = 0.0
     if mine[-1] > rivals_best:  # he can always have the last word
-        contested = 0.7 * max(0.0, win_gain(state, seat, mine[-1]))
+        contested = 0.7 * max(0.0, win_gain(state, seat, mine[-1], weights=weights))
     return nobody * cheap + (1.0 - nobody) * contested
 
 
@@ -129,60 +166,63 @@ def draw_threshold(state: RaState) -> float:
     return threshold
 
 
-def best_god_take(state: RaState, legal: list[int]) -> tuple[int, float]:
+def best_god_take(state: RaState, legal: list[int],
+                  weights: Weights = AS_WRITTEN) -> tuple[int, float]:
     best, best_gain = -1, float("-inf")
     for action in legal:
         if GOD_BASE <= action < BID_BASE:
-            gain = take_gain(state, state.cur, state.track[action - GOD_BASE])
+            gain = take_gain(state, state.cur, state.track[action - GOD_BASE], weights)
             if gain > best_gain:
                 best, best_gain = action, gain
     return best, best_gain
 
 
-def choose_turn(state: RaState, legal: list[int]) -> int:
+def choose_turn(state: RaState, legal: list[int], parameters: GreedyParameters = AS_MADE) -> int:
     options: dict[int, float] = {}
     if DRAW in legal:
         options[DRAW] = 0.0
-    options[INVOKE_RA] = invoke_value(state) - (draw_threshold(state) if DRAW in legal else 0.0)
-    god, gain = best_god_take(state, legal)
+    options[INVOKE_RA] = invoke_value(state, parameters.valuation) \
+        - (draw_threshold(state) if DRAW in legal else 0.0)
+    god, gain = best_god_take(state, legal, parameters.valuation)
     if god >= 0:
-        options[god] = gain - GOD_MARGIN
+        options[god] = gain - parameters.god_margin
     return max(options, key=lambda a: (options[a], -a))
 
 
-def choose_god_follow_up(state: RaState, legal: list[int]) -> int:
-    god, gain = best_god_take(state, legal)
-    return god if god >= 0 and gain > GOD_MARGIN else END_TURN
+def choose_god_follow_up(state: RaState, legal: list[int],
+                         parameters: GreedyParameters = AS_MADE) -> int:
+    god, gain = best_god_take(state, legal, parameters.valuation)
+    return god if god >= 0 and gain > parameters.god_margin else END_TURN
 
 
-def choose_discard(state: RaState, legal: list[int]) -> int:
+def choose_discard(state: RaState, legal: list[int], weights: Weights = AS_WRITTEN) -> int:
     seat = state.cur
     holds = [list(h) for h in state.hold]
     best, best_value = legal[0], float("-inf")
     for action in legal:
         tile = action - DISCARD_BASE
         holds[seat][tile] -= 1
-        value = holding_value(state, holds, seat)
+        value = holding_value(state, holds, seat, weights)
         holds[seat][tile] += 1
         if value > best_value:
             best, best_value = action, value
     return best
 
 
-def greedy_action(state: RaState) -> int:
+def greedy_action(state: RaState, parameters: GreedyParameters = AS_MADE) -> int:
     """The greedy choice (an engine action int) for the seat deciding in ``state``."""
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
     phase = state.phase
     if phase == AUCTION:
-        return choose_bid(state, legal)
+        return choose_bid(state, legal, parameters)
     if phase == TURN:
-        return choose_turn(state, legal)
+        return choose_turn(state, legal, parameters)
     if phase == GOD_FOLLOW_UP:
-        return choose_god_follow_up(state, legal)
+        return choose_god_follow_up(state, legal, parameters)
     if phase == DISASTER:
-        return choose_discard(state, legal)
+        return choose_discard(state, legal, parameters.valuation)
     raise ValueError(f"no decision in phase {phase}")
 
 
@@ -198,13 +238,21 @@ def state_from_observation(observation: dict[str, JSON], legal: list[dict[str, J
 
 
 class GreedyStrategy:
-    """``choose(observation, legal) -> index`` for the SDK or a PythonPlayer."""
+    """``choose(observation, legal) -> index`` for the SDK or a PythonPlayer, weighing as
+    ``parameters`` say (set later, from hello, by :meth:`configure`)."""
 
     name = "greedy"
     version = "1.0.0"
+
+    def __init__(self, parameters: GreedyParameters = AS_MADE) -> None:
+        self.parameters = parameters
+
+    def configure(self, values: Mapping[str, float] | None) -> None:
+        """Weigh with ``values`` (hello's ``parameters``; None: as made)."""
+        self.parameters = AS_MADE if values is None else GreedyParameters.from_values(values)
 
     def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
         if len(legal) == 1:
             return 0
         state, actions = state_from_observation(observation, legal)
-        return actions.index(greedy_action(state))
+        return actions.index(greedy_action(state, self.parameters))

@@ -8,12 +8,15 @@ to score rollouts cut short at an epoch's end.  All numbers are rough points; th
 weights are judgement calls documented in bots/README.md, not fitted constants.
 
 Pure functions of a :class:`~arena.games.ra.RaState`'s public fields (never the bag's
-order), fast enough to be called a few hundred times per decision.
+order), fast enough to be called a few hundred times per decision.  :class:`Weights`
+scales each part of the estimate (all 1.0: as written); the greedy bot declares them as
+tunable parameters (its bot.toml, ``arena tune``: docs/tuning.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from arena.games.ra import RaState
 from arena.games.ra.tiles import (
@@ -49,6 +52,24 @@ CIVILIZATION_SET = tuple(CIVILIZATIONS)
 MONUMENT_SET = tuple(MONUMENTS)
 
 
+@dataclass(frozen=True)
+class Weights:
+    """How much each part of a holding's value counts, as a multiple of the estimate as
+    written (1.0 everywhere gives the very same numbers, bit for bit)."""
+
+    gods: float = 1.0  # GOD_VALUE per god
+    gold: float = 1.0  # 3 points per gold
+    pharaohs: float = 1.0  # the pharaoh race, this epoch and later ones
+    niles: float = 1.0  # niles and floods
+    civilizations: float = 1.0  # the civilization set
+    monuments: float = 1.0  # monument sets and variety
+    sun_majority: float = 1.0  # the race for the highest (and lowest) sun sum
+    sun_tempo: float = 1.0  # face-up suns as chances to win another lot this epoch
+
+
+AS_WRITTEN = Weights()
+
+
 def epoch_progress(state: RaState) -> float:
     """How far the epoch is, 0..1, by the Ra track."""
     return state.ra_count / state.ra_limit
@@ -64,19 +85,21 @@ def seat_values(state: RaState) -> list[float]:
     ]
 
 
-def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int) -> float:
+def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int,
+                  weights: Weights = AS_WRITTEN) -> float:
     """What ``holds[seat]`` (and the seat's suns) should still score, given everybody's
-    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost)."""
+    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost), each part
+    counted as ``weights`` says."""
     hold = holds[seat]
     epoch = state.epoch
     later = EPOCHS - epoch  # scorings after this epoch's
     progress = state.ra_count / state.ra_limit
-    value = GOD_VALUE * hold[GOD] + 3.0 * hold[GOLD]
-    value += _pharaoh_value(holds, seat, later)
-    value += _nile_value(hold, later, progress)
-    value += _civilization_value(hold, progress)
-    value += monument_value(hold)
-    value += _sun_value(state, seat, progress)
+    value = weights.gods * GOD_VALUE * hold[GOD] + weights.gold * 3.0 * hold[GOLD]
+    value += weights.pharaohs * _pharaoh_value(holds, seat, later)
+    value += weights.niles * _nile_value(hold, later, progress)
+    value += weights.civilizations * _civilization_value(hold, progress)
+    value += weights.monuments * monument_value(hold)
+    value += _sun_value(state, seat, progress, weights)
     return value
 
 
@@ -123,7 +146,7 @@ def monument_value(hold: Sequence[int]) -> float:
     return 0.9 * (value + MONUMENT_VARIETY_EXTRA[kinds])
 
 
-def _sun_value(state: RaState, seat: int, progress: float) -> float:
+def _sun_value(state: RaState, seat: int, progress: float, weights: Weights) -> float:
     """Final sun-sum majority (uncertain until the last epoch) and the tempo of face-up
     suns (each one can still win a lot this epoch)."""
     sums = [sum(u) + sum(d) for u, d in zip(state.up, state.down, strict=True)]
@@ -132,8 +155,9 @@ def _sun_value(state: RaState, seat: int, progress: float) -> float:
     majority = 0.0 if high == low else 5.0 if mine == high else -5.0 if mine == low else 0.0
     mean = sum(sums) / len(sums)
     weight = (0.4, 0.6, 0.9)[state.epoch - 1]
-    value = weight * majority + 0.25 * (mine - mean)
-    return value + SUN_TEMPO * len(state.up[seat]) * sun_use_chance(state)
+    value = weights.sun_majority * (weight * majority + 0.25 * (mine - mean))
+    tempo = weights.sun_tempo * SUN_TEMPO
+    return value + tempo * len(state.up[seat]) * sun_use_chance(state)
 
 
 def sun_use_chance(state: RaState) -> float:
@@ -151,7 +175,7 @@ def sun_use_chance(state: RaState) -> float:
 
 
 def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
-               state: RaState) -> list[list[int]]:
+               state: RaState, weights: Weights = AS_WRITTEN) -> list[list[int]]:
     """Everybody's holdings after ``seat`` takes ``tiles`` (disasters among them strike
     after the rest is placed, choosing the least valuable losses)."""
     new = [list(h) for h in holds]
@@ -163,11 +187,12 @@ def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
         elif tile != RA:
             hold[tile] += 1
     for disaster in sorted(disasters):
-        strike(state, new, seat, disaster)
+        strike(state, new, seat, disaster, weights)
     return new
 
 
-def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int) -> None:
+def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int,
+           weights: Weights = AS_WRITTEN) -> None:
     """Apply one disaster to ``holds[seat]`` in place, losing as little as possible."""
     hold = holds[seat]
     if disaster == FUNERAL:
@@ -184,42 +209,43 @@ def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int) -> 
         held = [t for t in victims if hold[t]]
         if not held:
             return
-        hold[cheapest_loss(state, holds, seat, held)] -= 1
+        hold[cheapest_loss(state, holds, seat, held, weights)] -= 1
 
 
 def cheapest_loss(state: RaState, holds: list[list[int]], seat: int,
-                  candidates: Sequence[int]) -> int:
+                  candidates: Sequence[int], weights: Weights = AS_WRITTEN) -> int:
     """The tile among ``candidates`` whose loss costs ``seat`` the least."""
     best_tile, best_value = candidates[0], float("-inf")
     hold = holds[seat]
     for tile in candidates:
         hold[tile] -= 1
-        value = holding_value(state, holds, seat)
+        value = holding_value(state, holds, seat, weights)
         hold[tile] += 1
         if value > best_value:
             best_tile, best_value = tile, value
     return best_tile
 
 
-def win_gain(state: RaState, seat: int, bid: int, tiles: Sequence[int] | None = None) -> float:
+def win_gain(state: RaState, seat: int, bid: int, tiles: Sequence[int] | None = None,
+             weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by winning the auction of ``tiles`` (default: the auction
     track) with sun ``bid``: the lot, minus a face-up sun, plus the centre sun face down."""
     lot = state.track if tiles is None else tiles
-    before = holding_value(state, state.hold, seat)
-    holds = with_tiles(state.hold, seat, lot, state)
+    before = holding_value(state, state.hold, seat, weights)
+    holds = with_tiles(state.hold, seat, lot, state, weights)
     up, down = state.up[seat], state.down[seat]
     state.up[seat] = [s for s in up if s != bid]
     state.down[seat] = down + [state.center]
     try:
-        after = holding_value(state, holds, seat)
+        after = holding_value(state, holds, seat, weights)
     finally:
         state.up[seat], state.down[seat] = up, down
     return after - before
 
 
-def take_gain(state: RaState, seat: int, tile: int) -> float:
+def take_gain(state: RaState, seat: int, tile: int, weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by taking ``tile`` with a god (the god is spent)."""
-    before = holding_value(state, state.hold, seat)
-    holds = with_tiles(state.hold, seat, [tile], state)
+    before = holding_value(state, state.hold, seat, weights)
+    holds = with_tiles(state.hold, seat, [tile], state, weights)
     holds[seat][GOD] -= 1
-    return holding_value(state, holds, seat) - before
+    return holding_value(state, holds, seat, weights) - before

@@ -157,7 +157,7 @@ class _FakeClient:
         pass
 
     def submit(self, function: Any, settings: Any, specs: Any, packed: Any,
-               request: list[tuple[str, list[str], int]], *args: Any, **options: Any
+               request: list[tuple[Any, ...]], *args: Any, **options: Any
                ) -> _FakeFuture:
         (worker,) = options["workers"]
         self.sent.append((worker, len(request)))
@@ -165,7 +165,7 @@ class _FakeClient:
             self.held[worker] += 1
             self.most_held[worker] = max(self.most_held[worker], self.held[worker])
         replies = [(game_id, _FakeRecord(game_id, time.time()), None, worker)
-                   for game_id, _, _ in request]
+                   for game_id, *_ in request]  # (id, seats, seed, parameters)
         return _FakeFuture(self, worker, (replies, self.slot_seconds * len(request),
                                           time.time()))
 
@@ -468,6 +468,58 @@ def test_a_workers_pool_of_bots_nobody_plays_is_closed(
         runtime.close()
 
 
+def _stored(store_dir: Path) -> int:
+    if not (store_dir / "league.sqlite").exists():
+        return 0
+    try:
+        stored = open_store(store_dir)
+        try:
+            return stored.count()
+        finally:
+            stored.close()
+    except ArenaError:
+        return 0
+
+
+@pytest.mark.parametrize("lost", ["workers", "scheduler"])
+def test_a_cluster_that_loses_its_workers_or_scheduler_ends_the_league_in_one_line(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], lost: str
+) -> None:
+    """Issue 43 item 8: never a silent wait. Every worker killed, or the scheduler, in
+    the middle of a league: it ends within a bounded time (LOST_SECONDS and a margin)
+    with one line saying what the cluster lost, and the games stored so far are kept."""
+    from arena.league.cluster import LOST_SECONDS
+
+    address, processes = dask_cluster
+    league = _league(tmp_path, "lost", 300)  # minutes of games: it cannot end by itself
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(league), "--cluster", address, "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    store_dir = tmp_path / "lost"
+    try:
+        deadline = time.monotonic() + 90
+        while _stored(store_dir) < 10:
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr
+            time.sleep(0.1)
+        for process in processes[1:] if lost == "workers" else processes[:1]:
+            os.killpg(process.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        out, err = run.communicate(timeout=LOST_SECONDS + 60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    took = time.monotonic() - killed_at
+    assert run.returncode == 2 and took < LOST_SECONDS + 30, (run.returncode, took)
+    errors = [line for line in err.decode().splitlines() if line.startswith("arena: error")]
+    assert len(errors) == 1, err.decode()
+    assert f"the Dask cluster at {address}" in errors[0], errors
+    assert "the stored games are kept: run the same command to resume" in errors[0]
+    assert "Traceback" not in err.decode()
+    assert _stored(store_dir) >= 10
+
+
 def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
     tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
 ) -> None:
@@ -483,9 +535,12 @@ def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
             f'bot_paths = ["{BOTS}"]\nconcurrency = 2\n')
         return path
 
-    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO()) == 0
+    key = tmp_path / "deal.key"  # both dealt from one key: the same games
+    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO(),
+                      deal_key=deal_key_file(key)) == 0
     away = league("away")
-    assert main(["run", str(away), "--cluster", address, "--quiet"]) == 0
+    assert main(["run", str(away), "--cluster", address, "--quiet",
+                 "--deal-key", str(key)]) == 0
     home_games, away_games = _games(tmp_path / "home"), _games(tmp_path / "away")
     assert len(home_games) == 3 * 2  # 3 rounds, one table of 2 games, a bye each round
     assert away_games == home_games
@@ -494,3 +549,44 @@ def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
         assert {r.worker for r in stored.games()} - {None}
     finally:
         stored.close()
+
+
+def test_a_tune_on_the_cluster_equals_the_local_tune(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """The parameter values of a tune's players reach the bots on the workers (in their
+    hello): the same pairs, the same games, the same trajectory as on this machine."""
+    from arena.league.store import create_store
+    from arena.tune.tuner import Tuner
+
+    address, _processes = dask_cluster
+
+    def tune_argv(folder: Path, *more: str) -> list[str]:
+        return [sys.executable, "-m", "arena", "tune", "greedy", "--against", "first",
+                "--games", "16", "--verify-games", "4", "--sandbox", "none", "--start",
+                "gold=0.2,monuments=2.5", "--in-flight", "2", "--concurrency", "4",
+                "--results-dir", str(folder), "--quiet", *more]
+
+    local, remote = tmp_path / "local-tune", tmp_path / "remote-tune"
+    done = subprocess.run(tune_argv(local), capture_output=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    stored = open_store(local)
+    key = stored.stored_deal_key()
+    stored.close()
+    seeded = create_store(remote)  # the same secret deals on both
+    seeded.deal_key(key)
+    seeded.close()
+    done = subprocess.run(tune_argv(remote, "--cluster", address), capture_output=True,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert _games(remote) == _games(local)
+    trajectories = []
+    for folder in (local, remote):
+        stored = open_store(folder)
+        tuner = Tuner.of_store(stored)
+        assert tuner is not None
+        trajectories.append(tuner.spsa.trajectory)
+        if folder == remote:
+            assert all(r.worker for r in stored.games())  # played on the workers
+        stored.close()
+    assert len(trajectories[0]) == 9 and trajectories[0] == trajectories[1]

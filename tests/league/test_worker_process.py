@@ -32,7 +32,8 @@ def test_a_worker_whose_parent_stopped_reading_ends_without_a_traceback() -> Non
     worker.stdin.write(_frame((settings, specs, 4)))
     for seed in range(4):
         game = table_games("ra", ["random", "first"], seed=seed)[0]
-        worker.stdin.write(_frame((game.game_id, game.seats, game.seed, None)))
+        worker.stdin.write(_frame((game.game_id, game.seats, game.seed, game.parameters,
+                                   None)))
     worker.stdin.flush()
     worker.stdout.close()  # the parent reads no reply: the worker's sends break
     try:

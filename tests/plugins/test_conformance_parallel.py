@@ -69,7 +69,9 @@ def test_the_kept_violations_are_the_first_in_the_order_of_the_check(tmp_path: P
     assert len(checks) == 2 and checks[0] == "ra 2p game 1"
     assert checks == sorted(checks, key=lambda c: int(c.rsplit(" ", 1)[1]))
     assert report.stopped_early and report.games_done < report.total_games == 8
-    assert report.settings[0].violations == 2
+    # every violation found is counted, as the progress line counts them, though the
+    # report lists only the first two
+    assert report.settings[0].violations == report.violations_found >= 2
 
 
 def test_by_default_the_bot_takes_every_seat_once(capsys: pytest.CaptureFixture[str]) -> None:

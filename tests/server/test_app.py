@@ -454,9 +454,16 @@ async def test_the_remaining_routes(tmp_path: Path, capsys: pytest.CaptureFixtur
         not_mine = await client.post("/account/tokens/999/revoke",
                                      data={"csrf": csrf_of(account.text)})
         assert not_mine.status_code == 404
-        # the stylesheet; a wrong method is JSON too
-        css = await client.get("/static/server.css")
-        assert css.status_code == 200 and "body" in css.text
+        # the stylesheets: the report's own, then the server's rules; a wrong method is
+        # JSON too
+        from importlib import resources
+
+        css = await client.get("/static/report.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+        # the very file arena report inlines
+        assert css.text == resources.files("arena.report").joinpath("report.css").read_text()
+        own = await client.get("/static/server.css")
+        assert own.status_code == 200 and "header.site" in own.text
         for response in (css, account, wrong := await client.put("/api/v1/register", json={})):
             assert response.headers["x-frame-options"] == "DENY"
             assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
