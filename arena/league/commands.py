@@ -20,7 +20,7 @@ from arena.league.config import (
     with_overrides,
 )
 from arena.league.store import DB_NAME, Store, open_store
-from arena.records import GameRecord
+from arena.records import GameRecord, GameResult
 from arena.settings import SANDBOX_LEVELS, seed_option
 
 if TYPE_CHECKING:
@@ -164,7 +164,8 @@ def games_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only games this bot sat in (repeat: games with all of them)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
-    parser.add_argument("--failed", action="store_true", help="only games where a bot failed")
+    parser.add_argument("--failed", action="store_true",
+                        help="only games where a bot failed, each failure with its detail")
     parser.add_argument("--limit", type=int, default=50,
                         help="show the last N games that match (default 50; 0: all)")
 
@@ -179,18 +180,28 @@ def games_command(args: argparse.Namespace) -> int:
     try:
         results = store.results(args.game, args.players)
         where = store.path.parent
+        wanted = set(args.bot or ())
+        chosen = [r for r in results
+                  if wanted <= set(r.bots) and (r.failures or not args.failed)]
+        shown = chosen[-args.limit:] if args.limit else chosen
+        # the failure list says why, too: the details are in the records
+        details = {} if not args.failed else {
+            record.game_id: {failure["seat"]: failure["detail"] for failure in record.failures}
+            for record in store.records_of([r.game_id for r in shown])}
     finally:
         store.close()
-    wanted = set(args.bot or ())
-    chosen = [r for r in results
-              if wanted <= set(r.bots) and (r.failures or not args.failed)]
-    shown = chosen[-args.limit:] if args.limit else chosen
+
+    def failure(result: GameResult, seat: int, reason: str) -> str:
+        detail = details.get(result.game_id, {}).get(seat)
+        why = reason if not detail else f"{reason}: {_clipped(detail, FAILED_DETAIL_CHARS)}"
+        return f"{result.bots[seat]}: {why}"
+
     rows = [{
         "game id": r.game_id,
         "game": r.game,
         "seats (place)": ", ".join(f"{bot} ({place})"
                                    for bot, place in zip(r.bots, r.placements, strict=True)),
-        "failures": ", ".join(f"{r.bots[seat]}: {why}" for seat, why in sorted(r.failures.items())),
+        "failures": ", ".join(failure(r, seat, why) for seat, why in sorted(r.failures.items())),
     } for r in shown]
     if rows:
         print(tabulate(rows, headers="keys"))
@@ -199,6 +210,14 @@ def games_command(args: argparse.Namespace) -> int:
     print(f"{len(chosen)} of {len(results)} games in {where} match{more}; "
           "`arena replay GAME_ID` tells one", file=sys.stderr)
     return 0
+
+
+# a failure's detail in `arena games --failed` (`arena replay GAME_ID` tells it whole)
+FAILED_DETAIL_CHARS = 110
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -374,6 +393,7 @@ def tell(record: GameRecord) -> list[str]:
     narration, then the result and any failures."""
     from arena.games.base import GameError
     from arena.plugins import load_game
+    from arena.runner.diagnosis import died_at_start, stderr_to_show
 
     seats = record.seats
     lines = [
@@ -417,10 +437,11 @@ def tell(record: GameRecord) -> list[str]:
                 else f"during {failure['phase']}")
         lines += ["", f"{failure['bot']} (seat {failure['seat']}) failed {when}: "
                       f"{failure['reason']} - {failure['detail']}"]
-        tail = failure.get("stderr_tail", "").rstrip()
-        if tail:
-            lines.append("  last lines of its stderr:")
-            lines += [f"  | {line}" for line in tail.splitlines()[-10:]]
+        shown = stderr_to_show(failure.get("stderr_tail", ""), failure["detail"], 10)
+        if shown:
+            lines.append("  its stderr:" if died_at_start(failure["detail"])
+                         else "  last lines of its stderr:")
+            lines += [f"  | {line}" for line in shown]
     for incident in record.incidents:
         lines += ["", f"{incident['bot']} (seat {incident['seat']}), {incident['phase']}: "
                       f"{incident['reason']} - {incident['detail']} (no forfeit)"]

@@ -342,6 +342,7 @@ def validate_command(args: argparse.Namespace) -> int:
         games_for,
         setting_line,
     )
+    from arena.runner.diagnosis import stderr_to_show
     from arena.runner.sandbox import choose_level
     from arena.runner.trace import traces
     from arena.settings import Limits, usable_cores
@@ -432,8 +433,7 @@ def validate_command(args: argparse.Namespace) -> int:
         print("violations:")
     for violation in report.violations:
         print(f"  {violation.where()}: {violation.reason}: {violation.detail}")
-        last_lines = violation.stderr_tail.strip().splitlines()[-3:]
-        for line in last_lines:
+        for line in stderr_to_show(violation.stderr_tail, violation.detail, 3):
             print(f"      stderr: {line[:200]}")
     if report.interrupted:
         checked = ("the handshake, the ping and " if report.ping_seconds is not None

@@ -41,7 +41,7 @@ VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".",
 # Resources a manifest may request: key -> what it means.  The cap is the arena's default
 # limit (arena/settings.py); a league clamps a request to its own caps when it runs.
 RESOURCE_MEANINGS: dict[str, str] = {
-    "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
+    "memory_mb": "memory the bot's processes may use together, in MiB",
     "cores": "cores the bot may keep busy at once (a cgroup CPU quota, else CPU affinity)",
 }
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ from arena.rating import (
     seat_advantage,
     seated,
 )
-from arena.records import GameResult
+from arena.records import GameRecord, GameResult
 from arena.report import svg
 from arena.report.leaderboard import (
     DASH,
@@ -30,6 +31,7 @@ from arena.report.leaderboard import (
     standings_rows,
     superiority_text,
 )
+from arena.runner.diagnosis import died_at_start
 
 if TYPE_CHECKING:
     from arena.league.formats import Standings
@@ -47,11 +49,13 @@ def render_report(
     games: str = "",
     standings: Standings | None = None,
     tuning: str = "",
+    failed_at_start: Sequence[StartFailure] = (),
 ) -> str:
     """The whole page; ``stop`` is the league's sequential test as the store keeps it,
     ``games`` the HTML of its list of games (arena/viewer/index.py), ``standings`` a
     feed format's own ranking (Swiss, knockout: arena.league.formats), ``tuning`` the
-    section of a tune's store (arena/tune/report.py)."""
+    section of a tune's store (arena/tune/report.py), ``failed_at_start`` why bots died
+    before their handshake (:func:`start_failures` of the failed games)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -71,7 +75,7 @@ def render_report(
         _history(results, board, prior_draws),
         _heat_map(board),
         _scores(results, board),
-        _failures(results, board),
+        _failures(results, board, failed_at_start),
         _seats(results, board),
         _meta_game(board),
         games,
@@ -301,7 +305,35 @@ def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
     )
 
 
-def _failures(results: Sequence[GameResult], board: Leaderboard) -> str:
+@dataclass(frozen=True)
+class StartFailure:
+    """Games in which a bot died before its handshake, for one cause."""
+
+    bot: str
+    reason: str
+    detail: str  # the diagnosis (arena/runner/diagnosis.py)
+    games: int
+    stderr: str  # its stderr in the newest of them: its first lines and its end
+
+
+def start_failures(records: Iterable[GameRecord]) -> list[StartFailure]:
+    """The failures of ``records`` where a bot died before its handshake (or could not
+    be started), one per bot and cause, the most frequent first."""
+    found: dict[tuple[str, str, str], list[Any]] = {}
+    for record in records:
+        for failure in record.failures:
+            if died_at_start(failure["detail"]):
+                key = (failure["bot"], failure["reason"], failure["detail"])
+                found.setdefault(key, [0, ""])
+                found[key][0] += 1
+                found[key][1] = failure.get("stderr_tail", "")
+    return sorted((StartFailure(bot, reason, detail, games, stderr)
+                   for (bot, reason, detail), (games, stderr) in found.items()),
+                  key=lambda item: (-item.games, item.bot, item.detail))
+
+
+def _failures(results: Sequence[GameResult], board: Leaderboard,
+              failed_at_start: Sequence[StartFailure] = ()) -> str:
     reasons = sorted({reason for row in board.rows for reason in row.failures})
     failed_games: Counter[str] = Counter()
     for result in results:
@@ -330,6 +362,16 @@ def _failures(results: Sequence[GameResult], board: Leaderboard) -> str:
             f'<th class="num">games failed</th></tr></thead><tbody>{"".join(lines)}'
             "</tbody></table></div>"
         )
+    if failed_at_start:
+        items = "".join(
+            f'<li><span class="bot">{escape(item.bot)}</span>, {escape(item.reason)} in '
+            f'{item.games:,} game{"s" if item.games != 1 else ""}: {escape(item.detail)}'
+            + (f'<details><summary>its stderr</summary><pre class="stderr">'
+               f"{escape(item.stderr)}</pre></details>" if item.stderr.strip() else "")
+            + "</li>"
+            for item in failed_at_start)
+        body += (f'<h3 id="failed-at-start">Why bots could not start</h3>'
+                 f'<ul class="start-failures">{items}</ul>')
     return _section(
         "failures",
         "Failures",

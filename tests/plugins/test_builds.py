@@ -325,9 +325,6 @@ def built_and_runs(folder: Path, argv: list[str]) -> str:
                           check=True, timeout=60).stdout
 
 
-@pytest.mark.xfail(strict=True, reason="javac, a JVM, cannot reserve its compressed class "
-                   "space under RLIMIT_AS 2048 MiB: the runtime helper's branch i40-runtime "
-                   "changes how memory is bounded (remove this mark when it is merged)")
 @needs("javac", "openjdk-17-jdk-headless")
 def test_java_builds_with_javac(tmp_path: Path) -> None:
     folder = language_bot(tmp_path, {"Bot.java": 'public class Bot { public static void '

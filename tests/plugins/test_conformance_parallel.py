@@ -9,7 +9,6 @@ import io
 import json
 import os
 import signal
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,15 +25,14 @@ from arena.plugins.conformance import (
     run_check,
 )
 from arena.plugins.manifest import load_manifest
-from tests.plugins.test_validate import FAST, ZOO, ZOO_FAILURES, zoo_bot
+from tests.plugins.test_validate import FAST, ZOO, ZOO_FAILURES, zoo_bot, zoo_limits
 
 
 def check_zoo_in_parallel(tmp_path: Path, script: str) -> ConformanceReport:
     registry = discover([], include_bundled=False)
     spec = load_manifest(zoo_bot(tmp_path, script), registry.games)
-    limits = replace(FAST, handshake_seconds=1.0) if script == "slow_start" else FAST
-    return run_check(spec, registry.games, [], games_per_setting=6, limits=limits,
-                     max_violations=1, concurrency=3)
+    return run_check(spec, registry.games, [], games_per_setting=6,
+                     limits=zoo_limits(script), max_violations=1, concurrency=3)
 
 
 @pytest.mark.skipif(not ZOO.is_dir(), reason="the runner's zoo is not there")

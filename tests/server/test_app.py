@@ -205,6 +205,12 @@ async def test_upload_validates_and_refusals(server_folder: tuple[Path, str]) ->
         assert rejected["state"] == "rejected" and "failed the conformance check" in \
             rejected["message"]
         assert "I crash on purpose" in rejected["stderr_tail"]
+        # why, in one line: the bot died before its handshake (runner/diagnosis.py), on
+        # its page too
+        why = ("handshake: crash: died before its handshake: its stderr ends: I crash on "
+               "purpose; exited with code 3")
+        assert rejected["message"].endswith(why)
+        assert why in (await api.client.get("/bots/ada/broken")).text
         # the report and the stderr are the owner's (and admins'): not bob's, not anyone's
         for headers in ({}, {"Authorization": f"Bearer {bob}"}):
             seen = (await api.client.get(f"/api/v1/versions/{answer.json()['id']}",
