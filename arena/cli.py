@@ -88,7 +88,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "init": ("arena init my-arena", "arena init                         # here"),
-    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript",
+                "arena new-bot fast --lang rust --dir ~/ra/bots"),
     "play": (
         "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
         "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
