@@ -5,8 +5,6 @@ ladder, and no game of the ladder has a failure."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -17,6 +15,7 @@ from arena.workspace import LANGUAGES
 from tests.bot_templates.conftest import bot_name, require_toolchain
 from tests.server.conftest import (
     PASSWORD,
+    arena,
     free_port,
     make_server_folder,
     start_server,
@@ -24,12 +23,6 @@ from tests.server.conftest import (
 )
 
 pytestmark = pytest.mark.slow
-
-
-def arena(*args: str, env: dict[str, str], stdin: str = "", timeout: float = 600
-          ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def test_every_language_uploaded_as_source_is_built_validated_and_played(
@@ -52,7 +45,7 @@ def test_every_language_uploaded_as_source_is_built_validated_and_played(
         assert logged.returncode == 0, logged.stderr
         for language in LANGUAGES:
             uploaded = arena("upload", str(workspace / "bots" / bot_name(language)), "--wait",
-                             env=env)
+                             env=env, timeout=600)
             assert uploaded.returncode == 0, (language, uploaded.stdout + uploaded.stderr)
             assert ": valid: " in uploaded.stdout, (language, uploaded.stdout)
 
