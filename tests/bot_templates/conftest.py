@@ -54,6 +54,19 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def build_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's own cache of built bots ($XDG_CACHE_HOME of the arena commands run in
+    these tests): the league finds what validate built, and the user's cache is untouched."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def arena_cache(build_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(build_cache))
+    return build_cache
+
+
 def readme_blocks(folder: Path) -> list[str]:
     """The ``sh`` code blocks of a bot's README, in order."""
     return re.findall(r"```sh\n(.*?)```", (folder / "README.md").read_text(), re.S)

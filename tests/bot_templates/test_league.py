@@ -16,7 +16,8 @@ from tests.bot_templates.conftest import bot_name, require_toolchain
 pytestmark = pytest.mark.slow
 
 
-def test_a_league_of_every_language_plays_without_a_failure(workspace: Path) -> None:
+def test_a_league_of_every_language_plays_without_a_failure(workspace: Path,
+                                                            arena_cache: Path) -> None:
     for language in LANGUAGES:
         require_toolchain(language)
     names = [bot_name(language) for language in LANGUAGES]

@@ -170,7 +170,8 @@ def test_its_random_choice_is_seeded_by_the_game_and_uniform(
 
 
 @pytest.mark.parametrize("language", EVERY_LANGUAGE)
-def test_it_passes_validate_as_made(language: str, workspace: Path) -> None:
+def test_it_passes_validate_as_made(language: str, workspace: Path, arena_cache: Path
+                                    ) -> None:
     """Made by new-bot, built by the arena as its bot.toml says, checked under the
     default sandbox."""
     require_toolchain(language)
