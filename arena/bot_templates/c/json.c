@@ -75,7 +75,7 @@ static int append_utf8(Buffer *b, unsigned long code) {
 static long read_hex4(Parser *p) {
     long code = 0;
     if (p->at + 4 > p->length) return -1;
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 4; i++) {
         char c = p->text[p->at + i];
         int digit = is_digit(c) ? c - '0'
                     : (c >= 'a' && c <= 'f') ? c - 'a' + 10
