@@ -160,7 +160,8 @@ class Game(abc.ABC):
         """Restore a state written by ``GameState.to_json``."""
 
     def replay(self, record: Mapping[str, JSON]) -> GameState:
-        """Rebuild the state a record describes by replaying its actions from its seed.
+        """Rebuild the state a record describes by replaying its actions from its start
+        (:meth:`start_from_record`: the recorded draws, or the seed).
 
         Each action must be taken by the seat the record names, and every key a recorded
         action carries (e.g. its JSON) and every part in :attr:`replayed_parts` present in
@@ -169,14 +170,10 @@ class Game(abc.ABC):
         try:
             if record.get("game", self.name) != self.name:
                 raise ReplayError(f"a {record.get('game')!r} record is not a {self.name} game")
-            num_players, seed = record["num_players"], record["seed"]
             steps = list(record["actions"])
         except (KeyError, TypeError, AttributeError) as error:
             raise ReplayError(f"not a {self.name} record: missing or bad {error}") from None
-        try:
-            state = self.replay_start(num_players, seed, record.get("options"))
-        except GameOptionError as error:
-            raise ReplayError(f"record cannot be set up: {error}") from None
+        state = self.start_from_record(record)
         for number, step in enumerate(steps):
             try:
                 seat, action = step["seat"], step["action"]
@@ -195,6 +192,27 @@ class Game(abc.ABC):
                 raise ReplayError(f"action {number}: {error}") from None
         check_reproduced(record, state.record(), self.replayed_parts)
         return state
+
+    def start_from_record(self, record: Mapping[str, JSON]) -> GameState:
+        """The state the engine's ``record`` starts from, its hidden future included.
+
+        A league's deals are secret (:mod:`arena.deals`): its records keep no seed to deal
+        from, so an engine whose records hold what chance brought (Ra's draws, the dice
+        game's rolls) overrides this to start a game that brings exactly those, in order.
+        The default deals from the record's ``seed`` (:meth:`replay_start`), which only
+        records of public deals keep.  Raises ``ReplayError``."""
+        try:
+            num_players, options = record["num_players"], record.get("options")
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ReplayError(f"not a {self.name} record: missing or bad {error}") from None
+        if "seed" not in record:
+            raise ReplayError(
+                f"this {self.name} record keeps no seed (its deal was secret) and the "
+                f"{self.name} engine cannot start a game from the draws it recorded")
+        try:
+            return self.replay_start(num_players, record["seed"], options)
+        except GameOptionError as error:
+            raise ReplayError(f"record cannot be set up: {error}") from None
 
     def replay_start(
         self, num_players: int, seed: int, options: Mapping[str, JSON] | None

@@ -114,3 +114,10 @@ def flat_encoder(first: Mapping[str, JSON], game: str = "this game") -> Encoder:
                 for _, value in _leaves(observation, "") if not isinstance(value, str)]
 
     return encode
+
+
+def deal_words(record: Mapping[str, JSON]) -> str:
+    """How a record's game was dealt, for its story: "seed N", or a secret deal's words
+    (its record keeps the draws, not the seed: arena/deals.py)."""
+    seed = record.get("seed")
+    return f"seed {seed}" if seed is not None else "a secret deal"

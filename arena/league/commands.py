@@ -53,7 +53,15 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         "--shard",
         metavar="I/N",
         help="play only slice I of N of the league, into its own store (default: beside "
-        "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`",
+        "the league's, RESULTS.shard-I-of-N); join the slices with `arena merge`; needs "
+        "--deal-key",
+    )
+    parser.add_argument(
+        "--deal-key",
+        metavar="FILE",
+        help="deal the games from the secret key in FILE, made there (mode 0600) if it does "
+        "not exist: one key for every shard of a league, copied to each machine (a league "
+        "otherwise keeps its own random key in its store; docs/leagues.md)",
     )
     parser.add_argument(
         "--cluster",
@@ -86,6 +94,16 @@ def run_command(args: argparse.Namespace) -> int:
 
         shard = Shard.parse(args.shard)
         config = replace(config, results_dir=shard.folder(config.results_dir))
+    deal_key = None
+    if getattr(args, "deal_key", None) is not None:
+        from arena.deals import deal_key_file
+
+        deal_key = deal_key_file(Path(args.deal_key))
+    elif shard is not None and not config.public_deals:
+        raise ArenaError(
+            "--shard: the shards of a league deal their games from one secret key: add "
+            "--deal-key FILE (made on first use; copy it to the other machines and keep it "
+            "private), or set public_deals = true in the league file")
     cluster = config.cluster
     if getattr(args, "cluster", None) is not None:
         from dataclasses import replace as with_changes
@@ -104,7 +122,7 @@ def run_command(args: argparse.Namespace) -> int:
         check_address(cluster)  # before anything is opened or played
     return run_league(
         config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
-        shard=shard, cluster=cluster,
+        shard=shard, cluster=cluster, deal_key=deal_key,
     )
 
 

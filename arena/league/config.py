@@ -39,7 +39,7 @@ CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_
 TOP_KEYS = (
     "name", "game", "players", "roster", "format", "challenger", "rounds", "seed",
     "max_games", "concurrency", "workers", "results_dir", "bot_paths", "options", "time",
-    "limits", "rating", "cluster", "stop",
+    "limits", "rating", "cluster", "stop", "public_deals",
 )
 STOP_TESTS = ("sprt", "gauntlet")
 
@@ -120,6 +120,9 @@ class LeagueConfig:
     # [cluster]: where to play (a Dask scheduler); None plays on this machine
     cluster: ClusterSettings | None = None
     stop: StopSettings | None = None  # [stop]: None plays the whole schedule
+    # deal every game from its seed, which anyone who knows the league file can compute,
+    # instead of from the store's secret key (arena/deals.py): research, never a contest
+    public_deals: bool = False
 
     def snapshot(self) -> dict[str, Any]:
         """The whole configuration as JSON data (stored with the results)."""
@@ -508,6 +511,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         rating=_rating(top.section("rating")),
         cluster=_cluster(top.section("cluster"), base),
         stop=_stop(top.section("stop"), league_format, players, roster),
+        public_deals=top.get("public_deals", _boolean, False),
     )
     top.finish()
     return config

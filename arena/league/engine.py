@@ -30,6 +30,7 @@ from typing import Any
 
 import trio
 
+from arena.deals import PUBLIC
 from arena.errors import ArenaError
 from arena.league.backends import Backend, Games
 from arena.league.bots import find_bots, find_game
@@ -201,6 +202,7 @@ async def play_league(
     concurrency: int | None = None,
     shard: Shard | None = None,
     cluster: ClusterSettings | None = None,
+    deal_key: str | None = None,
 ) -> LeagueSummary:
     """Play ``config``'s league and return its summary; print nothing.
 
@@ -209,16 +211,20 @@ async def play_league(
     process, in worker processes, or on the Dask cluster ``cluster``).  ``bots``: the
     roster (default: discovery).  ``games``: open-ended play, the games the caller feeds
     (default: what is missing of the league's schedule).  ``shard``: play only that
-    slice of the schedule.  ``listeners`` receive every event (:class:`LeagueListener`)."""
+    slice of the schedule.  ``listeners`` receive every event (:class:`LeagueListener`).
+    ``deal_key``: what the hidden order of its games is dealt from (arena/deals.py; the
+    shards of a league share one); default: the store's own, made at random on first
+    use.  A league of public deals (``public_deals = true``) deals from the seeds."""
     notices = _Notices(listeners)
     checked = check_league(config, bots=bots, backend=backend, shard=shard,
                            open_ended=games is not None, notice=notices.notice)
     concurrency = concurrency or config.concurrency
-    if backend is None:
-        backend = _real_bots(config, checked.roster, concurrency, cluster)
     owned = store is None
     league_store = create_store(config.results_dir) if store is None else store
     try:
+        if backend is None:
+            key = PUBLIC if config.public_deals else league_store.deal_key(deal_key)
+            backend = _real_bots(config, checked.roster, concurrency, cluster, key)
         return await _play(checked, league_store, backend, listeners, games,
                            concurrency, shard)
     finally:
@@ -301,13 +307,13 @@ def _check_anchor(config: LeagueConfig, roster: Sequence[BotSpec]) -> None:
 
 
 def _real_bots(config: LeagueConfig, roster: Sequence[BotSpec], concurrency: int,
-               cluster: ClusterSettings | None) -> Backend:
+               cluster: ClusterSettings | None, deal_key: str) -> Backend:
     """Real bots: on a Dask cluster, in this process, or spread over worker processes
-    (one per core)."""
+    (one per core), dealing from ``deal_key``."""
     from arena.league.backends import DaskBackend, LocalBackend, WorkerBackend
     from arena.league.play import league_settings
 
-    settings = league_settings(config)
+    settings = league_settings(config, deal_key)
     if cluster is not None:
         return DaskBackend(settings, roster, cluster)
     workers = config.worker_count(concurrency)

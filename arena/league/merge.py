@@ -2,7 +2,8 @@
 --shard I/N`` on machines that cannot reach each other) into one.
 
 Only stores of the same league are joined: the same game settings (game, options, seed,
-time control, limits) and, for every bot they share, the same version and files.  A game
+time control, limits), the same deal key (``--deal-key``) and, for every bot they share,
+the same version and files.  A game
 is keyed by its id, so merging twice, or merging overlapping stores, stores nothing twice;
 a game stored in two shards with different results (a nondeterministic bot) keeps the
 first and is counted.  The output is written as a league run writes it: one transaction
@@ -39,11 +40,14 @@ def merge_stores(sources: Sequence[Store], output: Path) -> MergeSummary:
     for store in sources[1:]:
         _check_same_league(sources[0], store, reference)
     bots = _joined_bots(sources)
+    key = _joined_deal_key(sources)
     target = create_store(output)
     try:
         if target.count():
             _check_same_league(sources[0], target, reference)
             _joined_bots([*sources, target])
+        if key is not None:  # the merged league resumes dealing from its shards' key
+            target.deal_key(key)
         first = sources[0]
         target.save_setup(first.league_name, first.config_snapshot or {}, reference,
                           list(bots.values()))
@@ -100,6 +104,18 @@ def _joined_bots(stores: Sequence[Store]) -> dict[str, StoredBot]:
                     "its games cannot share one rating"
                 )
     return {name: bot for name, (bot, _) in joined.items()}
+
+
+def _joined_deal_key(stores: Sequence[Store]) -> str | None:
+    """The one deal key of the shards (None: their deals were public); shards dealt from
+    different keys are not one league's (``arena run --shard I/N --deal-key FILE``)."""
+    keys = {store.path.parent: key for store in stores
+            if (key := store.stored_deal_key()) is not None}
+    if len(set(keys.values())) > 1:
+        folders = " and ".join(str(folder) for folder in keys)
+        raise ArenaError(f"{folders} dealt their games from different deal keys: the shards "
+                         "of one league share one (arena run --shard I/N --deal-key FILE)")
+    return next(iter(keys.values()), None)
 
 
 def _by_finishing_time(stores: Sequence[Store]) -> Iterator[GameRecord]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from arena.deals import PUBLIC
 from arena.games.base import Game
 from arena.league.config import LeagueConfig
 from arena.league.schedule import ScheduledGame
@@ -41,12 +42,18 @@ class GameSettings:
     options: Mapping[str, Any] = field(default_factory=dict)
     limits: Limits = Limits()
     log_dir: Path | None = None  # one stderr log per bot process start (None: discarded)
+    # what the hidden order is dealt from (arena/deals.py): the league's secret, sent to
+    # the processes that play its games and to nobody else (kept out of repr: never logged)
+    deal_key: str = field(default=PUBLIC, repr=False)
 
 
-def league_settings(config: LeagueConfig) -> GameSettings:
+def league_settings(config: LeagueConfig, deal_key: str = PUBLIC) -> GameSettings:
+    """The settings of ``config``'s games, dealt from ``deal_key`` (public deals for a
+    league that chose them, whatever the key)."""
     return GameSettings(
         config.game, dict(config.options), config.limits,
         Path(config.results_dir) / "logs",
+        PUBLIC if config.public_deals else deal_key,
     )
 
 
@@ -66,9 +73,10 @@ async def play_seating(pool: BotPool, game: Game, settings: GameSettings,
     only call of the referee (local, worker processes and cluster workers alike)."""
     from arena.runner.referee import play_game
 
-    async with pool.players(seating) as players:
+    # deal=seed: no bot process plays a deal twice (a table's seat rotations share it)
+    async with pool.players(seating, deal=seed) as players:
         return await play_game(game, players, seed, options=dict(settings.options) or None,
-                               limits=settings.limits)
+                               limits=settings.limits, deal_key=settings.deal_key)
 
 
 async def play_one_game(

@@ -50,6 +50,7 @@ def run_league(
     dry_run: bool = False,
     shard: Shard | None = None,
     cluster: ClusterSettings | None = None,
+    deal_key: str | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
 
@@ -57,7 +58,8 @@ def run_league(
     Dask cluster of ``cluster``; ``bots`` defaults to discovery.
     ``dry_run``: check everything and say what would be played, then stop.  ``shard``:
     play only that slice of the league (into the store of ``config.results_dir``).
-    ``cluster``: play the games on that Dask cluster (this process still stores them)."""
+    ``cluster``: play the games on that Dask cluster (this process still stores them).
+    ``deal_key``: the key the games are dealt from (default: the store's own)."""
     out = out or sys.stdout
     err = err or sys.stderr
     if dry_run:
@@ -71,6 +73,7 @@ def run_league(
                 summary = await play_league(
                     config, backend=backend, bots=bots, listeners=[terminal],
                     concurrency=concurrency, shard=shard, cluster=cluster,
+                    deal_key=deal_key,
                 )
                 nursery.cancel_scope.cancel()  # the signal watcher
             return summary

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol, TextIO
 
 from arena import fastjson
+from arena.deals import new_deal_key
 from arena.errors import ArenaError
 from arena.records import GameRecord, GameResult
 
@@ -178,6 +179,12 @@ class LeagueStore(Protocol):
     @property
     def stop_result(self) -> dict[str, Any] | None: ...
     def save_stop(self, summary: Mapping[str, Any]) -> None: ...
+    def deal_key(self, wanted: str | None = None) -> str:
+        """The key this league's games are dealt from (arena/deals.py): ``wanted`` (the
+        shards' shared key) or a random one, made on first use and kept; never in a
+        record.  ArenaError if the store already keeps another than ``wanted``."""
+    def stored_deal_key(self) -> str | None:
+        """The deal key the store keeps, None if it has never dealt a secret game."""
     def bots(self) -> dict[str, StoredBot]: ...
     def save_setup(self, league_name: str, config: Mapping[str, Any],
                    game_settings: Mapping[str, Any], bots: Sequence[StoredBot]) -> None: ...
@@ -252,6 +259,26 @@ class Store:
         """Keep the sequential test's decision and LLR (arena.league.stop)."""
         with self.connection:
             self._set_meta("stop", dict(summary))
+
+    def deal_key(self, wanted: str | None = None) -> str:
+        key = self.stored_deal_key()
+        if key is None:
+            with self.connection:  # a concurrent first use keeps the first key
+                self.connection.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('deal_key', ?)",
+                    (json.dumps(wanted or new_deal_key()),))
+            key = self.stored_deal_key()
+            assert key is not None
+        if wanted is not None and key != wanted:
+            raise ArenaError(
+                f"{self.path.parent} deals its games from another deal key than the one "
+                "given (--deal-key): the games of one league come from one key; give this "
+                "store's league its own key file, or another results folder")
+        return key
+
+    def stored_deal_key(self) -> str | None:
+        value = self._meta("deal_key")
+        return value if isinstance(value, str) else None
 
     def bots(self) -> dict[str, StoredBot]:
         rows = self.connection.execute(

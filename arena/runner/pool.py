@@ -5,7 +5,10 @@
             outcome = await play_game(game, players, seed=7, limits=limits)
 
 A player is checked out for one game at a time; two seats of the same bot get two
-processes.  Leaving the pool sends every process "quit" and kills what is left.
+processes.  No process plays two games of one deal (``deal=``, the game's seed): a
+table's seat rotations share their deal (duplicate format), and a bot that remembered
+the draws of its last game would know those of its next one (docs/security.md).
+Leaving the pool sends every process "quit" and kills what is left.
 
 Under sandbox "trusted" :meth:`BotPool.players` hands out in-process players instead
 (:mod:`arena.runner.trusted`), kept warm the same way, one game at a time each.
@@ -14,6 +17,7 @@ Under sandbox "trusted" :meth:`BotPool.players` hands out in-process players ins
 from __future__ import annotations
 
 import tempfile
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +33,25 @@ from arena.runner.trusted import Factory, TrustedPlayer, load_factory
 from arena.settings import TRUSTED, Limits
 
 PoolKey = tuple[str, str, tuple[str, ...], str]
+# the deals a process remembers having played: a table's rotations are played one after
+# the other, so a process meets a deal again, if ever, within its next few games
+DEALS_REMEMBERED = 256
+
+
+class _Deals:
+    """The last deals one process played (a set for the question, a queue for the age)."""
+
+    def __init__(self) -> None:
+        self.order: deque[int] = deque()
+        self.seen: set[int] = set()
+
+    def add(self, deal: int) -> None:
+        if deal in self.seen:
+            return
+        self.order.append(deal)
+        self.seen.add(deal)
+        if len(self.order) > DEALS_REMEMBERED:
+            self.seen.discard(self.order.popleft())
 
 
 def _key(spec: BotSpec) -> PoolKey:
@@ -42,25 +65,34 @@ class BotPool:
         self._nursery = nursery
         self._idle: dict[PoolKey, list[BotConnection]] = {}
         self._all: list[BotConnection] = []
+        self._deals: dict[BotConnection, _Deals] = {}  # what each process was dealt
         # sandbox "trusted": in-process players, and each bot's factory imported once
         self._idle_trusted: dict[PoolKey, list[TrustedPlayer]] = {}
         self._factories: dict[PoolKey, Factory] = {}
 
-    def checkout(self, spec: BotSpec) -> BotConnection:
-        """A player for ``spec`` that no game is using (a warm one when there is one)."""
+    def checkout(self, spec: BotSpec, deal: int | None = None) -> BotConnection:
+        """A player for ``spec`` that no game is using (a warm one when there is one),
+        whose process has not played ``deal`` (a fresh process when every warm one has)."""
         idle = self._idle.get(_key(spec))
         if idle:
-            return idle.pop()
+            for index in range(len(idle) - 1, -1, -1):  # the most recently used first
+                if deal is None or deal not in self._deals[idle[index]].seen:
+                    return idle.pop(index)
         player = BotConnection(spec, self.limits, self._nursery, self.log_dir)
         self._all.append(player)
+        self._deals[player] = _Deals()
         return player
 
     def checkin(self, player: BotConnection) -> None:
         self._idle.setdefault(_key(player.spec), []).append(player)
 
     @asynccontextmanager
-    async def seated(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[BotConnection]]:
-        players = [self.checkout(spec) for spec in specs]
+    async def seated(self, specs: Sequence[BotSpec], deal: int | None = None
+                     ) -> AsyncIterator[list[BotConnection]]:
+        players = [self.checkout(spec, deal) for spec in specs]
+        if deal is not None:
+            for player in players:
+                self._deals[player].add(deal)
         try:
             yield players
         finally:
@@ -68,11 +100,13 @@ class BotPool:
                 self.checkin(player)
 
     @asynccontextmanager
-    async def players(self, specs: Sequence[BotSpec]) -> AsyncIterator[list[Player]]:
-        """The players of one game: bots reached over channels (:meth:`seated`), or under
-        sandbox "trusted" in-process players made by the bots' entry points."""
+    async def players(self, specs: Sequence[BotSpec], deal: int | None = None
+                      ) -> AsyncIterator[list[Player]]:
+        """The players of one game: bots reached over channels (:meth:`seated`, none of
+        whose processes has played ``deal``), or under sandbox "trusted" in-process
+        players made by the bots' entry points (trusted code: any may remember)."""
         if self.limits.sandbox != TRUSTED:
-            async with self.seated(specs) as bots:
+            async with self.seated(specs, deal) as bots:
                 yield list(bots)
             return
         players = [self._checkout_trusted(spec) for spec in specs]
@@ -98,6 +132,7 @@ class BotPool:
                     nursery.start_soon(player.close)
         self._idle.clear()
         self._all.clear()
+        self._deals.clear()
         self._idle_trusted.clear()
 
 

@@ -10,8 +10,9 @@ The API the league uses::
 
 ``players`` are :class:`~arena.runner.players.Player` objects: process-backed bots from a
 :class:`~arena.runner.pool.BotPool` or in-process :class:`PythonPlayer` objects.  The same
-(game, options, seed, seating) with deterministic players gives the same record, apart
-from ``timings``.
+(game, options, seed, deal key, seating) with deterministic players gives the same record,
+apart from ``timings``.  The engine deals from ``deal_seed(seed, deal_key)`` and each bot
+gets a seed of its own (:mod:`arena.deals`): neither says anything about the draws.
 
 This is the only place where a bot's reply becomes an engine action.  When a player fails
 (reasons in :mod:`arena.runner.failures`) the game goes on: it is abandoned (its process
@@ -40,8 +41,6 @@ no game: between games, or after the game ended) have "between games" or "game_o
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -49,6 +48,7 @@ from typing import Any, cast
 
 import trio
 
+from arena.deals import PUBLIC, deal_seed, derived_seed
 from arena.errors import ArenaError
 from arena.games.base import Game, GameError, GameState
 from arena.records import Comment, Failure, GameRecord, Incident, SeatTimings
@@ -65,16 +65,6 @@ from arena.runner.protocol import (
 from arena.settings import Limits
 
 JSON = Any
-
-
-def derived_seed(seed: int, seat: int, purpose: str, secret: str = "") -> int:
-    """A 63-bit seed for ``purpose`` ("bot" or "fallback") at ``seat``.
-
-    Bots get a seed that does not reveal the game's seed (from which they could rebuild
-    the hidden draw order).  With a guessable game seed a bot could still search for it;
-    a league that cares passes a ``secret`` that the bots never see."""
-    digest = hmac.new(secret.encode(), f"{purpose}:{seed}:{seat}".encode(), hashlib.sha256)
-    return int.from_bytes(digest.digest()[:8], "big") >> 1
 
 
 def adjusted_placements(engine_placements: Sequence[int], forfeits: set[int]) -> list[int]:
@@ -143,18 +133,18 @@ class _Seat:
 
 class Referee:
     def __init__(self, game: Game, players: Sequence[Player], seed: int,
-                 options: Mapping[str, JSON] | None, limits: Limits, secret: str) -> None:
+                 options: Mapping[str, JSON] | None, limits: Limits, deal_key: str) -> None:
         self.game = game
         self.seed = seed
         self.limits = limits
-        self.secret = secret
+        self.deal_key = deal_key
         try:  # every default filled in: bots learn them in new_game, records keep them
             self.options = game.full_options(options)
         except GameError as error:  # a configuration problem
             raise ArenaError(f"cannot start {game.name}: {error}") from error
         self.move_ms = round(limits.move_seconds * 1000)
         self.seats = [
-            _Seat(i, p, limits, derived_seed(seed, i, "fallback", secret))
+            _Seat(i, p, limits, derived_seed(seed, i, "fallback", deal_key))
             for i, p in enumerate(players)
         ]
         self.failures: list[Failure] = []
@@ -167,7 +157,8 @@ class Referee:
     async def play(self) -> GameRecord:
         started = time.perf_counter()
         try:
-            state = self.game.new_game(len(self.seats), self.seed, self.options)
+            state = self.game.new_game(len(self.seats), deal_seed(self.seed, self.deal_key),
+                                       self.options)
         except Exception as error:  # GameOptionError and friends: a configuration problem
             raise ArenaError(f"cannot start {self.game.name}: {error}") from error
         await self._start_all()
@@ -197,7 +188,7 @@ class Referee:
 
         async def start(seat: _Seat) -> None:
             info = GameInfo(self.game.name, self.options, len(self.seats), seat.seat,
-                            derived_seed(self.seed, seat.seat, "bot", self.secret), names,
+                            derived_seed(self.seed, seat.seat, "bot", self.deal_key), names,
                             move_ms, bank_ms, self.limits.game_ms)
             try:
                 await seat.player.start_game(info)
@@ -311,10 +302,21 @@ class Referee:
             failures=tuple(self.failures),
             incidents=tuple(self.incidents),
             comments=tuple(self.comments),
-            engine=state.record(),
+            engine=self._engine_record(state),
             timings={"seconds": round(seconds, 6),
                      "seats": [_seat_timings(s) for s in self.seats]},
         )
+
+
+    def _engine_record(self, state: GameState) -> dict[str, JSON]:
+        """The engine's record, without the deal seed of a secret deal: the record keeps
+        the draws themselves, and a replay starts from them (``Game.start_from_record``)."""
+        record = state.record()
+        if self.deal_key != PUBLIC:
+            record.pop("seed", None)
+        else:  # the seed a public deal replays from, whether or not the engine says it
+            record.setdefault("seed", self.seed)
+        return record
 
 
 def _seat_timings(seat: _Seat) -> SeatTimings:
@@ -328,13 +330,16 @@ def _seat_timings(seat: _Seat) -> SeatTimings:
 
 async def play_game(game: Game, players: Sequence[Player], seed: int,
                     options: Mapping[str, JSON] | None = None, limits: Limits | None = None,
-                    secret: str = "") -> GameRecord:
+                    deal_key: str = PUBLIC) -> GameRecord:
     """Play one game; see the module docstring.  Raises ArenaError for a bad seating or
-    bad options (the configuration's fault), never for a player's misbehaviour."""
+    bad options (the configuration's fault), never for a player's misbehaviour.
+
+    ``deal_key``: the key the hidden order is dealt from (:mod:`arena.deals`); the
+    default, public deals, deals from ``seed`` itself."""
     if not game.min_players <= len(players) <= game.max_players:
         raise ArenaError(f"{game.title} is for {game.min_players}-{game.max_players} "
                          f"players, not {len(players)}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ArenaError(f"the game seed must be an integer, not {seed!r}")
-    referee = Referee(game, players, seed, options, limits or Limits(), secret)
+    referee = Referee(game, players, seed, options, limits or Limits(), deal_key)
     return await referee.play()

@@ -51,6 +51,10 @@ class ServerContext(Protocol):
     @property
     def cluster(self) -> ClusterSettings | None: ...
     @property
+    def deal_key(self) -> str:
+        """What every game's hidden order is dealt from (arena/deals.py), derived from
+        the server's own secret: never in a page, a record or a bot's message."""
+    @property
     def ladder(self) -> RosterWatcher: ...
     @property
     def leaderboards(self) -> StaleMarker: ...

@@ -18,6 +18,7 @@ from typing import Any
 
 import trio
 
+from arena.deals import server_deal_key
 from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.records import GameRecord, GameResult
@@ -138,6 +139,7 @@ class Server:
             raise
         secret = (settings.folder / SECRET_NAME).read_text().strip()
         self.cookies = Cookies(secret)
+        self.deal_key = server_deal_key(secret)  # the ladder's deals (arena/deals.py)
         self.secure_cookies = settings.tls is not None
         self.events = Events()
         registry = discover([], include_bundled=True)

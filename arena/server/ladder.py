@@ -162,7 +162,8 @@ class Ladder:
                     await play_league(config, store=self.server.league_store, bots=specs,
                                       games=receive, listeners=[_Listener(self)],
                                       concurrency=self.server.settings.concurrency,
-                                      cluster=self.server.cluster)
+                                      cluster=self.server.cluster,
+                                      deal_key=self.server.deal_key)
             except Exception as problem:  # the web app and the queue go on regardless
                 while isinstance(problem, ExceptionGroup) and len(problem.exceptions) == 1:
                     problem = problem.exceptions[0]
@@ -440,7 +441,8 @@ class Friendlies:
             assert self.store is not None
             await play_league(config, store=self.store, bots=bots, games=receive,
                               listeners=[_FriendlyListener(self, request.id)],
-                              concurrency=1, cluster=self.server.cluster)
+                              concurrency=1, cluster=self.server.cluster,
+                              deal_key=self.server.deal_key)
         store.friendly_state(request.id, "done", f"{k}-player games, unrated")
 
     def find_game(self, game_id: str) -> GameRecord:

@@ -197,6 +197,11 @@ def load_settings(folder: Path) -> ServerSettings:
             raise ArenaError(f"{path}: unknown section [{section}]; allowed: "
                              f"{', '.join(_KEYS)}")
         for key, value in table.items():
+            if key == "public_deals":  # a league's research option, never a contest's
+                raise ArenaError(
+                    f"{path}: key '{section}.public_deals': a server's deals are always "
+                    "secret: with public deals every bot could compute the tiles and dice "
+                    "to come (docs/security.md); remove the key")
             if key not in _KEYS[section]:
                 raise ArenaError(f"{path}: key '{section}.{key}': unknown key; allowed here: "
                                  f"{', '.join(_KEYS[section])}")

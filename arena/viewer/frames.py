@@ -1,7 +1,7 @@
 """A stored game as a list of positions, one per decision, for the replay page.
 
 The engine is the only thing that knows the board, so the game is replayed through its
-public API (``new_game`` from the record's seed and options, then ``apply_action`` step by
+public API (``start_from_record``: the recorded draws, then ``apply_action`` step by
 step) and each position is the acting seat's ``observation`` - what the bot saw when it
 decided.  Positions share most of their content, so every position after the first is
 stored as the few paths that changed (:func:`diff`); the page rebuilds them in order.
@@ -44,13 +44,12 @@ def start_state(record: GameRecord, game: Game | None = None) -> GameState:
         from arena.plugins import load_game
 
         game = load_game(record.game)
-    engine = record.engine
+    # what the engine's own record leaves out, the game record says (except the seed: a
+    # secret deal's is in neither, and the game starts from the recorded draws)
+    engine = {"num_players": record.num_players, "options": record.options,
+              **record.engine}
     try:
-        return game.new_game(
-            int(engine.get("num_players", record.num_players)),
-            int(engine.get("seed", record.seed)),
-            engine.get("options", record.options),
-        )
+        return game.start_from_record(engine)
     except (GameError, TypeError, ValueError) as problem:
         raise ArenaError(f"the {record.game} engine cannot set up this game: {problem}") from None
 

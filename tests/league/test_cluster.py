@@ -26,6 +26,7 @@ import pytest
 import trio
 
 from arena.cli import main
+from arena.deals import deal_key_file
 from arena.errors import ArenaError
 from arena.league.cluster import ClusterSettings, _ChunkSizer, check_address
 from arena.league.cluster_worker import BotPack, pack_bot, unpack_bot
@@ -333,11 +334,14 @@ def test_a_league_on_the_cluster_equals_the_local_league_even_when_a_worker_dies
     address, processes = dask_cluster
     rounds = 8  # 144 games: a few seconds, so a worker can die in the middle
     local = _league(tmp_path, "local", rounds)
-    assert run_league(load_league(local), quiet=True, out=io.StringIO()) == 0
+    key = tmp_path / "deal.key"  # both leagues deal from one secret key
+    assert run_league(load_league(local), quiet=True, out=io.StringIO(),
+                      deal_key=deal_key_file(key)) == 0
 
     remote = _league(tmp_path, "remote", rounds)
     run = subprocess.Popen(
-        [sys.executable, "-m", "arena", "run", str(remote), "--cluster", address],
+        [sys.executable, "-m", "arena", "run", str(remote), "--cluster", address,
+         "--deal-key", str(key)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
     )
     store_dir = tmp_path / "remote"
@@ -411,10 +415,12 @@ def test_the_next_league_of_the_same_bots_finds_them_warm_on_the_workers(
     end = time.time()
     # every bot process of the first league still runs (none restarted); other games may
     # seat a bot in two games at once on a worker where the first league never did, which
-    # starts its second process there: at most one per bot and worker slot (3 bots, 2
-    # workers, 2 slots each), where restarting them all would start as many as before
+    # starts its second process there, and no process plays a deal twice, so the k seat
+    # rotations of a table played one after the other on a worker take k processes of
+    # each of its bots: at most 2 slots + 3 - 1 per bot and worker (3 bots, 2 workers),
+    # where restarting them all would start as many as before
     assert warm <= processes_under_the_workers()
-    assert _bot_starts(tmp_path) <= 3 * 2 * 2
+    assert _bot_starts(tmp_path) <= 3 * 2 * (2 + 3 - 1)
     stored = open_store(tmp_path / "again")
     assert stored.count() == open_store(tmp_path / "first").count()
     # each game's finish time is when it ended on the worker, moved onto this clock

@@ -27,12 +27,15 @@ players = [2, 3]
 roster = ["first", "random", "greedy"]
 rounds = 1
 seed = 424242
+public_deals = true
 concurrency = 1
 workers = 1
 results_dir = "out"
 [time]
 per_decision = 5.0
 """
+# (public deals: the games are dealt from the file's seed as before deal keys existed,
+# so this file also shows that public deals deal exactly what they always dealt)
 # depend on the clock or on finishing order, not on the games
 VOLATILE = ("timings", "finished_at", "sequence")
 

@@ -73,6 +73,6 @@ def test_a_niced_league_plays_in_worker_processes_even_with_one_worker() -> None
     config = LeagueConfig(path=Path("league.toml"), name="x", game="ra", players=(2,),
                           roster=None, concurrency=1, workers=1)
     roster = [discover().bot("random")]
-    assert isinstance(_real_bots(config, roster, 1, None), LocalBackend)
-    niced = _real_bots(LeagueConfig(**{**vars(config), "nice": 7}), roster, 1, None)
+    assert isinstance(_real_bots(config, roster, 1, None, ""), LocalBackend)
+    niced = _real_bots(LeagueConfig(**{**vars(config), "nice": 7}), roster, 1, None, "")
     assert isinstance(niced, WorkerBackend) and niced.nice == 7 and niced.workers == 1

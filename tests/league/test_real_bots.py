@@ -174,7 +174,8 @@ def test_same_league_file_same_results(tmp_path: Path) -> None:
             'name = "same"\ngame = "ra"\nplayers = 3\nroster = ["random", "first", "random-js"]\n'
             f'rounds = 2\nresults_dir = "{folder}"\nconcurrency = {concurrency}\n'
         )
-        assert main(["run", str(league), "--quiet"]) == 0
+        # one deal key for both: the same file and key give the same games
+        assert main(["run", str(league), "--quiet", "--deal-key", str(tmp_path / "key")]) == 0
         store = open_store(load_league(league).results_dir)
         outcomes.append({r.game_id: (r.scores, r.placements) for r in store.results()})
         store.close()

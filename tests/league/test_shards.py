@@ -116,3 +116,61 @@ def test_merge_from_the_command_line(league_file, tmp_path: Path,
     assert "merged 2 store(s)" in err and "30 in all" in err and "arena leaderboard" in err
     assert main(["merge", str(shards[0]), "-o", str(shards[0])]) == 2
     assert "is the output itself" in capsys.readouterr().err
+
+
+REAL = ['roster = ["random", "first", "greedy"]', "rounds = 2", "[limits]", 'sandbox = "none"']
+
+
+def test_a_shard_without_a_deal_key_is_refused_in_one_line(
+        league_file, capsys: pytest.CaptureFixture[str]) -> None:
+    path = league_file(*REAL, players="[2]")
+    assert main(["run", str(path), "--shard", "1/2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--deal-key FILE" in err and err.count("\n") == 1
+    assert not (path.parent / "out.shard-1-of-2").exists()  # refused before anything
+
+
+def test_shards_sharing_a_deal_key_merge_into_the_league_dealt_from_it(
+        league_file, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the real bots deal from a secret key: shards that share it (--deal-key) give the
+    # league played whole from that key, game for game
+    path = league_file(*REAL, players="[2, 3]")
+    key = tmp_path / "spring.key"
+    for shard in ("1/2", "2/2"):
+        assert main(["run", str(path), "--shard", shard, "--quiet",
+                     "--deal-key", str(key)]) == 0
+    assert oct(key.stat().st_mode & 0o777) == "0o600"  # made on first use, private
+    whole = dataclasses.replace(load_league(path), results_dir=tmp_path / "whole")
+    assert run_league(whole, quiet=True, out=io.StringIO(), err=io.StringIO(),
+                      deal_key=key.read_text().strip()) == 0
+    merged = tmp_path / "merged"
+    assert main(["merge", str(tmp_path / "out.shard-1-of-2"),
+                 str(tmp_path / "out.shard-2-of-2"), "-o", str(merged)]) == 0
+    one, joined = open_store(whole.results_dir), open_store(merged)
+    assert one.count() == joined.count() == 2 * (3 * 2 + 3)
+    by_id = {r.game_id: r for r in one.games()}
+    for record in joined.games():
+        assert record.engine == by_id[record.game_id].engine
+    assert joined.stored_deal_key() == key.read_text().strip()  # resumes from it
+
+    # stores dealt from different keys are not one league's: refused
+    other = dataclasses.replace(load_league(path), results_dir=tmp_path / "other")
+    assert run_league(other, quiet=True, out=io.StringIO(), err=io.StringIO()) == 0
+    capsys.readouterr()
+    assert main(["merge", str(tmp_path / "other"), str(tmp_path / "out.shard-1-of-2"),
+                 "-o", str(tmp_path / "mixed")]) == 2
+    assert "different deal keys" in capsys.readouterr().err
+    # and a shard store given another key refuses to go on
+    assert main(["run", str(path), "--shard", "1/2", "--quiet",
+                 "--deal-key", str(tmp_path / "another.key")]) == 2
+    assert "another deal key" in capsys.readouterr().err
+
+
+def test_a_bad_deal_key_file_is_a_one_line_error(
+        league_file, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = league_file(*REAL, players="[2]")
+    bad = tmp_path / "bad.key"
+    bad.write_text("not a key\n")
+    assert main(["run", str(path), "--deal-key", str(bad), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "is not a deal key file" in err and err.count("\n") == 1

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from arena.cli import main
+from arena.deals import new_deal_key
 from arena.league.cluster import ClusterSettings
 from arena.league.config import load_league
 from arena.league.run import run_league
@@ -103,10 +104,11 @@ def test_trusted_records_equal_process_records_locally_and_in_workers(
     runs = {"process": ("none", 2), "trusted-local": ("trusted", 1),
             "trusted-workers": ("trusted", 2)}
     stored = {}
+    key = new_deal_key()  # one key for every run: the same games
     for name, (sandbox, workers) in runs.items():
         league = _league(tmp_path, game, name, sandbox, workers)
         assert run_league(load_league(league), quiet=True, out=io.StringIO(),
-                          err=io.StringIO()) == 0
+                          err=io.StringIO(), deal_key=key) == 0
         stored[name] = _records(tmp_path / name)
     assert len(stored["process"]) == GAMES[game]
     _assert_same_records(stored["process"], stored["trusted-local"])
@@ -122,13 +124,14 @@ def test_trusted_records_equal_process_records_on_dask(
     tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]  # noqa: F811
 ) -> None:
     address, _processes = dask_cluster
+    key = new_deal_key()
     process = _league(tmp_path, "ra", "process", "none", 1)
     assert run_league(load_league(process), quiet=True, out=io.StringIO(),
-                      err=io.StringIO()) == 0
+                      err=io.StringIO(), deal_key=key) == 0
     remote = _league(tmp_path, "ra", "remote", "trusted", 1)
     err = io.StringIO()
     assert run_league(load_league(remote), quiet=True, out=io.StringIO(), err=err,
-                      cluster=ClusterSettings(address)) == 0
+                      cluster=ClusterSettings(address), deal_key=key) == 0
     assert "WARNING: sandbox trusted" in err.getvalue()
     remote_records = _records(tmp_path / "remote")
     assert all(r.worker for r in remote_records.values())  # played on the cluster

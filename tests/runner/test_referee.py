@@ -11,12 +11,13 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.deals import derived_seed
 from arena.errors import ArenaError
 from arena.records import GameRecord
 from arena.runner.failures import BotFailure
 from arena.runner.players import PythonPlayer, first_player, random_player
 from arena.runner.protocol import DecisionRequest, Reply
-from arena.runner.referee import adjusted_placements, derived_seed, play_game
+from arena.runner.referee import adjusted_placements, play_game
 from arena.settings import Limits
 
 from .toygame import NIM
@@ -79,7 +80,7 @@ def test_bot_seeds_differ_by_seat_and_do_not_reveal_the_game_seed() -> None:
     seeds = {derived_seed(7, seat, "bot") for seat in range(4)}
     assert len(seeds) == 4 and 7 not in seeds
     assert derived_seed(7, 0, "bot") == derived_seed(7, 0, "bot")
-    assert derived_seed(7, 0, "bot", secret="s") != derived_seed(7, 0, "bot")
+    assert derived_seed(7, 0, "bot", "s") != derived_seed(7, 0, "bot")
     assert all(0 <= s < 2**63 for s in seeds)
 
 

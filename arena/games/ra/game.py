@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Game, GameOptionError
+from arena.games.base import Game, GameOptionError, ReplayError
 from arena.games.ra import editions, jsonio
 from arena.games.ra.editions import DEFAULT_EDITION
 from arena.games.ra.state import RaState
@@ -17,7 +17,9 @@ from arena.games.ra.tiles import (
     RA_TRACK_LENGTH,
     START_SCORE,
     SUN_GROUPS,
+    TILE_BY_NAME,
     TILE_COUNTS,
+    TILE_NAMES,
     TURN,
 )
 from arena.games.views import Encoder
@@ -55,6 +57,41 @@ class RaGame(Game):
             return self._start(num_players, seed, {})
         return self.new_game(num_players, seed, options)
 
+    def start_from_record(self, record: Mapping[str, Any]) -> RaState:
+        """A record of a secret deal (no seed): its game with the recorded suns and, in
+        order, the recorded draws.  One with a seed starts from it (its hidden future, the
+        bag's order after the last draw, included)."""
+        setup, events = record.get("setup"), record.get("events")
+        if type(record.get("seed")) is int or not isinstance(setup, Mapping) \
+                or not isinstance(events, list):
+            return super().start_from_record(record)  # type: ignore[return-value]
+        try:
+            num_players, options = record["num_players"], record.get("options")
+            suns = [[int(sun) for sun in group] for group in setup["suns"]]
+            draws = [TILE_BY_NAME[event["tile"]] for event in events
+                     if isinstance(event, Mapping) and event.get("type") == "draw"]
+            if isinstance(options, Mapping) and "edition" not in options:
+                editions.full_options(options)  # the rules of before editions
+                rules: dict[str, Any] = {}
+            else:
+                rules = editions.full_options(options)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ReplayError(f"not a Ra record: missing or bad {error}") from None
+        except GameOptionError as error:
+            raise ReplayError(f"record cannot be set up: {error}") from None
+        if type(num_players) is not int or not 2 <= num_players <= 5 \
+                or len(suns) != num_players:
+            raise ReplayError(f"record has {num_players!r} players and suns for {len(suns)}")
+        for tile, count in enumerate(TILE_COUNTS):
+            if draws.count(tile) > count:
+                raise ReplayError(f"record draws more {TILE_NAMES[tile]} tiles than the "
+                                  f"bag holds ({count})")
+        seed = record.get("seed")
+        state = blank_state(num_players, suns, seed if type(seed) is int else None,
+                            RecordedDrawsOnly(), list(FULL_BAG), rules)
+        state.stacked = draws[::-1]  # the next draw is the last
+        return state
+
     def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaState:
         if type(num_players) is not int or not 2 <= num_players <= 5:
             raise GameOptionError(f"Ra is for 2-5 players, not {num_players!r}")
@@ -88,6 +125,14 @@ class RaGame(Game):
     def num_distinct_actions(self) -> int:
         """The action numbers of docs/ra-json.md run from 0 to NUM_ACTIONS - 1."""
         return NUM_ACTIONS
+
+
+class RecordedDrawsOnly(random.Random):
+    """The generator of a game started from its record: every draw is a recorded one,
+    so asking for another means the record is not what its actions need."""
+
+    def random(self) -> float:
+        raise ReplayError("the record's actions draw more tiles than it recorded")
 
 
 def blank_state(

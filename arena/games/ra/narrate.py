@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games.ra.tiles import CATEGORIES, EPOCH_NAMES
+from arena.games.views import deal_words
 
 SHORT_HEADERS = {"civilizations": "civ"}
 
@@ -16,7 +17,7 @@ def narrate(record: Mapping[str, Any]) -> list[str]:
     setup = record["setup"]
     edition = (record.get("options") or {}).get("edition")
     rules = f"the {edition} edition" if edition else "the rules from before editions"
-    lines = [f"Ra for {n} players ({rules}), seed {record['seed']}. "
+    lines = [f"Ra for {n} players ({rules}), {deal_words(record)}. "
              "Everybody starts with 10 points."]
     suns = "; ".join(
         f"{names[s]} {'-'.join(map(str, sorted(group, reverse=True)))}"

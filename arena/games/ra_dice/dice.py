@@ -44,3 +44,27 @@ class DiceRoller:
     def _set(self, key: int, counter: int) -> DiceRoller:
         self.key, self.counter = key, counter
         return self
+
+
+class RecordedDice:
+    """The dice of a game started from its record: roll ``k`` gives the faces the record
+    says roll ``k`` gave (a secret deal's record keeps no seed to roll from)."""
+
+    __slots__ = ("rolls", "counter")
+
+    def __init__(self, rolls: list[list[int]], counter: int = 0) -> None:
+        self.rolls = rolls  # per roll, the face of every die after it
+        self.counter = counter
+
+    def roll(self, faces: list[int], dice: tuple[int, ...]) -> None:
+        from arena.games.base import ReplayError
+
+        if self.counter >= len(self.rolls):
+            raise ReplayError("the record's actions roll the dice more often than it recorded")
+        after = self.rolls[self.counter]
+        self.counter += 1
+        for die in dice:
+            faces[die] = after[die]
+
+    def clone(self) -> RecordedDice:
+        return RecordedDice(self.rolls, self.counter)

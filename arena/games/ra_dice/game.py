@@ -5,8 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Game, GameOptionError
-from arena.games.ra_dice.board import MAX_PLAYERS, MIN_PLAYERS, Board, resolve_board
+from arena.games.base import Game, GameOptionError, ReplayError
+from arena.games.ra_dice.board import (
+    COLOURS,
+    FACES,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Board,
+    resolve_board,
+)
+from arena.games.ra_dice.dice import RecordedDice
 from arena.games.ra_dice.record import GAME_NAME, state_from_json
 from arena.games.ra_dice.state import RaDiceState
 from arena.games.views import Encoder
@@ -50,6 +58,36 @@ class RaDiceGame(Game):
             board = resolve_board(options, num_players, before_editions=True)
             return self._start(board, num_players, seed)
         return self.new_game(num_players, seed, options)
+
+    def start_from_record(self, record: Mapping[str, Any]) -> RaDiceState:
+        """A record of a secret deal (no seed): its game rolling, in order, the dice its
+        events recorded.  One with a seed starts from it (its future rolls included)."""
+        events = record.get("events")
+        if type(record.get("seed")) is int or not isinstance(events, list):
+            return super().start_from_record(record)  # type: ignore[return-value]
+        face_of = {name: index for index, name in enumerate(FACES)}
+        try:
+            num_players, options = record["num_players"], record.get("options")
+            rolls = [[face_of[event["dice"][colour]] for colour in COLOURS]
+                     for event in events
+                     if isinstance(event, Mapping) and event.get("type") == "roll"]
+            if type(num_players) is not int or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+                raise GameOptionError(f"Ra: The Dice Game is for {MIN_PLAYERS}-{MAX_PLAYERS} "
+                                      f"players, not {num_players!r}")
+            if isinstance(options, Mapping) and "edition" not in options:
+                board = resolve_board(options, num_players, before_editions=True)
+            else:
+                board = resolve_board(options, num_players)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ReplayError(f"not a {self.title} record: missing or bad {error}") from None
+        except GameOptionError as error:
+            raise ReplayError(f"record cannot be set up: {error}") from None
+        seed = record.get("seed")
+        state = RaDiceState(board, num_players, seed if type(seed) is int else 0)
+        state.seed = seed if type(seed) is int else None  # type: ignore[assignment]
+        state.dice = RecordedDice(rolls)  # type: ignore[assignment]
+        state._start_turn()
+        return state
 
     def _start(self, board: Board, num_players: int, seed: int) -> RaDiceState:
         if type(seed) is not int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from arena.games.views import deal_words
+
 
 def _move(move: Mapping[str, Any]) -> str:
     kind = move["type"]
@@ -76,7 +78,7 @@ def _line(event: Mapping[str, Any]) -> str | None:
 
 def narrate(record: Mapping[str, Any]) -> list[str]:
     players = record["num_players"]
-    lines = [f"Ra: The Dice Game, {players} players, seed {record['seed']}; "
+    lines = [f"Ra: The Dice Game, {players} players, {deal_words(record)}; "
              f"starting scores " + ", ".join(str(10 + s) for s in range(players))]
     turn_of = None
     for event in record.get("events", []):

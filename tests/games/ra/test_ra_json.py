@@ -111,6 +111,38 @@ def test_a_partial_record_replays_to_the_same_position() -> None:
     assert GAME.replay(state.record()).to_json() == state.to_json()
 
 
+def test_a_record_without_its_seed_replays_from_its_recorded_draws() -> None:
+    # a secret deal's record keeps no seed (arena/deals.py): the replay deals the suns
+    # and draws the record says, in order, and refuses what its actions do not reproduce
+    for players in (2, 3, 4, 5):
+        for edition in ("classic", "2023"):
+            state = GAME.new_game(players, 100 + players, {"edition": edition})
+            rng = random.Random(players)
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.randrange(len(legal))])
+            record = state.record()
+            record.pop("seed")
+            replayed = GAME.replay(record)
+            assert replayed.record()["events"] == record["events"]
+            assert replayed.returns() == state.returns()
+            assert replayed.placements() == state.placements()
+    draws = [i for i, e in enumerate(record["events"]) if e["type"] == "draw"]
+    other = copy.deepcopy(record)
+    other["events"][draws[0]]["tile"] = "ra" if other["events"][draws[0]]["tile"] != "ra" \
+        else "gold"
+    with pytest.raises(ReplayError):
+        GAME.replay(other)
+    cut = copy.deepcopy(record)
+    del cut["events"][draws[5]:]  # the actions need draws it lacks
+    with pytest.raises(ReplayError, match="draw more tiles than it recorded"):
+        GAME.replay(cut)
+    too_many = copy.deepcopy(record)
+    too_many["events"][:0] = [{"type": "draw", "tile": "ra"}] * 40
+    with pytest.raises(ReplayError, match="more ra tiles than the bag holds"):
+        GAME.replay(too_many)
+
+
 def test_new_game_validates_its_arguments() -> None:
     for bad in (1, 6, "4", 4.0):
         with pytest.raises(GameOptionError, match="2-5 players"):

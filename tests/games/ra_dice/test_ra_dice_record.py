@@ -234,7 +234,7 @@ def test_replay_refuses_records_the_engine_does_not_reproduce() -> None:
         (lambda r: r.update(seed=6), "engine gives|not legal"),
         (lambda r: r.update(final_scores=[0, 0, 0]), "final_scores"),
         (lambda r: r.update(game="ra"), "not a ra_dice game"),
-        (lambda r: r.pop("seed"), "not a ra_dice record"),
+        (lambda r: r.pop("actions"), "not a ra_dice record"),
         (lambda r: r.update(num_players=7), "cannot be set up"),
         (lambda r: r["actions"].__setitem__(0, 3), "is not {seat, action}"),
     ]
@@ -301,3 +301,27 @@ def test_full_options_fill_every_default_for_records_and_bots() -> None:
     state = GAME.new_game(3, 4, {"board": {"track_top": 10}})
     assert state.record()["options"] == full
     assert state.observation(0)["edition"] == "2009"
+
+
+def test_a_record_without_its_seed_replays_from_its_recorded_rolls() -> None:
+    # a secret deal's record keeps no seed (arena/deals.py): the replay rolls what the
+    # record says was rolled, and still refuses a record its actions do not reproduce
+    for players, seed in ((2, 1), (3, 5), (4, 9)):
+        state = random_game(players, seed)
+        record = state.record()
+        record.pop("seed")
+        replayed = GAME.replay(record)
+        assert replayed.record()["events"] == state.record()["events"]
+        assert replayed.returns() == state.returns()
+    record = random_game(3, 5).record()
+    record.pop("seed")
+    rolls = [i for i, e in enumerate(record["events"]) if e["type"] == "roll"]
+    dice = record["events"][rolls[3]]["dice"]
+    dice["red"] = "ankh" if dice["red"] != "ankh" else "sun"
+    with pytest.raises(ReplayError, match=r"events\[\d+\]|not legal"):
+        GAME.replay(record)
+    cut = random_game(3, 5).record()
+    cut.pop("seed")
+    del cut["events"][rolls[1]:]  # the actions need rolls it lacks
+    with pytest.raises(ReplayError, match="roll the dice more often than it recorded"):
+        GAME.replay(cut)
