@@ -21,6 +21,7 @@ HMACs under the same key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -73,17 +74,7 @@ def deal_key_file(path: Path) -> str:
     try:
         text = path.read_text(encoding="ascii").strip()
     except FileNotFoundError:
-        key = new_deal_key()
-        try:
-            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another shard made it a moment ago: read theirs
-            return deal_key_file(path)
-        except OSError as error:
-            raise ArenaError(f"cannot create the deal key file {path}: "
-                             f"{error.strerror or error}") from None
-        with os.fdopen(descriptor, "w", encoding="ascii") as file:
-            file.write(key + "\n")
-        return key
+        return _make_key_file(path)
     except (OSError, UnicodeDecodeError) as error:
         raise ArenaError(f"cannot read the deal key file {path}: "
                          f"{getattr(error, 'strerror', None) or error}") from None
@@ -91,3 +82,25 @@ def deal_key_file(path: Path) -> str:
         raise ArenaError(f"{path} is not a deal key file (64 hexadecimal digits, made by "
                          "--deal-key on first use)")
     return text
+
+
+def _make_key_file(path: Path) -> str:
+    """A new key written whole beside ``path``, then linked to it: another process making
+    it at the same moment finds either no file or the whole key, never a part."""
+    key = new_deal_key()
+    staging = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    try:
+        descriptor = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="ascii") as file:
+            file.write(key + "\n")
+        try:
+            os.link(staging, path)
+        except FileExistsError:  # made by another shard a moment ago: theirs counts
+            return deal_key_file(path)
+    except OSError as error:
+        raise ArenaError(f"cannot create the deal key file {path}: "
+                         f"{error.strerror or error}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+    return key

@@ -280,9 +280,16 @@ FOLDER_LIMIT_VARIABLES: dict[str, str] = {
 def folder_limits(environ: Mapping[str, str] | None = None) -> FolderLimits:
     """The caps on reading a bot folder: the defaults, or the environment's
     ``ARENA_BOT_FILE_MB``, ``ARENA_BOT_FOLDER_MB`` and ``ARENA_BOT_FILES``."""
+    return FolderLimits(**_whole_numbers(FOLDER_LIMIT_VARIABLES, environ))
+
+
+def _whole_numbers(variables: Mapping[str, str], environ: Mapping[str, str] | None
+                   ) -> dict[str, int]:
+    """field -> value for each of ``variables`` (environment variable -> field) that the
+    environment sets: a whole number above 0, else an ArenaError naming the variable."""
     environ = os.environ if environ is None else environ
     fields: dict[str, int] = {}
-    for variable, name in FOLDER_LIMIT_VARIABLES.items():
+    for variable, name in variables.items():
         text = environ.get(variable, "").strip()
         if not text:
             continue
@@ -294,4 +301,55 @@ def folder_limits(environ: Mapping[str, str] | None = None) -> FolderLimits:
             raise ArenaError(f"environment variable {variable}: a whole number above 0, "
                              f"not {text[:40]!r}")
         fields[name] = value
-    return FolderLimits(**fields)
+    return fields
+
+
+# ------------------------------------------------------------------ building a bot
+# A manifest's ``build`` command runs once per content of the bot's sources, in the
+# sandbox level its bot would get, under these limits (arena/runner/build.py).  Like the
+# folder caps they are the operator's, set in the environment for every command at once
+# (validate, submit, run and a server share one rule; the built copy is cached by the
+# sources' hash, so a build is never judged twice under different limits).
+#
+# * 120 s of wall-clock time: javac, go build or rustc -O of a bot take seconds; a build
+#   that downloads nothing (there is no network) and takes minutes is stuck.
+# * 2048 MiB of memory, as a bot gets: compilers are managed runtimes too (javac is a
+#   JVM; go and rustc reserve address space), bounded the way bots are (Limits.memory_mb).
+# * 256 processes and threads: a JVM or rustc starts dozens of threads, each counted.
+# * 1024 MiB of disk while it runs (its folder and, at level none, its scratch folder):
+#   room for intermediate files; what it leaves in its folder must then fit the folder
+#   caps above, as every bot folder must.
+@dataclass(frozen=True)
+class BuildLimits:
+    seconds: int = 120  # wall clock, from start to the end of its last process
+    memory_mb: int = 2048  # as Limits.memory_mb, for the build's processes
+    max_processes: int = 256  # processes and threads at once (as Limits.max_processes)
+    disk_mb: int = 1024  # what it writes into its folder (and scratch) while it runs
+    max_file_mb: int = 256  # RLIMIT_FSIZE: the largest file it may write
+    max_open_files: int = 1024  # RLIMIT_NOFILE: compilers open many files
+    log_kb: int = 256  # the build log kept: its first and last halves
+    cores: float = 1.0  # as Limits.cores
+
+    def process_limits(self, sandbox: str, bot_uid: int) -> Limits:
+        """The bot launch limits a build runs under (arena/runner/sandbox.py): the
+        same path as a bot's, with the build's own bounds."""
+        return Limits(memory_mb=self.memory_mb, max_processes=self.max_processes,
+                      cpu_seconds=max(1, int(self.seconds * max(self.cores, 1.0))) + 5,
+                      max_file_mb=self.max_file_mb, max_open_files=self.max_open_files,
+                      cores=self.cores, sandbox=sandbox, bot_uid=bot_uid)
+
+
+# environment variable -> BuildLimits field
+BUILD_LIMIT_VARIABLES: dict[str, str] = {
+    "ARENA_BUILD_SECONDS": "seconds",
+    "ARENA_BUILD_MEMORY_MB": "memory_mb",
+    "ARENA_BUILD_PROCESSES": "max_processes",
+    "ARENA_BUILD_DISK_MB": "disk_mb",
+}
+
+
+def build_limits(environ: Mapping[str, str] | None = None) -> BuildLimits:
+    """The limits of a bot's build: the defaults, or the environment's
+    ``ARENA_BUILD_SECONDS``, ``ARENA_BUILD_MEMORY_MB``, ``ARENA_BUILD_PROCESSES`` and
+    ``ARENA_BUILD_DISK_MB``."""
+    return BuildLimits(**_whole_numbers(BUILD_LIMIT_VARIABLES, environ))

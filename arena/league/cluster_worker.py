@@ -8,7 +8,8 @@ of the worker, with warm bot pools in it, so bot processes live on between chunk
 between leagues of the same bots, as they do in a local league's workers; a pool no chunk
 has used for :data:`IDLE_POOL_SECONDS` is closed (its bots quit).
 
-Bots arrive as :class:`BotPack` (their folder packed, named by its content hash); a worker
+Bots arrive as :class:`BotPack` (their folder packed, named by its content hash: a bot
+with a build step is built on the coordinator and its built copy is shipped); a worker
 unpacks each into its cache once, hashes the unpacked files again with the same function
 the coordinator used, and refuses a bot whose hash differs.  The sandbox level and every
 limit come with the league's settings, so they apply on the worker exactly as at home.
@@ -87,7 +88,8 @@ def pack_bot(spec: BotSpec) -> BotPack:
                     info.type = tarfile.SYMTYPE
                     info.linkname = entry.link
                     tar.addfile(info)
-        packed_hash = spec.content_hash or content_hash(spec.folder)
+        # a built copy is named by its own files' hash (its sources' names the bot)
+        packed_hash = spec.built_hash or spec.content_hash or content_hash(spec.folder)
     except FolderRefused as refused:
         raise ArenaError(f"bot {spec.name!r}: bot folder refused: {refused}") from None
     return BotPack(spec.name, packed_hash, buffer.getvalue())

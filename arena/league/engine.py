@@ -45,7 +45,7 @@ from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.runner.sandbox import SandboxChoice, choose_level
 from arena.runner.trusted import check_trusted
-from arena.settings import TRUSTED
+from arena.settings import TRUSTED, Limits
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,23 @@ def check_league(
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
+    if sandbox is not None:  # bots with a build step play their built copies
+        roster = build_roster(roster, config.limits, notice)
     return Checked(config, roster, sandbox, trusted, rules)
+
+
+def build_roster(roster: Sequence[BotSpec], limits: Limits, notice: Callable[[str], None]
+                 ) -> list[BotSpec]:
+    """The roster with every bot that has a build step replaced by its built copy,
+    built now (in the command line's cache, at the league's sandbox level) where the
+    cache has no build of its sources: its progress and, if it fails, the end of its log
+    as notices; BuildFailed (one line) stops the league before anything is stored."""
+    from arena.plugins.builds import NoticeReporter, ensure_built
+
+    reporter = NoticeReporter(notice)
+    return [ensure_built(spec, sandbox=limits.sandbox, bot_uid=limits.bot_uid,
+                         reporter=reporter) if spec.needs_build else spec
+            for spec in roster]
 
 
 async def play_league(

@@ -272,8 +272,8 @@ class Store:
         if wanted is not None and key != wanted:
             raise ArenaError(
                 f"{self.path.parent} deals its games from another deal key than the one "
-                "given (--deal-key): the games of one league come from one key; give this "
-                "store's league its own key file, or another results folder")
+                "given: the games of one league come from one key (for shards: the same "
+                "--deal-key FILE on every machine; otherwise another results folder)")
         return key
 
     def stored_deal_key(self) -> str | None:

@@ -91,6 +91,9 @@ def play_command(args: argparse.Namespace) -> int:
         if not spec.plays(engine.name, players):
             raise ArenaError(f"bot {spec.name!r} does not play {engine.name} with {players} "
                              "players (see `arena bots`)")
+    from arena.plugins.commands import built_for_command
+
+    specs = [built_for_command(spec, None) for spec in specs]  # (a build step: built now)
     name = _player_name(args.name)
     seed = args.seed if args.seed is not None else secrets.randbits(48)
     if not sys.stdin.isatty():

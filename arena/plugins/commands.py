@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
 from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
-from arena.plugins.manifest import PYTHON_PLACEHOLDER
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
 from arena.settings import PROCESS_SANDBOX_LEVELS, seed_option
@@ -68,19 +66,33 @@ def bots_command(args: argparse.Namespace) -> int:
 
 def _bot_row(entry: BotEntry) -> dict[str, str]:
     spec = entry.spec
+    status = "\n".join(entry.problems) if entry.problems else entry.status
+    if entry.ready and spec is not None and spec.build:
+        status += "; " + build_state(spec)
     return {
         "name": entry.name,
         "version": spec.version if spec else "?",
         "source": entry.source,
         "games": format_games(spec.games) if spec else "?",
         "command": format_command(spec.command) if spec else "?",
-        "status": "\n".join(entry.problems) if entry.problems else entry.status,
+        "status": status,
     }
+
+
+def build_state(spec: BotSpec) -> str:
+    """Whether a bot with a build step has a current build in the command line's cache."""
+    from arena.plugins.builds import is_built
+
+    if is_built(spec):
+        return "built"
+    return f"not built yet (it is before it first plays; `arena build {spec.name}` now)"
 
 
 def format_command(command: tuple[str, ...]) -> str:
     """The argv as a shell would read it, leaving the "{python}" placeholder readable."""
-    return " ".join(arg if arg == PYTHON_PLACEHOLDER else shlex.quote(arg) for arg in command)
+    from arena.runner.build import describe_argv
+
+    return describe_argv(command)
 
 
 def format_games(games: Any) -> str:
@@ -111,12 +123,21 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "version": spec.version if spec else None,
                 "games": {g: list(c) for g, c in spec.games.items()} if spec else None,
                 "command": list(spec.command) if spec else None,
+                "build": list(spec.build) if spec and spec.build else None,
+                "built": _built_json(spec),
                 "folder": str(spec.folder) if spec and spec.folder else None,
                 "content_hash": spec.content_hash if spec else None,
             }
         )
     problems = [{"source": p.source, "message": p.message} for p in registry.problems]
     return {"bots": bots, "problems": problems}
+
+
+def _built_json(spec: BotSpec | None) -> bool | None:
+    """Whether the bot's build is current (None: it has no build step)."""
+    from arena.plugins.builds import is_built
+
+    return None if spec is None or not spec.build else is_built(spec)
 
 
 # --- arena submit -------------------------------------------------------------------------
@@ -143,7 +164,16 @@ def submit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--no-check", action="store_true",
-        help="install without the conformance check (the manifest is still checked)",
+        help="install without the conformance check (the manifest is still checked, and "
+        "a bot with a build step is built)",
+    )
+    _add_sandbox_option(parser)
+
+
+def _add_sandbox_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox", choices=PROCESS_SANDBOX_LEVELS, default=None,
+        help="build and run the bot in this sandbox (default: the league default)",
     )
 
 
@@ -160,9 +190,15 @@ def submit_command(args: argparse.Namespace) -> int:
     spec = load_manifest(args.path, registry.games, None, registry.unusable_games)
     _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
     # refusals first, so that nobody waits for a check whose result cannot be used
-    if planned_action(spec, args.path, bots_dir, replace=args.replace) != "unchanged" \
-            and not args.no_check:
-        _conformance_gate(spec, registry, args.check_games)
+    action = planned_action(spec, args.path, bots_dir, replace=args.replace)
+    from arena.plugins.builds import BuildFailed
+
+    try:
+        built = built_for_command(spec, args.sandbox)  # its build, even with --no-check
+    except BuildFailed as failure:
+        raise ArenaError(f"{failure}; nothing was installed") from None
+    if action != "unchanged" and not args.no_check:
+        _conformance_gate(built, registry, args.check_games, args.sandbox)
     installed = install_bot(args.path, bots_dir, registry.games, replace=args.replace)
     spec = installed.spec
     what = {
@@ -177,13 +213,31 @@ def submit_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _conformance_gate(spec: BotSpec, registry: Registry, games: int) -> None:
+def built_for_command(spec: BotSpec, sandbox: str | None, *, rebuild: bool = False,
+                      show_log: bool = False) -> BotSpec:
+    """``spec``'s built copy for a command (validate, submit, build): built now if the
+    cache has none, at the sandbox level ``sandbox`` (None: the league default), its
+    progress and, if it fails, the end of its log on stderr."""
+    from arena.plugins.builds import TerminalReporter, ensure_built
+    from arena.settings import Limits
+
+    if not spec.build:
+        return spec
+    limits = Limits() if sandbox is None else Limits(sandbox=sandbox)
+    return ensure_built(spec, sandbox=limits.sandbox, bot_uid=limits.bot_uid,
+                        reporter=TerminalReporter(show_log=show_log), rebuild=rebuild)
+
+
+def _conformance_gate(spec: BotSpec, registry: Registry, games: int, sandbox: str | None
+                      ) -> None:
     """A short `arena validate` before installing: nothing is installed if it fails."""
     from arena.plugins.conformance import OPPONENT_NAMES, run_check
+    from arena.settings import Limits
 
     opponents = [registry.bots[name] for name in OPPONENT_NAMES if name in registry.bots]
     report = run_check(spec, registry.games, opponents, games_per_setting=games,
-                       max_violations=1)
+                       max_violations=1,
+                       limits=Limits() if sandbox is None else Limits(sandbox=sandbox))
     if not report.passed:
         violation = report.violations[0]
         raise ArenaError(
@@ -241,10 +295,7 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-violations", type=int, default=3, metavar="N",
         help="stop after this many violations (default 3)",
     )
-    parser.add_argument(
-        "--sandbox", choices=PROCESS_SANDBOX_LEVELS, default=None,
-        help="run the bot in this sandbox (default: the league default)",
-    )
+    _add_sandbox_option(parser)
     _add_path_option(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -255,6 +306,7 @@ def validate_command(args: argparse.Namespace) -> int:
 
     import trio
 
+    from arena.plugins.builds import BuildFailed
     from arena.plugins.conformance import (
         OPPONENT_NAMES,
         ProgressLine,
@@ -262,7 +314,6 @@ def validate_command(args: argparse.Namespace) -> int:
         games_for,
         setting_line,
     )
-    from arena.plugins.manifest import load_manifest
     from arena.runner.sandbox import choose_level
     from arena.settings import Limits, usable_cores
 
@@ -277,10 +328,7 @@ def validate_command(args: argparse.Namespace) -> int:
     if args.concurrency is not None and args.concurrency < 1:
         raise ArenaError(f"--concurrency must be at least 1, not {args.concurrency}")
     registry = discover(args.path)
-    if Path(args.bot).is_dir():
-        spec = load_manifest(Path(args.bot), registry.games, None, registry.unusable_games)
-    else:
-        spec = registry.bot(args.bot)
+    spec = _named_bot(args.bot, registry)
     if args.game is not None:
         registry.game(args.game)  # unknown game: an error listing the known ones
         if args.game not in spec.games:
@@ -290,6 +338,16 @@ def validate_command(args: argparse.Namespace) -> int:
     limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.overage or None)
     if args.sandbox is not None:
         limits = dataclasses.replace(limits, sandbox=args.sandbox)
+    try:
+        spec = built_for_command(spec, args.sandbox)
+    except BuildFailed as failure:
+        if args.json:
+            print(json.dumps({"bot": spec.name, "version": spec.version, "passed": False,
+                              "build": {"reason": failure.reason,
+                                        "log_tail": failure.log_tail}}, indent=2))
+        else:
+            print(f"FAILED: {spec.name} {spec.version}: the build failed: {failure.reason}")
+        return 1
     opponents = [registry.bots[name] for name in OPPONENT_NAMES if name in registry.bots]
     concurrency = args.concurrency or usable_cores()
     shown = ProgressLine()
@@ -365,3 +423,53 @@ def validate_command(args: argparse.Namespace) -> int:
     print(f"FAILED: {spec.name} {spec.version}: {len(report.violations)} violation(s) in "
           f"{games} games{more}")
     return 1
+
+
+def _named_bot(bot: str, registry: Registry) -> BotSpec:
+    """The bot a command names: a bot folder, else the name of a bot found."""
+    from arena.plugins.manifest import load_manifest
+
+    if Path(bot).is_dir():
+        return load_manifest(Path(bot), registry.games, None, registry.unusable_games)
+    return registry.bot(bot)
+
+
+# --- arena build --------------------------------------------------------------------------
+
+
+def build_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("bot", metavar="PATH_OR_NAME", help="a bot folder, or a bot's name")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build again even if the cache has a build of these sources")
+    parser.add_argument("--log", action="store_true",
+                        help="print the log of the sources' last build (kept in the cache) "
+                        "and build nothing")
+    _add_sandbox_option(parser)
+    _add_path_option(parser)
+
+
+def build_command(args: argparse.Namespace) -> int:
+    """Build a bot with a build step (its whole log on stderr), or show its last log."""
+    from arena.plugins.builds import BuildFailed, build_log_path
+
+    registry = discover(args.path)
+    spec = _named_bot(args.bot, registry)
+    if not spec.build:
+        print(f"{spec.name} has no build step (key 'build' of its bot.toml): nothing to build")
+        return 0
+    if args.log:
+        path = build_log_path(spec)
+        if path is None:
+            raise ArenaError(f"{spec.name}: these sources were never built here; "
+                             f"`arena build {args.bot}` builds them")
+        print(f"{path}:")
+        print(path.read_text(errors="replace"), end="")
+        return 0
+    try:
+        built = built_for_command(spec, args.sandbox, rebuild=args.rebuild, show_log=True)
+    except BuildFailed:
+        return 1  # the reporter said why, with the log
+    assert built.folder is not None
+    print(f"{spec.name} {spec.version}: built copy in {built.folder} (content sha256 "
+          f"{built.built_hash}); its sources are unchanged")
+    return 0

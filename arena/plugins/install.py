@@ -32,7 +32,7 @@ from arena.plugins.manifest import (
     scan_bot_folder,
 )
 from arena.runner.botspec import BotSpec
-from arena.settings import folder_limits
+from arena.settings import FolderLimits, folder_limits
 
 
 @dataclass(frozen=True)
@@ -142,20 +142,35 @@ def _exchange(first: Path, second: Path) -> bool:
 
 
 def _copy_bot(source: Path, destination: Path) -> None:
+    copy_bot_folder(source, destination)
+
+
+def copy_bot_folder(source: Path, destination: Path, *, links: bool = False,
+                    limits: FolderLimits | None = None) -> None:
+    """A copy of the bot folder ``source`` at ``destination`` (which must not exist),
+    read as every bot folder is (``scan_bot_folder`` within ``limits``): regular files
+    with their permission bits (readable by all), and with ``links`` symbolic links as
+    links (else a link is refused).  Every entry of the copy is new, owned by this
+    process's user; nothing is followed."""
     destination.mkdir(mode=0o755)
-    for entry in scan_bot_folder(source):
-        if entry.link is not None:  # planned_action refused them: the folder changed
+    for entry in scan_bot_folder(source, limits):
+        target = destination / entry.relative
+        target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        if entry.link is None:
+            _copy_file(source / entry.relative, target, limits)
+        elif links:
+            os.symlink(entry.link, target)
+        else:  # planned_action refused them: the folder changed
             raise FolderRefused(f"{entry.relative} became a symbolic link")
-        (destination / entry.relative).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        _copy_file(source / entry.relative, destination / entry.relative)
 
 
-def _copy_file(source: Path, destination: Path) -> None:
+def _copy_file(source: Path, destination: Path, limits: FolderLimits | None = None
+               ) -> None:
     """A regular file's bytes, permission bits (the executable bit of scripts) and time.
     Opened as the scan opens files (never blocking, never a link, a pipe or a device) and
     never more than the cap per file (a sparse file was refused by its apparent size):
     the content hash of the copy, checked after, says whether it is what was checked."""
-    limit = folder_limits().file_bytes
+    limit = (folder_limits() if limits is None else limits).file_bytes
     with open_regular(source) as original, open(destination, "xb") as copy:
         info = os.fstat(original.fileno())
         left = limit + 1

@@ -51,7 +51,8 @@ def resource_caps() -> dict[str, float]:
 
 
 REQUIRED_KEYS = ("name", "version", "games")  # and one of "command", "connect"
-OPTIONAL_KEYS = ("command", "connect", "entry_point", "authors", "description", "resources")
+OPTIONAL_KEYS = ("command", "connect", "build", "entry_point", "authors", "description",
+                 "resources")
 
 # Left out of the content hash and of an installed copy: caches and bookkeeping that do
 # not change what the bot does.
@@ -110,6 +111,7 @@ def load_manifest(
         },
         content_hash=_hash_or_problem(folder, problems, limits),
         entry_point=_valid(data, "entry_point", bad_keys, None),
+        build=tuple(_valid(data, "build", bad_keys, [])),
     )
     problems.extend(spec_problems(spec, games, unavailable_games, skip=bad_keys))
     if problems:
@@ -198,6 +200,15 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     command = data.get("command", [])
     if not (isinstance(command, list) and all(isinstance(arg, str) for arg in command)):
         wrong("command", 'must be a list of strings (argv), e.g. ["{python}", "bot.py"]')
+    build = data.get("build", [])
+    if not (isinstance(build, list) and all(isinstance(arg, str) for arg in build)):
+        wrong("build", 'must be a list of strings (argv), e.g. ["javac", "-d", "classes", '
+                       '"Bot.java"]')
+    elif "build" in data and not build:
+        wrong("build", 'empty; give the argv, e.g. ["javac", "-d", "classes", "Bot.java"], '
+                       "or leave the key out")
+    elif "build" in data and "connect" in data:
+        wrong("build", "a bot reached over connect is not built here: remove build")
     if "connect" in data and not isinstance(data["connect"], str):
         wrong("connect", 'must be a string "tcp://HOST:PORT"')
     if "entry_point" in data and not isinstance(data["entry_point"], str):
@@ -246,8 +257,14 @@ def spec_problems(
     if spec.connect is not None:
         if "connect" not in skip:
             problems.extend(connect_problems(spec.connect))
-    elif "command" not in skip:
-        problems.extend(command_problems(spec.command, spec.folder))
+    else:
+        if "build" not in skip and spec.build:
+            problems.extend(program_problems("build", spec.build, spec.folder))
+        if "command" not in skip:
+            # a bot with a build step may run what its build makes: a file of its folder
+            # that is not there yet is judged once it is built (arena/plugins/builds.py)
+            problems.extend(program_problems("command", spec.command, spec.folder,
+                                             made_by_build=spec.needs_build))
     return problems
 
 
@@ -309,18 +326,45 @@ def _resources_problems(resources: Mapping[str, float]) -> list[str]:
 
 
 def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]:
-    if not command or not command[0].strip():
-        return ['key \'command\': empty; give the argv, e.g. ["{python}", "bot.py"]']
-    program = command[0]
+    """Why ``command`` (a manifest's key 'command') cannot start here, if it cannot."""
+    return program_problems("command", command, folder)
+
+
+# the Debian package that brings a toolchain's program, named when it is missing
+TOOLCHAIN_PACKAGES = {
+    "javac": "openjdk-17-jdk-headless", "java": "openjdk-17-jre-headless",
+    "go": "golang-go", "rustc": "rustc", "cargo": "cargo", "gcc": "gcc", "cc": "gcc",
+    "g++": "g++", "c++": "g++", "make": "make", "node": "nodejs", "npm": "npm",
+}
+_EXAMPLES = {"command": '["{python}", "bot.py"]',
+             "build": '["javac", "-d", "classes", "Bot.java"]'}
+
+
+def program_problems(key: str, argv: tuple[str, ...], folder: Path | None, *,
+                     made_by_build: bool = False) -> list[str]:
+    """Why the program of ``argv`` (the manifest's ``key``, 'command' or 'build') cannot
+    run here, if it cannot: one line naming the program.  ``made_by_build``: a file of
+    the bot's folder that is missing may be made by the bot's build (it is judged after
+    the build)."""
+    if not argv or not argv[0].strip():
+        return [f"key {key!r}: empty; give the argv, e.g. {_EXAMPLES[key]}"]
+    program = argv[0]
     path = resolve_executable(program, folder)
     if path is not None:
         if program == PYTHON_PLACEHOLDER:  # the arena's own interpreter runs
             return []
         problem = program_problem(path, folder)
-        return [f"key 'command': {program!r} cannot run here: {problem}"] if problem else []
+        if problem is None or (made_by_build and not os.path.isabs(program)):
+            return []  # (a file of the folder the build may still replace)
+        return [f"key {key!r}: {program!r} cannot run here: {problem}"]
     if "/" in program:
-        return [f"key 'command': executable {program!r} not found (or not executable)"]
-    message = f"key 'command': executable {program!r} not found on the bots' PATH ({SAFE_PATH})"
+        if made_by_build and not os.path.isabs(program):
+            return []
+        return [f"key {key!r}: executable {program!r} not found (or not executable)"]
+    message = f"key {key!r}: executable {program!r} not found on the bots' PATH ({SAFE_PATH})"
+    package = TOOLCHAIN_PACKAGES.get(program)
+    if package is not None:
+        message += f": is it installed? (Debian: apt-get install {package})"
     if folder is not None and (folder / program).exists():
         message += f"; to run the file in the bot's folder write './{program}'"
     return [message]

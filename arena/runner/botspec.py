@@ -35,6 +35,18 @@ class BotSpec:
     # "module:attribute": a factory for the bot as an in-process player, used instead of
     # ``command`` under sandbox "trusted" (arena/runner/trusted.py, docs/manifest.md)
     entry_point: str | None = None
+    # argv that builds the bot before it runs (a compiler, say): run once per content of
+    # the sources in a private copy of ``folder``, in the sandbox, with no network; the
+    # bot then runs in that built copy (arena/runner/build.py, arena/plugins/builds.py)
+    build: tuple[str, ...] = ()
+    # set on the spec of a built copy: the content hash of ``folder``, the built files
+    # (``content_hash`` stays the sources', which names the bot in stores)
+    built_hash: str | None = None
+
+    @property
+    def needs_build(self) -> bool:
+        """A build step whose built copy this spec is not (yet)."""
+        return bool(self.build) and self.built_hash is None
 
     def plays(self, game: str, num_players: int) -> bool:
         return num_players in self.games.get(game, ())

@@ -32,6 +32,7 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,14 +205,7 @@ def sweep_uid(uid: int, patience: float = 5.0) -> None:
     files in the shared temporary folders."""
     if uid == 0 or uid == os.geteuid():
         raise ValueError("refusing to sweep the arena's own uid")
-    deadline = time.monotonic() + patience
-    while pids := processes_of(uid):
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            raise ArenaError(f"cannot kill the processes of bot uid {uid}: {pids[:10]}")
-        time.sleep(0.001)
+    _kill_all(lambda: processes_of(uid), f"bot uid {uid}", patience)
     for top in SHARED_TEMP_DIRS:
         with contextlib.suppress(OSError), os.scandir(top) as entries:
             for entry in entries:
@@ -222,3 +216,37 @@ def sweep_uid(uid: int, patience: float = 5.0) -> None:
                         shutil.rmtree(entry.path, ignore_errors=True)
                     else:
                         os.unlink(entry.path)
+
+
+def processes_in_user_namespace(inode: int) -> list[int]:
+    """Live processes of the user namespace ``inode`` (this user's, as the owner of a
+    namespace it made may look into it)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.stat(f"/proc/{entry}/ns/user").st_ino == inode:
+                    found.append(int(entry))
+    return found
+
+
+def sweep_user_namespace(inode: int, patience: float = 5.0) -> None:
+    """Kill every process of the user namespace ``inode`` (repeatedly: a fork bomb
+    refills): a bot run by a user other than root at level none, and whatever it
+    started, even in a session of its own, stays in the namespace it was given."""
+    if inode == os.stat("/proc/self/ns/user").st_ino:
+        raise ValueError("refusing to sweep the arena's own user namespace")
+    _kill_all(lambda: processes_in_user_namespace(inode), "a bot's user namespace", patience)
+
+
+def _kill_all(find: Callable[[], list[int]], whose: str, patience: float) -> None:
+    """SIGKILL every process ``find`` names until it names none (a fork bomb refills);
+    an ArenaError after ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while pids := find():
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            raise ArenaError(f"cannot kill the processes of {whose}: {pids[:10]}")
+        time.sleep(0.001)

@@ -465,6 +465,7 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
         except BotFailure:
             log.close()
             raise
+        launch.started()
     except BaseException:
         launch.release()
         raise

@@ -318,7 +318,22 @@ class BotLaunch:
     group: cgroups.BotGroup | None = None
     scratch: Path | None = None
     cpus: tuple[int, ...] = ()  # the CPUs it is pinned to (no cgroup CPU quota here)
+    # level none run by a user other than root: the user namespace of its own (its
+    # inode), where every process it starts stays (it may not make another): what the
+    # release kills, as a leased uid is swept when the arena runs as root
+    userns: int | None = None
+    _userns_report: int = field(default=-1, repr=False)  # the pipe that tells it
     _released: bool = field(default=False, repr=False)
+
+    def started(self) -> None:
+        """Once the process has started (its set-up ran before its exec): learn which
+        user namespace it entered, if it entered one."""
+        if self._userns_report < 0:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            self.userns = int(os.read(self._userns_report, 64) or b"0") or None
+        os.close(self._userns_report)
+        self._userns_report = -1
 
     def exceeded(self) -> tuple[str, str] | None:
         """(reason, detail) if the bot went over its memory or process limit."""
@@ -386,6 +401,11 @@ class BotLaunch:
             return
         self._released = True
         self.plan.close_fds()
+        if self._userns_report >= 0:  # never started
+            os.close(self._userns_report)
+            self._userns_report = -1
+        if self.userns is not None:
+            identity.sweep_user_namespace(self.userns)
         _cpu_users.subtract(self.cpus)
         if self.group is not None:
             self.group.remove()
@@ -395,11 +415,20 @@ class BotLaunch:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
-    """Lease a uid, make the control group and scratch folder, plan the launch."""
+def prepare_launch(spec: BotSpec, limits: Limits, *, build: bool = False) -> BotLaunch:
+    """Lease a uid, make the control group and scratch folder, plan the launch.
+
+    ``build``: the launch of ``spec.command`` as the bot's build step (arena/runner/
+    build.py): its folder writable, no network at any level, the toolchains' caches in
+    its scratch HOME; everything else as for the bot."""
     if not spec.command:
         raise ArenaError(f"bot {spec.name!r} has an empty command")
     choice = choose_level(limits.sandbox)
+    if build and choice.level == "none" and not identity.running_as_root() \
+            and choice.process_bound != "rlimit-userns":
+        raise ArenaError(f"a build at sandbox level none needs a user namespace of its own "
+                         f"(for a network namespace without a network): "
+                         f"{choice.process_bound}")
     identity.hold_arena_lease()  # before anything named after this process
     sweep_leftovers(limits.bot_uid)
     if identity.running_as_root() and spec.folder is not None:
@@ -417,8 +446,14 @@ def prepare_launch(spec: BotSpec, limits: Limits) -> BotLaunch:
             _cpu_users.update(launch.cpus)
         if choice.level == "none":
             launch.scratch = _make_scratch(launch.identity)
+        own_userns = choice.level == "none" and launch.identity is None \
+            and choice.process_bound == "rlimit-userns"
+        report = -1
+        if own_userns:
+            report, launch._userns_report = _pipe_pair()
         launch.plan = plan_launch(spec, limits, launch.scratch, launch.identity,
-                                  launch.group, choice, launch.cpus)
+                                  launch.group, choice, launch.cpus, build=build,
+                                  userns_report=report)
     except BaseException:
         launch.release()
         raise
@@ -457,10 +492,12 @@ def _check_readable_by_others(folder: Path) -> None:
 def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                 bot: identity.BotIdentity | None = None,
                 group: cgroups.BotGroup | None = None,
-                choice: SandboxChoice | None = None, cpus: tuple[int, ...] = ()
-                ) -> LaunchPlan:
+                choice: SandboxChoice | None = None, cpus: tuple[int, ...] = (),
+                *, build: bool = False, userns_report: int = -1) -> LaunchPlan:
     """The argv, environment and child set-up that start ``spec`` at ``choice``'s level;
-    ``scratch`` (level none) must exist."""
+    ``scratch`` (level none) must exist.  ``build``: see :func:`prepare_launch`;
+    ``userns_report``: the write end of a pipe on which the child says which user
+    namespace it entered (level none, run by a user other than root)."""
     choice = choice or choose_level(limits.sandbox)
     argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
     home = SANDBOX_HOME if choice.level == "bwrap" else str(scratch)
@@ -475,11 +512,13 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
         "PYTHONDONTWRITEBYTECODE": "1",  # the bot's folder may be read-only
         "PYTHONHASHSEED": "0",  # same seed, same game, also for bots that iterate sets
     }
+    if build:
+        env.update(build_environment(home))
     program = None if choice.syscall_filter is not None else _seccomp_program(choice.level)
     own_userns = bot is None and choice.process_bound == "rlimit-userns"
     if choice.level == "bwrap":
         pass_fds: tuple[int, ...] = ()
-        prefix = bwrap_argv(folder, limits)
+        prefix = bwrap_argv(folder, limits, writable_folder=build)
         if program is not None:
             fd = _memfd_with(program)
             pass_fds = (fd,)
@@ -495,16 +534,50 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
             prefix += [str(prlimit_path()), f"--nproc={nproc}:{nproc}", "--"]
         return LaunchPlan(prefix + argv, folder, env,
                           child_setup(limits, group, None, None, cpus=cpus), pass_fds)
+    writable = [home, "/dev/null", "/dev/zero", "/dev/full", *([folder] if build else [])]
     ruleset = landlock_ruleset(readable=[*_interpreter_prefixes(), ARENA_PACKAGE, folder,
                                          *_system_paths(), "/dev/urandom", "/dev/random"],
-                               listable=[ARENA_ROOT],
-                               writable=[home, "/dev/null", "/dev/zero", "/dev/full"])
+                               listable=[ARENA_ROOT], writable=writable)
+    owned = (() if ruleset is None else (ruleset,)) + \
+        (() if userns_report < 0 else (userns_report,))
     return LaunchPlan(argv, folder, env,
                       child_setup(limits, group, bot, program,
                                   reachable=[*_interpreter_prefixes(), ARENA_ROOT,
                                              *([folder] if folder != home else [])],
-                                  ruleset=ruleset, cpus=cpus, own_userns=own_userns),
-                      owned_fds=() if ruleset is None else (ruleset,))
+                                  ruleset=ruleset, cpus=cpus, own_userns=own_userns,
+                                  writable_folder=folder if build else None,
+                                  no_network=build, userns_report=userns_report),
+                      owned_fds=owned)
+
+
+def build_environment(home: str) -> dict[str, str]:
+    """What a build adds to a bot's environment: the toolchains' caches and settings in
+    its private scratch ``home``, and offline (there is no network: nothing may try)."""
+    return {
+        "XDG_CACHE_HOME": f"{home}/.cache",
+        "XDG_CONFIG_HOME": f"{home}/.config",
+        "GOCACHE": f"{home}/.cache/go-build",
+        "GOPATH": f"{home}/go",
+        "GOPROXY": "off",
+        "GOFLAGS": "-buildvcs=false",  # (a vendor folder is used as go decides)
+        "GOTOOLCHAIN": "local",
+        "GOTELEMETRY": "off",
+        "CARGO_HOME": f"{home}/.cargo",
+        "CARGO_NET_OFFLINE": "true",
+        "CARGO_TERM_COLOR": "never",
+        "npm_config_cache": f"{home}/.npm",
+        "npm_config_offline": "true",
+        "PIP_NO_INDEX": "1",
+        "PIP_CACHE_DIR": f"{home}/.cache/pip",
+    }
+
+
+def _pipe_pair() -> tuple[int, int]:
+    """(write end, read end) of a close-on-exec pipe; the write end is for a child's
+    set-up, which closes it before its exec."""
+    read_end, write_end = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(read_end, False)  # a child that never wrote leaves it empty
+    return write_end, read_end
 
 
 # ------------------------------------------------------------------ Landlock (level none)
@@ -626,8 +699,9 @@ def _interpreter_prefixes() -> list[str]:
     return sorted({sys.base_prefix, sys.prefix})
 
 
-def bwrap_argv(folder: str, limits: Limits) -> list[str]:
-    """The bubblewrap prefix (ending in ``--``): see the module docstring."""
+def bwrap_argv(folder: str, limits: Limits, *, writable_folder: bool = False) -> list[str]:
+    """The bubblewrap prefix (ending in ``--``): see the module docstring.
+    ``writable_folder``: the bot's folder bound writable (a build's copy)."""
     args = [bwrap_path(), *_namespace_args(), "--ro-bind", "/usr", "/usr", *_top_level_args()]
     args += ["--perms", "0755", "--dir", "/etc"]  # (bubblewrap's own default: 0700)
     for name in ETC_FILES:
@@ -648,7 +722,8 @@ def bwrap_argv(folder: str, limits: Limits) -> list[str]:
     for parent in parents:
         args += ["--perms", "0755", "--dir", parent]
     for path in binds:
-        args += ["--ro-bind", path, path]
+        bind = "--bind" if writable_folder and path == folder else "--ro-bind"
+        args += [bind, path, path]
     args += ["--chdir", folder, "--"]
     return args
 
@@ -703,7 +778,8 @@ def _memfd_with(data: bytes) -> int:
 
 _libc = ctypes.CDLL(None, use_errno=True)
 PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWNET = (0x00020000, 0x08000000, 0x10000000,
+                                                         0x40000000)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC, MS_PRIVATE = (
     1, 2, 4, 4096, 32, 16384, 1 << 18)
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
@@ -725,9 +801,10 @@ def _hidden_ancestor(path: str) -> str | None:
     return None
 
 
-def _own_user_namespace(uid: int, gid: int) -> Callable[[], None]:
-    """A preexec step: enter a new user namespace (with a new IPC namespace) in which the
-    caller's uid and gid map to themselves.  Its processes are counted apart from the
+def _own_user_namespace(uid: int, gid: int, no_network: bool = False) -> Callable[[], None]:
+    """A preexec step: enter a new user namespace (with a new IPC namespace, and with
+    ``no_network`` a network namespace) in which the caller's uid and gid map to
+    themselves.  Its processes are counted apart from the
     user's others (RLIMIT_NPROC), its System V IPC objects die with it, and after the
     exec its processes have no capabilities (their uid is not 0 in it)."""
     maps = ((b"/proc/self/uid_map", f"{uid} {uid} 1".encode()),
@@ -735,7 +812,8 @@ def _own_user_namespace(uid: int, gid: int) -> Callable[[], None]:
             (b"/proc/self/gid_map", f"{gid} {gid} 1".encode()))
 
     def enter() -> None:
-        _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC), "unshare user namespace")
+        _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWIPC
+                             | (CLONE_NEWNET if no_network else 0)), "unshare user namespace")
         for path, text in maps:
             fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
             try:
@@ -749,13 +827,17 @@ def _own_user_namespace(uid: int, gid: int) -> Callable[[], None]:
 def child_setup(limits: Limits, group: cgroups.BotGroup | None,
                 bot: identity.BotIdentity | None, program: bytes | None,
                 reachable: list[str] | None = None, ruleset: int | None = None,
-                cpus: tuple[int, ...] = (), own_userns: bool = False
-                ) -> Callable[[], None]:
+                cpus: tuple[int, ...] = (), own_userns: bool = False,
+                writable_folder: str | None = None, no_network: bool = False,
+                userns_report: int = -1) -> Callable[[], None]:
     """A preexec function (runs in the child between fork and exec): join the control
     group, pin to ``cpus`` (when there is no CPU quota), set rlimits; at level none also
     enter namespaces of its own (IPC; run by root: mounts, with unreachable folders
     hidden and what the bot needs put back; else a user namespace), drop to the bot's
-    uid and load the syscall filter."""
+    uid and load the syscall filter.  ``writable_folder`` (one of ``reachable``) is put
+    back writable; ``no_network``: a network namespace of its own at level none (a
+    build's: only a loopback that is down); ``userns_report``: a pipe to write the inode
+    of the user namespace it entered to."""
     mib = 1 << 20
     settings = [
         (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
@@ -769,7 +851,8 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
         # per user: once the bot has a uid, or a user namespace, of its own (with a
         # control group its pids.max counts first, so the reason is "processes")
         settings.append((resource.RLIMIT_NPROC, limits.max_processes, limits.max_processes))
-    enter_userns = _own_user_namespace(os.geteuid(), os.getegid()) if own_userns else None
+    enter_userns = _own_user_namespace(os.geteuid(), os.getegid(), no_network) \
+        if own_userns else None
     # worked out before the fork: between fork and exec only system calls
     binds: list[tuple[str, list[str]]] = []
     if bot is not None:
@@ -791,11 +874,15 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
             os.sched_setaffinity(0, cpus)
         if enter_userns is not None:  # before the rlimits: RLIMIT_NPROC counts in it
             enter_userns()
+            if userns_report >= 0:
+                os.write(userns_report, str(os.stat("/proc/self/ns/user").st_ino).encode())
+                os.close(userns_report)
         # mounts first: the rlimit on open files would refuse the descriptors they need
         # when the arena has many open (fds are numbered above those it holds)
         if bot is not None:
             # System V IPC objects of its own, gone with it
-            _check(_libc.unshare(CLONE_NEWIPC | (CLONE_NEWNS if binds else 0)), "unshare")
+            _check(_libc.unshare(CLONE_NEWIPC | (CLONE_NEWNS if binds else 0)
+                                 | (CLONE_NEWNET if no_network else 0)), "unshare")
             if binds:
                 _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount")
             for top, paths in binds:
@@ -809,8 +896,9 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
                     source = f"/proc/self/fd/{fd}".encode()
                     _check(_libc.mount(source, path.encode(), None, MS_BIND | MS_REC, None),
                            "bind")
+                    read_only = 0 if path == writable_folder else MS_RDONLY
                     _check(_libc.mount(None, path.encode(), None,
-                                       MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID, None),
+                                       MS_BIND | MS_REMOUNT | read_only | MS_NOSUID, None),
                            "remount")
                     os.close(fd)
         for which, soft, hard in settings:

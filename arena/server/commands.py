@@ -340,6 +340,10 @@ def upload_command(args: argparse.Namespace) -> int:
                                  token=login["token"])
     print(f"{version['bot']} version {version['number']}: {version['state']}: "
           f"{version['message']}")
+    build_log = (version.get("build_log") or "").strip().splitlines()
+    if version["state"] == "rejected" and build_log:  # a failed build: its log's end
+        for line in build_log[-20:]:
+            print(f"  build: {line[:200]}")
     tail = (version.get("stderr_tail") or "").strip().splitlines()[-5:]
     for line in tail:
         print(f"  stderr: {line[:200]}")

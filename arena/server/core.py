@@ -32,6 +32,7 @@ from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
 from arena.server.store import Bot, ServerStore, User, Version, disk_full, printable
 
 DAY = 24 * 3600
+BUILD_CACHE_NAME = "builds"  # in the server folder: the built copies of uploaded bots
 MAX_FRIENDLY_GAMES = 20  # per request
 MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
@@ -202,6 +203,22 @@ class Server:
             specs.append(dataclasses.replace(spec, name=f"arena/{name}@{tag}",
                                              games={self.settings.game: counts}))
         return specs
+
+    def build_cache(self) -> Path:
+        """Where the built copies of uploaded bots with a build step are kept (by their
+        sources' hash: arena/plugins/builds.py)."""
+        return self.settings.folder / BUILD_CACHE_NAME
+
+    def built_spec(self, spec: BotSpec) -> BotSpec:
+        """A valid version's built copy (ArenaError if the cache lost it: an admin's
+        revalidate builds it again)."""
+        from arena.plugins.builds import find_built
+
+        built = find_built(spec, self.build_cache())
+        if built is None:
+            raise ArenaError("its build is missing from the server's build cache (an "
+                             "admin's revalidate builds it again)")
+        return built
 
     def folder_of(self, version: Version) -> Path:
         """A version's bot folder (kept relative to the server folder, so that a backup

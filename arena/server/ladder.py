@@ -125,6 +125,8 @@ class Ladder:
             try:
                 spec = self.server.load_spec(self.server.folder_of(version))
                 self._check_files(version, spec)
+                if spec.needs_build:  # built when it was validated
+                    spec = self.server.built_spec(spec)
             except ArenaError as problem:
                 self._leave_out(version, problem)
                 continue

@@ -142,16 +142,18 @@ CREATE TABLE IF NOT EXISTS server_verdicts (
     decided_at REAL
 );
 """
-SERVER_SCHEMA_VERSION = 2
+SERVER_SCHEMA_VERSION = 3
 # columns added since schema 1 (an older folder gets them at its next start):
 # ``paused``: why the ladder left the version out ('' = it plays), set by the ladder
 # (failing games, damaged files) and cleared by its owner's "enable"; ``content_hash``:
 # its files' hash at upload (a changed folder is noticed); ``failures_from``: its
-# failures count from this ladder game on (set when it is enabled again)
+# failures count from this ladder game on (set when it is enabled again); schema 3:
+# ``build_log``: the end of the log of its build step (its owner's to see)
 _ADDED_COLUMNS = {
     "server_versions": (("paused", "TEXT NOT NULL DEFAULT ''"),
                         ("content_hash", "TEXT NOT NULL DEFAULT ''"),
-                        ("failures_from", "INTEGER NOT NULL DEFAULT 0")),
+                        ("failures_from", "INTEGER NOT NULL DEFAULT 0"),
+                        ("build_log", "TEXT NOT NULL DEFAULT ''")),
 }
 
 
@@ -227,6 +229,7 @@ class Version:
     paused: str = ""  # why the ladder left it out; '' = it plays when valid
     content_hash: str = ""  # of its files at upload ('' for one uploaded before schema 2)
     failures_from: int = 0  # its ladder failures count from this game on
+    build_log: str = ""  # the end of its build's log ('' for a bot without a build step)
 
     @property
     def ladder_name(self) -> str:
@@ -242,6 +245,7 @@ class Version:
             "manifest_version": self.manifest_version, "archive_bytes": self.archive_bytes,
             "message": self.message, "report": self.report if private else None,
             "stderr_tail": self.stderr_tail if private else "",
+            "build_log": self.build_log if private else "",
             "uploaded_at": self.uploaded_at, "validated_at": self.validated_at,
             # why the ladder left it out (its owner's business: it may name its files)
             "paused": self.paused if private else ("paused" if self.paused else ""),
@@ -282,7 +286,7 @@ class Verdict:
 _VERSION_COLUMNS = (
     "v.id, v.bot_id, u.name, b.name, v.number, v.state, v.manifest_version, v.folder, "
     "v.archive_bytes, v.report, v.message, v.stderr_tail, v.uploaded_at, v.validated_at, "
-    "v.paused, v.content_hash, v.failures_from"
+    "v.paused, v.content_hash, v.failures_from, v.build_log"
 )
 _VERSION_FROM = (
     "server_versions v JOIN server_bots b ON v.bot_id = b.id "
@@ -622,15 +626,16 @@ class ServerStore:
 
     def finish_validation(self, version_id: int, state: str, manifest_version: str,
                           report: dict[str, Any] | None, message: str,
-                          stderr_tail: str) -> None:
+                          stderr_tail: str, build_log: str = "") -> None:
         with self.connection:
             self.connection.execute(
                 "UPDATE server_versions SET state = ?, manifest_version = ?, report = ?,"
-                " message = ?, stderr_tail = ?, validated_at = ? WHERE id = ?",
+                " message = ?, stderr_tail = ?, build_log = ?, validated_at = ?"
+                " WHERE id = ?",
                 (state, printable(manifest_version),
                  None if report is None else json.dumps(printable_json(report)),
-                 printable(message),
-                 printable(stderr_tail), time.time(), version_id))
+                 printable(message), printable(stderr_tail), printable(build_log),
+                 time.time(), version_id))
 
     def recent_versions(self, limit: int = 30) -> list[Version]:
         """The newest uploads of every bot (the admin page)."""
@@ -644,7 +649,8 @@ class ServerStore:
         with self.connection:
             self.connection.execute(
                 "UPDATE server_versions SET state = 'pending', report = NULL, message = '',"
-                " stderr_tail = '', validated_at = NULL WHERE id = ?", (version_id,))
+                " stderr_tail = '', build_log = '', validated_at = NULL WHERE id = ?",
+                (version_id,))
 
     def set_bot_disabled(self, bot_id: int, disabled: bool) -> None:
         with self.connection:

@@ -1,6 +1,8 @@
-"""The validation queue: each new version runs the conformance check (``arena
-validate``'s code) in the sandbox, one at a time, beside the ladder; it ends ``valid`` or
-``rejected`` with the report and the end of the bot's stderr."""
+"""The validation queue: each new version is built if its manifest names a build step
+(in the sandbox, into the server's build cache: arena/plugins/builds.py), then runs the
+conformance check (``arena validate``'s code) in the sandbox, one at a time, beside the
+ladder; it ends ``valid`` or ``rejected`` with the report, the end of the bot's stderr
+and the end of its build's log (a failed build is a rejected version)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,14 @@ import trio
 
 from arena.errors import ArenaError
 from arena.games.base import Game
+from arena.plugins.builds import BuildFailed
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import disk_full, printable
 from arena.settings import Limits
 
 STDERR_TAIL_CHARS = 4000
+BUILD_LOG_CHARS = 4000  # the end of a build's log its owner sees
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,6 +32,7 @@ class Outcome:
     message: str
     report: dict[str, Any] | None
     stderr_tail: str
+    build_log: str = ""  # the end of its build's log
 
 
 async def conformance(spec: BotSpec, games: Mapping[str, Game], opponents: Sequence[BotSpec],
@@ -81,9 +86,16 @@ async def validate_one(server: ServerContext, version_id: int) -> None:
         if not spec.games[settings.game]:
             raise ArenaError(f"it plays none of the ladder's player counts "
                              f"({settings.game}: {list(settings.players)})")
-        outcome = await conformance(
-            spec, server.games, server.opponents, games_per_setting=settings.games,
-            limits=Limits(sandbox="auto", move_seconds=settings.move_seconds))
+        try:
+            spec, build_log = await build(server, spec)
+        except BuildFailed as failure:
+            outcome = Outcome(False, f"the build failed: {failure.reason}"[:1000], None, "",
+                              failure.log_tail[-BUILD_LOG_CHARS:])
+        else:
+            outcome = await conformance(
+                spec, server.games, server.opponents, games_per_setting=settings.games,
+                limits=Limits(sandbox="auto", move_seconds=settings.move_seconds))
+            outcome = dataclasses.replace(outcome, build_log=build_log)
     except ArenaError as problem:
         text = str(problem).replace(f"{server.folder_of(version)}/", "")
         outcome = Outcome(False, text.replace(str(settings.folder), "")[:1000], None, "")
@@ -92,16 +104,34 @@ async def validate_one(server: ServerContext, version_id: int) -> None:
         outcome = Outcome(False, "the server could not validate it (see its log)", None, "")
     # what the bot wrote reaches pages, the events and terminals: no control characters
     outcome = dataclasses.replace(outcome, message=printable(outcome.message),
-                                  stderr_tail=printable(outcome.stderr_tail))
+                                  stderr_tail=printable(outcome.stderr_tail),
+                                  build_log=printable(outcome.build_log))
     state = "valid" if outcome.valid else "rejected"
     manifest_version = spec_version(server.folder_of(version), server)
     server.store.finish_validation(version_id, state, manifest_version, outcome.report,
-                                   outcome.message, outcome.stderr_tail)
+                                   outcome.message, outcome.stderr_tail, outcome.build_log)
     server.events.publish("upload_validated", {
         "id": version_id, "bot": f"{version.owner}/{version.bot}", "number": version.number,
         "state": state, "message": outcome.message})
     if outcome.valid:
         server.ladder.roster_changed()
+
+
+async def build(server: ServerContext, spec: BotSpec) -> tuple[BotSpec, str]:
+    """``spec``'s built copy in the server's build cache, built now (in a thread, at the
+    server's sandbox level) if it has none, and the end of its build's log ("" for a bot
+    without a build step); BuildFailed if it fails."""
+    from arena.plugins.builds import NoticeReporter, build_log_path, ensure_built
+
+    if not spec.needs_build:
+        return spec, ""
+    cache = server.build_cache()
+    reporter = NoticeReporter(lambda line: None)  # (the owner sees the log's end)
+    built = await trio.to_thread.run_sync(
+        lambda: ensure_built(spec, cache=cache, sandbox=server.sandbox, reporter=reporter))
+    path = build_log_path(spec, cache)
+    log = path.read_text(errors="replace") if path is not None else ""
+    return built, log[-BUILD_LOG_CHARS:]
 
 
 def spec_version(folder: Path, server: ServerContext) -> str:

@@ -106,7 +106,7 @@ class InjectedFailure(RuntimeError):
 def fail_on_second_file(monkeypatch: pytest.MonkeyPatch) -> None:
     copied: list[Path] = []
 
-    def copy_then_fail(source: Path, destination: Path) -> None:
+    def copy_then_fail(source: Path, destination: Path, *_limits: object) -> None:
         if copied:
             raise InjectedFailure("disk full")
         copied.append(source)

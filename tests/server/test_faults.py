@@ -36,7 +36,7 @@ def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     connection.close()
     store = ServerStore(path)
     try:
-        assert store.meta("schema_version") == SERVER_SCHEMA_VERSION == 2
+        assert store.meta("schema_version") == SERVER_SCHEMA_VERSION == 3
         version = store.version(1)
         assert version is not None
         assert (version.paused, version.content_hash, version.failures_from) == ("", "", 0)

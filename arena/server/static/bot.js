@@ -37,6 +37,7 @@
       verdict.append(detailsOf("validation report", JSON.stringify(version.report, null, 1), "report"));
     }
     if (version.stderr_tail) verdict.append(detailsOf("stderr", version.stderr_tail, "stderr"));
+    if (version.build_log) verdict.append(detailsOf("build log (its end)", version.build_log, "stderr"));
   }
 
   const events = new EventSource("/api/v1/events");
