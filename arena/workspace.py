@@ -21,13 +21,14 @@ import argparse
 import re
 import shutil
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.package_data import package_folder
-from arena.plugins.manifest import IGNORED_NAMES, IGNORED_SUFFIXES
+from arena.plugins.manifest import IGNORED_NAMES, IGNORED_SUFFIXES, TOOLCHAIN_PACKAGES
 from arena.runner.sandbox import SAFE_PATH
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
@@ -41,18 +42,25 @@ class Language:
     title: str
     needs: str  # what must be installed, with the versions the template is written for
     tools: tuple[str, ...]  # the programs its build and command run
-    packages: str  # the Debian/Ubuntu packages that give them
+
+    @property
+    def packages(self) -> str:
+        return packages_of(self.tools)
+
+
+def packages_of(tools: Iterable[str]) -> str:
+    """The Debian/Ubuntu packages that give ``tools`` (manifest.TOOLCHAIN_PACKAGES)."""
+    return " ".join(dict.fromkeys(TOOLCHAIN_PACKAGES[tool] for tool in tools))
 
 
 LANGUAGES = {
-    "python": Language("Python", "nothing more: the arena's own Python", (), ""),
-    "javascript": Language("JavaScript", "Node.js 18 or newer", ("node",), "nodejs"),
-    "c": Language("C", "a C11 compiler, gcc 12 or newer", ("gcc",), "gcc"),
-    "cpp": Language("C++", "a C++17 compiler, g++ 12 or newer", ("g++",), "g++"),
-    "java": Language("Java", "a JDK, 17 or newer", ("javac", "java"), "default-jdk-headless"),
-    "go": Language("Go", "Go 1.19 or newer", ("go",), "golang-go"),
-    "rust": Language("Rust", "Rust 1.63 or newer with Cargo", ("cargo", "rustc"),
-                     "rustc cargo"),
+    "python": Language("Python", "nothing more: the arena's own Python", ()),
+    "javascript": Language("JavaScript", "Node.js 18 or newer", ("node",)),
+    "c": Language("C", "a C11 compiler, gcc 12 or newer", ("gcc",)),
+    "cpp": Language("C++", "a C++17 compiler, g++ 12 or newer", ("g++",)),
+    "java": Language("Java", "a JDK, 17 or newer", ("javac", "java")),
+    "go": Language("Go", "Go 1.19 or newer", ("go",)),
+    "rust": Language("Rust", "Rust 1.63 or newer with Cargo", ("cargo", "rustc")),
 }
 
 LEAGUE = '''# Your league: your bot against the bundled ones, playing Ra.  `arena run` plays it (it
@@ -161,7 +169,7 @@ def new_bot_command(args: argparse.Namespace) -> int:
         language = LANGUAGES[args.lang]
         print(f"note: {' and '.join(missing)} not found on the bots' PATH ({SAFE_PATH}): "
               f"install {language.needs} to build and run it (Debian/Ubuntu: "
-              f"sudo apt install {language.packages})", file=sys.stderr)
+              f"sudo apt install {packages_of(missing)})", file=sys.stderr)
     return 0
 
 

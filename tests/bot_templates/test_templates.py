@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.plugins.manifest import TOOLCHAIN_PACKAGES
 from arena.workspace import LANGUAGES, TEMPLATE_NAME, template_files, template_folder
 from tests.bot_templates.conftest import HandBuilt, bot_name, readme_blocks, require_toolchain
 
@@ -42,7 +43,8 @@ def test_each_template_is_a_bot_whose_tools_and_edits_are_named(language: str) -
     source = (folder / MAIN_SOURCE[language]).read_text()
     assert source.count("EDIT") >= 3 and "choose" in source  # name, new game, strategy
     readme = (folder / "README.md").read_text()
-    assert LANGUAGES[language].packages in readme  # the packages that give the toolchain
+    tool = (data.get("build") or data["command"])[0]  # the package that gives the toolchain
+    assert tool not in TOOLCHAIN_PACKAGES or TOOLCHAIN_PACKAGES[tool] in readme
     assert "arena validate ." in readme and "printf" in readme_blocks(folder)[0]
 
 
@@ -68,7 +70,7 @@ def test_a_missing_toolchain_is_a_one_line_note_and_the_bot_is_made(
     assert "made" in captured.out
     assert captured.err.count("\n") == 1
     assert "cargo and rustc not found" in captured.err
-    assert "apt install rustc cargo" in captured.err
+    assert "apt install cargo rustc" in captured.err
     # the help says what each language needs, and what this machine lacks
     with pytest.raises(SystemExit):
         main(["new-bot", "--help"])
