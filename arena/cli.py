@@ -22,6 +22,8 @@ from arena.terminal import guarded_streams
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("arena.league.commands", "play a league from a TOML file (resumes if interrupted)"),
+    "match": ("arena.league.match",
+              "play bots against each other, no league file (resumes if run again)"),
     "leaderboard": ("arena.report.commands", "show the ratings of a league"),
     "report": ("arena.report.commands", "write a self-contained HTML report of a league"),
     "replay": ("arena.league.commands", "tell the story of one stored game"),
@@ -57,6 +59,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena run my.toml --dry-run        # check everything, play nothing",
         "arena run my.toml --rounds 4 --seed 7 --results-dir results/try",
         "arena run my.toml --cluster tcp://127.0.0.1:8786   # on a Dask cluster",
+    ),
+    "match": (
+        "arena match random first                   # 10 games, 2 players, stored and rated",
+        "arena match mcts greedy --games 40 --seconds 0.2 --concurrency 4",
+        "arena match mcts greedy --sprt 0 10        # until the SPRT decides (or 20000 games)",
+        "arena match mcts greedy --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05",
+        "arena match random first greedy --players 3 --games 6",
+        "arena match dice-greedy random --game ra_dice",
     ),
     "leaderboard": (
         "arena leaderboard                  # the league `arena run` plays",
@@ -113,6 +123,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena bench store",
         "arena bench sprt",
         "arena bench plan",
+        "arena bench formats --bots 32 64 --players 2 --repetitions 50",
     ),
     "serve": (
         "arena serve init myserver          # settings, database, admin password",

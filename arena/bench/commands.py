@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, str] = {
     "plan": "arena.bench.plan",
     "scale": "arena.bench.scale",
     "matchmaking": "arena.bench.matchmaking",
+    "formats": "arena.bench.formats",
     "serve": "arena.bench.serve",
     "freshness": "arena.bench.freshness",
 }
@@ -42,7 +43,8 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         "--players",
         type=int,
         nargs="+",
-        help="player counts (default: every count the game allows; league --cluster: 2 3 4)",
+        help="player counts (default: every count the game allows; league --cluster: 2 3 4; "
+             "formats: 2 3)",
     )
     parser.add_argument("--seed", type=seed_option, default=1, help="master seed (default 1)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -62,7 +64,12 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repetitions", type=int, metavar="N",
         help="matchmaking: simulated ladders per scenario (default 20); league --cluster: "
-             "cluster leagues per row, each between two local ones (default 7)",
+             "cluster leagues per row, each between two local ones (default 7); formats: "
+             "simulated leagues per row (default 100)",
+    )
+    parser.add_argument(
+        "--bots", type=int, nargs="+", metavar="N",
+        help="formats: field sizes (default 16 32 64)",
     )
     parser.add_argument(
         "--cores", type=int, metavar="N",
@@ -87,6 +94,10 @@ def bench_command(args: argparse.Namespace) -> int:
         value = getattr(args, option, None)
         if value is not None and value < 1:
             raise ArenaError(f"--{option.replace('_', '-')} must be at least 1, not {value}")
+    for option in ("bots", "players"):
+        for value in getattr(args, option, None) or ():
+            if value < 2:
+                raise ArenaError(f"--{option} must be at least 2, not {value}")
     if args.target in BENCHMARKS:
         result = importlib.import_module(BENCHMARKS[args.target]).run_benchmark(args)
     else:
@@ -115,6 +126,6 @@ def print_rows(result: dict[str, Any]) -> None:
     from tabulate import tabulate
 
     print(result["title"])
-    print(tabulate(result["rows"], headers="keys", floatfmt=".1f"))
+    print(tabulate(result["rows"], headers="keys", floatfmt=result.get("floatfmt", ".1f")))
     for line in result.get("notes", []):
         print(line)

@@ -467,7 +467,7 @@ def _run_cluster_benchmark(args: argparse.Namespace, cores: int) -> dict[str, An
     wanted = args.games or max(1, round(GAMES_PER_SECOND_ASKED * args.seconds))
     pairs = getattr(args, "repetitions", None) or CLUSTER_PAIRS
     rows = []
-    with _DaskProcesses() as dask:
+    with _DaskProcesses() as dask, dask.lost_ends_the_run():
         for k in players:
             per_round = len(_tables(k)) * k
             rounds = max(2, math.ceil(wanted / per_round))
@@ -599,13 +599,58 @@ def _thinking_bots(bots: list[BotSpec], folder: Path) -> list[BotSpec]:
 
 
 class _DaskProcesses:
-    """A ``dask scheduler`` and ``dask worker`` processes on loopback."""
+    """A ``dask scheduler`` and ``dask worker`` processes on loopback, watched: one that
+    ends unbidden (killed, crashed) ends the benchmark with one line
+    (:meth:`lost_ends_the_run`), since its figures would be wrong, rather than leaving
+    it waiting for a worker that is gone."""
+
+    WATCH_SECONDS = 0.5
 
     def __init__(self) -> None:
         self.processes: list[subprocess.Popen[bytes]] = []
         self.workers: list[subprocess.Popen[bytes]] = []
+        self.names: dict[int, str] = {}  # pid -> what it is, for the line
+        self.stopping: set[int] = set()  # pids being stopped on purpose
+        self.lost: str | None = None
         self.address = ""
         self.folder = tempfile.TemporaryDirectory(prefix="arena-bench-dask-")
+        self._done = threading.Event()
+        self._watcher = threading.Thread(target=self._watch, daemon=True,
+                                         name="arena-bench-dask-watch")
+
+    def _watch(self) -> None:
+        """In a thread: a process that ends unbidden interrupts the main thread (a
+        SIGINT to it: a league stops as at Ctrl-C, a wait raises KeyboardInterrupt)."""
+        while not self._done.wait(self.WATCH_SECONDS):
+            if self._find_lost():
+                signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+                return
+
+    def _find_lost(self) -> bool:
+        """Whether one of the processes ended unbidden (``lost`` then says which)."""
+        for process in [*self.processes, *self.workers]:
+            code = process.poll()
+            if code is None or process.pid in self.stopping:
+                continue
+            how = (f"killed by {signal.Signals(-code).name}" if code < 0
+                   else f"exit status {code}")
+            self.lost = self.lost or (
+                f"bench league --cluster: the benchmark's Dask "
+                f"{self.names.get(process.pid, 'process')} (pid {process.pid}) ended during "
+                f"the run ({how}); stopped, since its figures would be wrong")
+            return True
+        return False
+
+    @contextlib.contextmanager
+    def lost_ends_the_run(self) -> Iterator[None]:
+        """The block, ended with the lost process's line if one was lost (whatever the
+        loss made fail first: a league, Dask, a wait)."""
+        try:
+            yield
+        except (Exception, KeyboardInterrupt):
+            if self.lost is not None or self._find_lost():
+                raise ArenaError(str(self.lost)) from None
+            raise
 
     def __enter__(self) -> _DaskProcesses:
         with socket.socket() as sock:
@@ -615,6 +660,8 @@ class _DaskProcesses:
         self.processes.append(self._start(
             "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
             "--no-dashboard", "--no-show"))
+        self.names[self.processes[-1].pid] = "scheduler"
+        self._watcher.start()
         return self
 
     def _start(self, module: str, *argv: str) -> subprocess.Popen[bytes]:
@@ -641,6 +688,7 @@ class _DaskProcesses:
                 "distributed.cli.dask_worker", self.address, "--nthreads", "1",
                 "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", "--name", name,
                 "--local-directory", str(Path(self.folder.name) / name)))
+            self.names[self.workers[-1].pid] = f"worker {name}"
         with Client(self.address, timeout=60, set_as_default=False) as client:
             deadline = time.monotonic() + 60
             while len(client.scheduler_info(n_workers=-1)["workers"]) != n:
@@ -650,6 +698,7 @@ class _DaskProcesses:
         return self.address
 
     def _stop(self, process: subprocess.Popen[bytes]) -> None:
+        self.stopping.add(process.pid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -659,6 +708,9 @@ class _DaskProcesses:
             process.wait()
 
     def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        if self._watcher.is_alive():
+            self._watcher.join()
         for process in reversed(self.workers + self.processes):
             self._stop(process)
         self.folder.cleanup()

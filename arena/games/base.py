@@ -145,6 +145,11 @@ class Game(abc.ABC):
     # The parts of a record (besides each action's own keys) that replaying its actions
     # must reproduce exactly; see :meth:`replay`.
     replayed_parts: tuple[str, ...] = ()
+    # True when :meth:`start_from_record` starts a game from what its record says chance
+    # brought (no seed needed): the records of its secret deals then keep no deal seed.
+    # A game without (a plugin's, say) keeps the deal seed in its record, which its
+    # replays need (docs/security.md).
+    replays_from_draws: bool = False
     # The package whose replay.js and replay.css draw the game on the replay page (see
     # :meth:`board_script`); this one holds the generic drawing.
     board_package: str = "arena.games"
@@ -196,11 +201,11 @@ class Game(abc.ABC):
     def start_from_record(self, record: Mapping[str, JSON]) -> GameState:
         """The state the engine's ``record`` starts from, its hidden future included.
 
-        A league's deals are secret (:mod:`arena.deals`): its records keep no seed to deal
-        from, so an engine whose records hold what chance brought (Ra's draws, the dice
-        game's rolls) overrides this to start a game that brings exactly those, in order.
-        The default deals from the record's ``seed`` (:meth:`replay_start`), which only
-        records of public deals keep.  Raises ``ReplayError``."""
+        A league's deals are secret (:mod:`arena.deals`), so an engine whose records hold
+        what chance brought (Ra's draws, the dice game's rolls) overrides this to start a
+        game that brings exactly those, in order, and sets :attr:`replays_from_draws`: its
+        records then keep no seed.  The default deals from the record's ``seed``
+        (:meth:`replay_start`).  Raises ``ReplayError``."""
         try:
             num_players, options = record["num_players"], record.get("options")
         except (KeyError, TypeError, AttributeError) as error:

@@ -26,6 +26,10 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
 * **Nothing lost or doubled**: a chunk whose worker dies is run again by Dask on another
   worker; a game is stored under its id, so a repeat stores nothing; a game that fails on
   the worker fails the league as it would locally (the stored games are kept).
+* **Never a silent wait**: the coordinator looks at the cluster every second; with no
+  running worker left, or no answer from the scheduler, for :data:`LOST_SECONDS`, the
+  league ends with one line naming the workers it lost (the stored games are kept, the
+  same command resumes); a chunk Dask gives up on ends it likewise.
 * **Security**: a Dask scheduler runs whatever code it is sent.  A non-loopback address is
   refused without TLS (``tls://`` and the ``[cluster]`` certificate settings) unless the
   user says ``--insecure``.  See docs/cluster.md.
@@ -33,10 +37,11 @@ it gathers the games into chunks and sends each chunk to the cluster as one task
 
 from __future__ import annotations
 
+import logging
 import math
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -66,6 +71,13 @@ ROUND_TRIP_SECONDS = 0.1
 AT_ONCE_PER_THREAD = 2
 # games handed to the dispatcher at once: enough for every worker's chunks to be full
 GAMES_IN_FLIGHT = 4096
+# the coordinator looks at the cluster this often; with no running worker, or no answer
+# from the scheduler, for LOST_SECONDS, the league ends with one line (never a silent wait)
+WATCH_SECONDS = 1.0
+LOST_SECONDS = 20.0
+CLOSE_SECONDS = 10.0  # closing the connection to a scheduler that is gone
+# what Dask raises for a chunk it gave up on (its worker lost, the task forgotten)
+LOST_CHUNK = ("KilledWorker", "FutureCancelledError", "CancelledError", "CommClosedError")
 
 
 def check_address(settings: ClusterSettings) -> None:
@@ -156,6 +168,38 @@ async def open_cluster(
 
     packs = {spec.name: pack_bot(spec) for spec in roster}
     specs = {spec.name: spec for spec in roster}
+    # Dask's client logs a lost scheduler or worker in tracebacks; the league says what
+    # the cluster lost in one line of its own (below)
+    with _quiet_dask_logs():
+        async with _connected(settings, roster, cluster, concurrency, dictionary, packs,
+                              specs) as connected:
+            yield connected
+
+
+@contextmanager
+def _quiet_dask_logs() -> Iterator[None]:
+    """Dask's loggers (several with handlers of their own) at CRITICAL for the block."""
+    with suppress(ImportError):  # (without it, _connect says how to install it)
+        import distributed  # noqa: F401  (its loggers exist once it is imported)
+
+    loggers = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+               if name == "distributed" or name.startswith("distributed.")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+@asynccontextmanager
+async def _connected(
+    settings: GameSettings, roster: Sequence[BotSpec], cluster: ClusterSettings,
+    concurrency: int, dictionary: Callable[[str], tuple[int, bytes] | None],
+    packs: dict[str, Any], specs: dict[str, BotSpec],
+) -> AsyncIterator[tuple[PlayFunction, int]]:
     async with trio.open_nursery() as nursery:
         client = await trio.to_thread.run_sync(_connect, cluster)
         try:
@@ -182,6 +226,45 @@ async def open_cluster(
                     or busy[address] < slots[address] + sizer.covering(ROUND_TRIP_SECONDS,
                                                                         slots[address])
 
+            lost: list[str] = []  # why the cluster can play no more (said once)
+            waiting_plays: set[trio.CancelScope] = set()
+
+            def give_up(reason: str) -> None:
+                if not lost:
+                    lost.append(f"{reason}; the stored games are kept: run the same "
+                                "command to resume")
+                for scope in waiting_plays:
+                    scope.cancel()
+
+            async def watch() -> None:
+                gone: dict[str, str] = {}  # workers that left, and when
+                unusable_since: float | None = None
+                while True:
+                    await trio.sleep(WATCH_SECONDS)
+                    running: set[str] | None = None  # None: no answer
+                    with trio.move_on_after(LOST_SECONDS / 2):
+                        try:
+                            running = await trio.to_thread.run_sync(
+                                _running_workers, client, abandon_on_cancel=True)
+                        except Exception:  # (the scheduler gone: Dask's errors vary)
+                            running = None
+                    if running is not None:
+                        for address in set(workers) - running - set(gone):
+                            gone[address] = time.strftime("%H:%M:%S")
+                        if running:
+                            unusable_since = None
+                            continue
+                    now = time.monotonic()
+                    unusable_since = unusable_since or now
+                    if now - unusable_since >= LOST_SECONDS:
+                        left = ", ".join(f"{a} at {t}" for a, t in gone.items())
+                        give_up(f"the Dask cluster at {cluster.address} has had no running "
+                                f"worker (or no scheduler answering) for {LOST_SECONDS:g} s"
+                                + (f"; lost: {left}" if left else ""))
+                        return
+
+            nursery.start_soon(watch)
+
             async def run_chunk(target: str, chunk: _Chunk) -> None:
                 try:
                     from arena.league.cluster_worker import play_chunk
@@ -199,8 +282,14 @@ async def open_cluster(
                             future.result, abandon_on_cancel=True
                         )
                     except Exception as problem:  # the task raised on the worker
+                        kind = type(problem).__name__
+                        if kind in LOST_CHUNK:  # not the game's fault: the cluster's
+                            text = " ".join(str(problem).split())[:200]
+                            give_up(f"the Dask cluster at {cluster.address} gave up on a "
+                                    f"chunk of games: a worker or the scheduler lost "
+                                    f"({kind}: {text})")
                         for channel in chunk.waiting.values():
-                            channel.send_nowait((None, f"{type(problem).__name__}: {problem}"))
+                            channel.send_nowait((None, f"{kind}: {problem}"))
                         return
                     sizer.observe(slot_seconds, len(replies))
                     # a game's finish time on this clock: the worker's, moved by the
@@ -249,8 +338,17 @@ async def open_cluster(
             async def play(game: ScheduledGame) -> Finished:
                 send, receive = trio.open_memory_channel[
                     tuple[Finished | None, str | None]](1)
+                if lost:
+                    raise ArenaError(lost[0])
                 send_games.send_nowait((game, send))
-                record, error = await receive.receive()
+                with trio.CancelScope() as waiting:
+                    waiting_plays.add(waiting)
+                    try:
+                        record, error = await receive.receive()
+                    finally:
+                        waiting_plays.discard(waiting)
+                if lost:
+                    raise ArenaError(lost[0])
                 if error is not None or record is None:
                     raise ArenaError(f"game {game.game_id} on the cluster: {error}")
                 return record.in_league(game.game_id, game.table, game.round)
@@ -258,9 +356,9 @@ async def open_cluster(
             yield play, GAMES_IN_FLIGHT
             send_games.close()
         finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(client.close)
-            nursery.cancel_scope.cancel()  # the dispatcher
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_SECONDS):
+                await trio.to_thread.run_sync(client.close, abandon_on_cancel=True)
+            nursery.cancel_scope.cancel()  # the dispatcher and the watch
 
 
 def _connect(cluster: ClusterSettings) -> Any:
@@ -295,6 +393,18 @@ def _register(client: Any, packs: dict[str, Any]) -> dict[str, int]:
     return {str(address): int(n) for address, n in client.nthreads().items()}
 
 
+def _running_workers(client: Any) -> set[str]:
+    """The addresses of the workers that can take work now (not paused, not closing)."""
+    info = client.scheduler_info(n_workers=-1)
+    return {str(address) for address, worker in info.get("workers", {}).items()
+            if worker.get("status", "running") == "running"}
+
+
 def _scatter(client: Any, packs: dict[str, Any]) -> Any:
     """Send every bot once to every worker, rather than with every chunk."""
-    return client.scatter(packs, broadcast=True, hash=False)
+    try:
+        return client.scatter(packs, broadcast=True, hash=False)
+    except (OSError, ValueError) as problem:  # (Dask: "No valid workers found")
+        raise ArenaError(f"cannot send the bots to the Dask cluster at "
+                         f"{client.scheduler.address}: {problem} (its workers gone?)"
+                         ) from None

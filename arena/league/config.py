@@ -32,7 +32,10 @@ from arena.settings import (
 )
 from arena.tomlinput import TomlProblem, decode_toml, parse_toml
 
-FORMATS = ("round-robin", "gauntlet")
+# the formats whose schedule is made in advance and that a [stop] test can follow; every
+# format, these and Swiss, knockout, ladder or a plugin's, is an object found by name
+# through the plugin hook arena_register_formats (arena/league/formats.py)
+SCHEDULE_FORMATS = ("round-robin", "gauntlet")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CLUSTER_KEYS = ("address", "insecure", "tls_ca_file", "tls_cert_file", "tls_key_file",
                 "chunk_seconds")
@@ -100,9 +103,12 @@ class LeagueConfig:
     game: str
     players: tuple[int, ...]
     roster: tuple[str, ...] | None  # None: every discovered bot that plays the game
-    format: str = "round-robin"
+    format: str = "round-robin"  # a format's name (arena/league/formats.py)
+    # the format's own keys, when ``format`` is a table (checked by the format itself)
+    format_options: Mapping[str, Any] = field(default_factory=dict)
     challenger: str | None = None  # the gauntlet's bot
     rounds: int = 1
+    rounds_given: bool = False  # the file (or --rounds) set rounds (Swiss: else chosen)
     seed: int = 1
     max_games: int | None = None  # cap: above it, a balanced sample
     concurrency: int = field(default_factory=usable_cores)
@@ -133,6 +139,7 @@ class LeagueConfig:
         data["players"] = list(self.players)
         data["roster"] = None if self.roster is None else list(self.roster)
         data["options"] = dict(self.options)
+        data["format_options"] = dict(self.format_options)
         data.pop("limits")
         data["time"] = league_file_time(self.limits)
         data["limits"] = league_file_limits(self.limits)
@@ -402,6 +409,7 @@ def with_overrides(
 
     if rounds is not None:
         changes["rounds"] = checked("rounds", rounds, _integer(1, 100_000))
+        changes["rounds_given"] = True
     if seed is not None:
         changes["seed"] = checked("seed", seed, _integer(0, MAX_SEED))
     if results_dir is not None:
@@ -482,7 +490,7 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
     roster = top.get("roster", _roster, None)
     # one rule for every path in the file: relative to the file, unless absolute
     default = base / "results" / name
-    league_format = top.get("format", _choice(FORMATS), "round-robin")
+    league_format, format_options = top.get("format", _format, ("round-robin", {}))
     challenger = top.get("challenger", _name)
     if league_format == "gauntlet" and challenger is None:
         raise top.error("challenger", "is required for format = \"gauntlet\": the bot to test")
@@ -497,8 +505,10 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         players=players,
         roster=roster,
         format=league_format,
+        format_options=format_options,
         challenger=challenger,
         rounds=top.get("rounds", _integer(1, 100_000), 1),
+        rounds_given="rounds" in data,
         seed=top.get("seed", _integer(0, MAX_SEED), 1),
         max_games=top.get("max_games", _integer(1), None),
         concurrency=top.get("concurrency", _integer(1, 1024), usable_cores()),
@@ -548,6 +558,59 @@ def _boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise _Invalid("must be true or false")
     return value
+
+
+def _format(value: Any) -> tuple[str, dict[str, Any]]:
+    """``format = "swiss"``, or a table with the format's ``name`` and its own keys
+    (``format = { name = "knockout", games = 4 }``, or a ``[format]`` table).  Only the
+    form: the format itself checks its keys when the league runs (like the game)."""
+    if isinstance(value, str):
+        name, options = value, {}
+    elif isinstance(value, dict):
+        options = dict(value)
+        name = options.pop("name", None)
+        if not isinstance(name, str):
+            raise _Invalid('as a table, needs name = "FORMAT" beside the format\'s own keys')
+    else:
+        raise _Invalid('must be a format\'s name, e.g. "swiss", or a table with name = ...')
+    if not NAME_PATTERN.match(name):
+        raise _Invalid("must name a format: round-robin, gauntlet, swiss, knockout, ladder "
+                       "or a plugin's")
+    return name, options
+
+
+class FormatOptions:
+    """A format's own keys (``format = { name = ..., KEY = ... }``), read the way the rest
+    of the file is: each problem one line naming ``format.KEY`` and what is allowed.  A
+    format's ``check`` reads them with these methods, then calls :meth:`finish`, which
+    refuses a key no method asked for."""
+
+    def __init__(self, config: LeagueConfig) -> None:
+        self.config = config
+        self._section = _Section(config.path, config.format_options, "format.")
+
+    def error(self, key: str, message: str) -> ArenaError:
+        return self._section.error(key, message)
+
+    def given(self, key: str) -> bool:
+        return key in self._section.data
+
+    def integer(self, key: str, low: int, high: int, default: int | None) -> int | None:
+        value: int | None = self._section.get(key, _integer(low, high), default)
+        return value
+
+    def choice(self, key: str, allowed: tuple[str, ...], default: str) -> str:
+        value: str = self._section.get(key, _choice(allowed), default)
+        return value
+
+    def path(self, key: str) -> Path | None:
+        """A path, relative to the league file (the rule for every path in the file)."""
+        base = Path(".") if is_bundled(self.config.path) else self.config.path.parent
+        value: Path | None = self._section.get(key, _results(base), None)
+        return value
+
+    def finish(self) -> None:
+        self._section.finish()
 
 
 def _game_name(value: Any) -> str:
@@ -646,6 +709,10 @@ def _stop(
     if len(tests) > 1:
         raise section.error(tests[1], "one sequential test per league: sprt or gauntlet")
     test = tests[0]
+    if league_format not in SCHEDULE_FORMATS:
+        raise section.error(test, "a sequential test follows a schedule made in advance: "
+                                  f"format \"round-robin\" or \"gauntlet\", not "
+                                  f"{league_format!r}")
     table = section.section(test)
     settings = _stop_settings(table, test, players)
     if test == "sprt":

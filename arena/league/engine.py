@@ -11,6 +11,11 @@ Two leagues can be awaited at once in one program (each has its own store).
         nursery.start_soon(play_league, load_league("configs/league.toml"))
         nursery.start_soon(play_league, load_league("configs/dice.toml"))
 
+A league's format (:mod:`arena.league.formats`) decides its games: a schedule made in
+advance (round robin, gauntlet), or stages chosen from the stored results (Swiss rounds,
+a knockout's rounds, the ladder's batches: :mod:`arena.league.stages`), which the engine
+plays one after the other, each once the one before is stored.
+
 Open-ended play: pass ``games=``, an async iterable of :class:`ScheduledGame` (a trio
 receive channel, say), made with :func:`arena.league.schedule.table_games` so that ids
 stay deterministic from the games' contents; the league takes a game when a table is
@@ -32,13 +37,16 @@ import trio
 
 from arena.deals import PUBLIC
 from arena.errors import ArenaError
+from arena.league import formats
 from arena.league.backends import Backend, Games
 from arena.league.bots import find_bots, find_game
 from arena.league.config import ClusterSettings, LeagueConfig
+from arena.league.formats import FeedFormat, LeagueFormat, Stage, Tournament
 from arena.league.plan import Plan, Shard, check_setup, prepare
 from arena.league.play import Finished
 from arena.league.schedule import ScheduledGame
 from arena.league.scheduler import store_games
+from arena.league.stages import StageFeed, open_stages
 from arena.league.stop import SequentialStop, build_stop
 from arena.league.store import LeagueStore, create_store
 from arena.records import GameResult
@@ -81,6 +89,8 @@ class Checked:
     # the game's full options (engine defaults filled in) new games get; None: the
     # engine is not this process's business (a caller's backend)
     rules: dict[str, Any] | None = None
+    format: LeagueFormat | None = None  # the league's format, its keys checked
+    format_options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,6 +103,7 @@ class League:
     stored_before: list[GameResult]  # the games stored before this call, in order
     shard: Shard | None = None
     stop_test: SequentialStop | None = None
+    tournament: Tournament | None = None  # a feed format's state (Swiss, knockout ...)
     played: int = 0
     stopped: bool = False
     _scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -123,6 +134,10 @@ class LeagueListener:
     def game_stored(self, league: League, game: StoredGame) -> None:
         """After each newly stored game (a game is reported once)."""
 
+    def stage_started(self, league: League, stage: Stage) -> None:
+        """A feed format's stage (a Swiss round, a knockout's tie-breaks) starts: its
+        games come next."""
+
     def league_ended(self, league: League, summary: LeagueSummary) -> None:
         """At the end, also when interrupted (then the store holds every game reported
         so far); still before :func:`play_league` closes a store it opened."""
@@ -137,6 +152,17 @@ class _Notices(LeagueListener):
     def notice(self, text: str) -> None:
         for listener in self.listeners:
             listener.notice(text)
+
+
+class _Stages(LeagueListener):
+    """Tells a feed format's stages each stored game, so the next stage starts once
+    every game of this one is stored."""
+
+    def __init__(self, feed: StageFeed) -> None:
+        self.feed = feed
+
+    def game_stored(self, league: League, game: StoredGame) -> None:
+        self.feed.game_stored(game.result)
 
 
 class _SequentialTest(LeagueListener):
@@ -188,9 +214,14 @@ def check_league(
     # the sandbox level, before the first game: a level this machine lacks stops here
     sandbox = None if backend is not None or trusted else choose_level(config.limits.sandbox)
     _check_anchor(config, roster)
-    if sandbox is not None:  # bots with a build step play their built copies
+    league_format = formats.league_format(config)
+    options = formats.checked_options(config, league_format)
+    if isinstance(league_format, FeedFormat) and shard is not None:
+        raise ArenaError(f"{config.path}: a {config.format} league chooses each stage from "
+                         "the results of the one before; it cannot be split into shards")
+    if sandbox is not None:  # bots with a build step play their built copies (last: slow)
         roster = build_roster(roster, config.limits, notice)
-    return Checked(config, roster, sandbox, trusted, rules)
+    return Checked(config, roster, sandbox, trusted, rules, league_format, options)
 
 
 def build_roster(roster: Sequence[BotSpec], limits: Limits, notice: Callable[[str], None]
@@ -256,21 +287,37 @@ async def _play(
     config = checked.config
     names = [bot.name for bot in checked.roster]
     to_play: Games
-    if feed is None:
-        plan: Plan | None = prepare(config, checked.roster, store, shard=shard,
-                                    rules=checked.rules)
-        assert plan is not None
+    plan: Plan | None = None
+    test: SequentialStop | None = None
+    stages: StageFeed | None = None
+    if feed is None and isinstance(checked.format, FeedFormat):
+        stages = open_stages(config, checked.format, checked.format_options, checked.roster,
+                             store, rules=checked.rules)
+        to_play = feed = stages
+    elif feed is None:
+        plan = prepare(config, checked.roster, store, shard=shard, rules=checked.rules)
         test = build_stop(config, names, plan.schedule)
         to_play = plan.to_play
     else:
         check_setup(config, checked.roster, store, rules=checked.rules)
-        plan, test, to_play = None, None, feed
+        to_play = feed
     stored_before = store.results()
     if test is not None:
         test.seed(stored_before)
         to_play = [] if test.decided else test.order(plan.to_play if plan else [])
-    league = League(checked, store, plan, stored_before, shard, test)
-    everyone = [_SequentialTest(test), *listeners] if test is not None else list(listeners)
+    league = League(checked, store, plan, stored_before, shard, test,
+                    stages.tournament if stages is not None else None)
+    everyone: list[LeagueListener] = list(listeners)
+    if test is not None:
+        everyone.insert(0, _SequentialTest(test))
+    if stages is not None:
+        everyone.insert(0, _Stages(stages))
+
+        def stage_started(stage: Stage) -> None:
+            for listener in everyone:
+                listener.stage_started(league, stage)
+
+        stages.on_stage = stage_started
     for listener in everyone:
         listener.league_started(league)
 

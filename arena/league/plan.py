@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.league import formats
 from arena.league.config import LeagueConfig, toml_value
-from arena.league.schedule import Balance, ScheduledGame, build_schedule, stable_int
+from arena.league.schedule import Balance, ScheduledGame, stable_int
 from arena.league.store import LeagueStore, StoredBot
 from arena.runner.botspec import BotSpec
 
@@ -71,16 +72,14 @@ class Shard:
 def league_schedule(
     config: LeagueConfig, bots: Sequence[BotSpec]
 ) -> tuple[list[ScheduledGame], dict[int, Balance]]:
+    """Every game of a league whose format makes its schedule in advance."""
+    league_format = formats.league_format(config)
+    if not isinstance(league_format, formats.ScheduleFormat):
+        raise ArenaError(f"{config.path}: format {config.format!r} chooses its games as "
+                         "the league goes; it has no schedule made in advance")
+    entrants = formats.entrants_of(config, [bot.name for bot in bots])
     try:
-        return build_schedule(
-            config.game,
-            [bot.name for bot in bots],
-            config.players,
-            seed=config.seed,
-            rounds=config.rounds,
-            challenger=config.challenger,
-            max_games=config.max_games,
-        )
+        return league_format.schedule(entrants)
     except ArenaError as problem:  # too few bots, a cap too small: name the file
         raise ArenaError(f"{config.path}: {problem}") from None
 
@@ -101,9 +100,11 @@ def prepare(
     if shard is not None:
         schedule = [game for game in schedule if shard.holds(game)]
     played = store.played_ids() if store is not None else set()
-    check_setup(config, bots, store, save=save, rules=rules)
+    check_setup(config, bots, store, save=False, rules=rules)
     if store is not None and played:
         _check_schedule(config, schedule, played, store)
+    if store is not None and save:
+        record_setup(config, bots, store)
     to_play = [game for game in schedule if game.game_id not in played]
     return Plan(schedule, to_play, balances)
 
@@ -122,12 +123,22 @@ def check_setup(
             _check_rules(config, store, rules)
         _check_bots(config, bots, store.bots(), store.bots_with_games())
     if store is not None and save:
-        store.save_setup(
-            config.name,
-            config.snapshot(),
-            config.game_settings(),
-            [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
-        )
+        record_setup(config, bots, store)
+
+
+def record_setup(config: LeagueConfig, bots: Sequence[BotSpec], store: LeagueStore, *,
+                 field: Sequence[str] | None = None) -> None:
+    """Keep the league's configuration and bots in ``store``, once checked; with
+    ``field``, the bots in the order its format seeded them (a feed format's standings
+    are rebuilt from it: arena.league.formats.rebuild)."""
+    snapshot = config.snapshot()
+    snapshot["field"] = list(field) if field is not None else [b.name for b in bots]
+    store.save_setup(
+        config.name,
+        snapshot,
+        config.game_settings(),
+        [StoredBot(b.name, b.version, b.content_hash, b.source) for b in bots],
+    )
 
 
 def _remedy(config: LeagueConfig) -> str:

@@ -87,6 +87,17 @@ class Progress:
                          + " (live Elo)")
         return " | ".join(parts)
 
+    def say(self, text: str) -> None:
+        """A line of its own above the live line (a Swiss round starting)."""
+        if self.quiet:
+            return
+        if self.live:
+            self.stream.write("\r\x1b[2K" + text + "\n")
+            self.draw(force=True)
+        else:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+
     def draw(self, force: bool = False) -> None:
         if self.quiet:
             return

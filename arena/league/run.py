@@ -27,6 +27,7 @@ from arena.league.engine import (
     check_league,
     play_league,
 )
+from arena.league.formats import FeedFormat, Stage, Tournament
 from arena.league.plan import Plan, Shard, prepare
 from arena.league.progress import Progress
 from arena.league.stop import SequentialStop, build_stop
@@ -51,8 +52,11 @@ def run_league(
     shard: Shard | None = None,
     cluster: ClusterSettings | None = None,
     deal_key: str | None = None,
+    terminal: LeagueListener | None = None,
 ) -> int:
     """Play what is missing of ``config``'s league; 0 when complete, 130 if interrupted.
+    ``terminal``: what the person sees (default: :class:`Terminal`; ``arena match`` has
+    its own).
 
     ``backend`` defaults to real bots: in this process, in worker processes, or on the
     Dask cluster of ``cluster``; ``bots`` defaults to discovery.
@@ -64,7 +68,7 @@ def run_league(
     err = err or sys.stderr
     if dry_run:
         return _dry_run(config, bots, backend, err, shard)
-    terminal = Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
+    terminal = terminal or Terminal(quiet=quiet, out=out, err=err, cluster=cluster is not None)
 
     async def main() -> LeagueSummary | None:
         with trio.CancelScope() as interrupted:
@@ -101,6 +105,8 @@ class Terminal(LeagueListener):
                  ) -> None:
         self.quiet, self.out, self.err, self.cluster = quiet, out, err, cluster
         self.progress: Progress | None = None
+        self.stage = ""  # a feed format's stage under way, for the progress line
+        self.stored_before: set[str] = set()  # game ids stored before this run
 
     def notice(self, text: str) -> None:
         print(text, file=self.err)
@@ -116,15 +122,35 @@ class Terminal(LeagueListener):
         if not self.quiet and league.plan is not None:
             _describe(config, checked.roster, league.plan, self.err, league.shard,
                       league.stop_test)
+        tournament = league.tournament
+        self.stored_before = {result.game_id for result in league.stored_before}
+        if not self.quiet and tournament is not None:
+            _describe_stages(config, tournament, len(league.stored_before), self.err)
         test = league.stop_test
+        total = len(league.plan.schedule) if league.plan is not None else (
+            tournament.expected_games() or 0 if tournament is not None else 0)
         self.progress = Progress(
-            len(league.plan.schedule) if league.plan is not None else 0,
+            total,
             league.plan.done if league.plan is not None else len(league.stored_before),
             quiet=self.quiet,
             stream=self.err,
-            status=test.status if test is not None else None,
+            status=test.status if test is not None else (
+                (lambda: self.stage) if tournament is not None else None),
         )
         self.progress.seed_leaderboard(league.stored_before)
+
+    def stage_started(self, league: League, stage: Stage) -> None:
+        assert self.progress is not None
+        progress = self.progress
+        self.stage = stage.label
+        # games stored during this run belong to earlier stages: only those stored before
+        # it may be of this one (a resumed league)
+        left = sum(game.game_id not in self.stored_before for game in stage.games)
+        progress.total = max(progress.total, progress.already + progress.played + left)
+        if stage.announced:
+            notes = "".join(f"; {note}" for note in stage.notes)
+            progress.say(f"{league.config.name}: {stage.label}: {len(stage.games)} games"
+                         f"{notes}")
 
     def game_stored(self, league: League, game: StoredGame) -> None:
         assert self.progress is not None
@@ -146,7 +172,7 @@ class Terminal(LeagueListener):
             return
         if league.stop_test is not None:
             print(f"{config.name}: {league.stop_test.verdict()}", file=self.out)
-        print_leaderboard(config, league.store, self.out)
+        print_leaderboard(config, league.store, self.out, league.tournament)
         failed = sum(self.progress.failures.values()) if self.progress is not None else 0
         if failed and not self.quiet:
             logs = shlex.quote(str(config.results_dir / "logs"))
@@ -191,6 +217,15 @@ def _describe(
         )
 
 
+def _describe_stages(config: LeagueConfig, tournament: Tournament, stored: int,
+                     err: TextIO) -> None:
+    print(f"{config.name}: {config.game}, {tournament.description()}", file=err)
+    stage = tournament.next_stage()
+    where = f"next: {stage.label}" if stage is not None else "it is over"
+    print(f"{config.name}: {stored} games stored, {where}; results in {config.results_dir}",
+          file=err)
+
+
 def _dry_run(
     config: LeagueConfig, bots: Sequence[BotSpec] | None, backend: Backend | None,
     err: TextIO, shard: Shard | None,
@@ -203,6 +238,17 @@ def _dry_run(
         store: LeagueStore | None = open_store(config.results_dir)
     except ArenaError:
         store = None  # a new league
+    if isinstance(checked.format, FeedFormat):
+        from arena.league.stages import preview
+
+        try:
+            tournament, stored = preview(config, checked.format, checked.format_options,
+                                         roster, store, rules=checked.rules)
+        finally:
+            if store is not None:
+                store.close()
+        _describe_stages(config, tournament, stored, err)
+        return 0
     try:
         plan = prepare(config, roster, store, save=False, shard=shard, rules=checked.rules)
         stop = build_stop(config, [bot.name for bot in roster], plan.schedule)
@@ -229,22 +275,31 @@ def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
     return found
 
 
-def print_leaderboard(config: LeagueConfig, store: LeagueStore, out: TextIO) -> None:
+def print_leaderboard(config: LeagueConfig, store: LeagueStore, out: TextIO,
+                      tournament: Tournament | None = None) -> None:
+    """The final table; with a feed format's ``tournament``, its standings (and bracket)
+    after it, each bot's Elo beside its place."""
     results = store.results()
     if not results:
         print(f"{config.name}: no games played", file=out)
         return
     print(f"{config.name}: {len(results)} games of {config.game}", file=out)
-    print(leaderboard_text(results, config), file=out)
+    print(leaderboard_text(results, config, tournament), file=out)
 
 
-def leaderboard_text(results: list[GameResult], config: LeagueConfig) -> str:
-    from arena.report.leaderboard import leaderboard_table
+def leaderboard_text(results: list[GameResult], config: LeagueConfig,
+                     tournament: Tournament | None = None) -> str:
+    from arena.report.leaderboard import build_leaderboard, render_standings, render_table
 
-    return leaderboard_table(
+    board = build_leaderboard(
         results,
         anchor=config.rating.anchor,
         bootstrap=config.rating.bootstrap,
         prior_draws=config.rating.prior_games,
         seed=config.seed,  # as `arena leaderboard` does, so both show the same intervals
     )
+    text = render_table(board)
+    standings = tournament.standings() if tournament is not None else None
+    if standings is not None:
+        text += "\n\n" + render_standings(standings, board)
+    return text

@@ -411,19 +411,69 @@ class Store:
     ) -> Iterator[GameRecord]:
         """Every stored game in full, in the order they finished.  A game whose record
         cannot be read is an ArenaError, or, given ``unreadable``, its id is added there
-        and the others are read on."""
+        and the others are read on: also past a damaged page of the games table (the
+        games on that page are named from the table's index of ids, where it is whole)."""
         clauses, params = _filters(game, num_players)
-        cursor = self.connection.execute(f"SELECT * FROM games{clauses} ORDER BY seq", params)
-        names = [column[0] for column in cursor.description]
-        for row in cursor:
+        last = 0  # the seq of the last row read
+        try:
+            cursor = self.connection.execute(f"SELECT * FROM games{clauses} ORDER BY seq",
+                                             params)
+            names = [column[0] for column in cursor.description]
+            while True:
+                row = cursor.fetchone()  # (a damaged page raises here)
+                if row is None:
+                    return
+                values = dict(zip(names, row, strict=True))
+                last = values["seq"]
+                record = self._readable(values, unreadable)
+                if record is not None:
+                    yield record
+        except sqlite3.DatabaseError:
+            if unreadable is None:
+                raise
+        yield from self._salvage(last, clauses, params, unreadable)
+
+    def _readable(self, row: Mapping[str, Any], unreadable: list[str] | None
+                  ) -> GameRecord | None:
+        try:
+            return self._record_from_row(row)
+        except ArenaError:
+            if unreadable is None:
+                raise
+            unreadable.append(row["game_id"])
+            return None
+
+    def _salvage(self, after: int, clauses: str, params: list[Any], unreadable: list[str]
+                 ) -> Iterator[GameRecord]:
+        """The games after seq ``after`` of a store with a damaged page, read one by one
+        (a row on a damaged page fails alone).  Their seqs and ids come from the index of
+        game ids (another page than the rows), else every seq up to the table's last one
+        is tried (``#N``: the Nth game stored, whose id was on the damaged page)."""
+        try:
+            ids: dict[int, str] = dict(self.connection.execute(
+                "SELECT seq, game_id FROM games INDEXED BY sqlite_autoindex_games_1 "
+                "WHERE seq > ?", (after,)).fetchall())
+            seqs = sorted(ids)
+        except sqlite3.DatabaseError:  # the index is damaged too
+            ids = {}
+            row = self.connection.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'games'").fetchone()
+            seqs = list(range(after + 1, (row[0] if row else after) + 1))
+        where = f"{clauses} AND seq = ?" if clauses else " WHERE seq = ?"
+        for seq in seqs:
             try:
-                record = self._record_from_row(dict(zip(names, row, strict=True)))
-            except ArenaError:
-                if unreadable is None:
-                    raise
-                unreadable.append(row[names.index("game_id")])
+                cursor = self.connection.execute(f"SELECT * FROM games{where}",
+                                                 [*params, seq])
+                row = cursor.fetchone()
+            except sqlite3.DatabaseError:
+                unreadable.append(ids.get(seq, f"#{seq}"))
                 continue
-            yield record
+            if row is None:  # another game or player count (or never stored)
+                continue
+            names = [column[0] for column in cursor.description]
+            record = self._readable(dict(zip(names, row, strict=True)), unreadable)
+            if record is not None:
+                yield record
 
     def tables_of(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
         """The round and table id of each stored game of ``game_ids`` (the games of one
@@ -688,7 +738,8 @@ def decompress(data: bytes, dictionary: bytes = b"") -> bytes:
 
 
 _DAMAGED_ADVICE = ("nothing more was written to it; save a copy, then `arena export` "
-                   "may still read the games in it, or restore it from a backup")
+                   "writes every game still readable in it (and names the others), or "
+                   "restore it from a backup")
 
 
 @contextlib.contextmanager
@@ -772,7 +823,10 @@ def create_store(results_dir: Path) -> Store:
     the open file's, so it goes away with the process, even after ``kill -9``)."""
     try:
         results_dir.mkdir(parents=True, exist_ok=True)
-        lock = (results_dir / LOCK_NAME).open("a+")
+        # owner-only, like the store (it names the process playing)
+        lock = os.fdopen(os.open(results_dir / LOCK_NAME,
+                                 os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600),
+                         "a+")
     except PermissionError:
         raise ArenaError(
             f"no permission to write in the results folder {results_dir}: give yourself "
@@ -841,6 +895,8 @@ def open_store(results_dir: Path) -> Store:
     connection = _connect(path)
     try:
         _schema_version(connection, path)  # a newer store is refused; an older one is read
+    except sqlite3.DatabaseError:
+        pass  # a damaged page under its version: what can be read still is (arena export)
     except BaseException:
         connection.close()
         raise

@@ -89,6 +89,28 @@ def game_registry() -> Registry:
     return discover([], include_bundled=False)
 
 
+def format_registry() -> Registry:
+    """The league formats of every plugin, bundled ones first (no game, no bot folder)."""
+    registry = Registry()
+    plugins = loaded_plugins()
+    registry.problems.extend(plugins.problems)
+    for source, formats in plugins.call_each("arena_register_formats", registry.problems):
+        for league_format in formats:
+            name = getattr(league_format, "name", None)
+            if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+                registry.problems.append(Problem(
+                    source, f"format name {name!r} is not allowed (lowercase letters, "
+                            "digits, '-', '_')"))
+            elif name in registry.formats:
+                registry.problems.append(Problem(
+                    source, f"format name {name!r} is registered twice: by "
+                            f"{registry.format_sources[name]} and by {source}"))
+            else:
+                registry.formats[name] = league_format
+                registry.format_sources[name] = source
+    return registry
+
+
 def load_game(name: str) -> Game:
     """The game called ``name``, bundled or from a plugin; an ArenaError saying why not."""
     game: Game = game_registry().game(name)

@@ -15,10 +15,11 @@ the group ``arena``::
     def arena_register_games():
         return [MyGame()]
 
-The registration hooks (games, bots, bot folders) take no arguments and return a list; an
-implementation may return an empty list.  What one plugin returns is checked on its own: a
-plugin that fails (raises, returns the wrong type, registers a name another plugin already
-uses) is reported with its name in ``Registry.problems`` and the other plugins still load.
+The registration hooks (games, bots, bot folders, league formats) take no arguments and
+return a list; an implementation may return an empty list.  What one plugin returns is
+checked on its own: a plugin that fails (raises, returns the wrong type, registers a name
+another plugin already uses) is reported with its name in ``Registry.problems`` and the
+other plugins still load.
 
 ``arena_open_bot`` is different: it is asked each time a bot must be reached, and the
 first implementation that answers (not None) wins, so a plugin can add a transport (a
@@ -42,6 +43,7 @@ from arena.runner.botspec import BotSpec
 from arena.runner.channel import ChannelOpener  # what arena_open_bot returns
 
 if TYPE_CHECKING:
+    from arena.league.formats import LeagueFormat
     from arena.settings import Limits
 
 PROJECT_NAME = "arena"
@@ -79,6 +81,22 @@ def arena_bot_folders() -> list[Path]:  # type: ignore[empty-body]
     ``--path`` option of ``arena bots``."""
 
 
+@hookspec
+def arena_register_formats() -> list[LeagueFormat]:  # type: ignore[empty-body]
+    """League formats this plugin provides: objects of a subclass of
+    :class:`arena.league.formats.ScheduleFormat` (every game made in advance from the
+    league file) or :class:`arena.league.formats.FeedFormat` (stages of games, each chosen
+    from the stored results of the stages before: Swiss rounds, a knockout's rounds).
+
+    Each format's ``name`` must be unique among all plugins (the bundled "round-robin",
+    "gauntlet", "swiss", "knockout" and "ladder", registered through this hook by
+    :mod:`arena.league.formats`, included); it is what a league file's ``format`` key
+    names.  Its ``check`` reads its own keys of the file (``format = { name = ..., KEY =
+    ... }``).  A feed's stages must be pure functions of the league file and the results
+    of the earlier stages: resuming replays them against the store (docs/leagues.md,
+    *Formats*)."""
+
+
 @hookspec(firstresult=True)
 def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:  # type: ignore[empty-body]
     """How to reach ``spec``'s bot under ``limits``: a
@@ -99,5 +117,6 @@ def arena_open_bot(spec: BotSpec, limits: Limits) -> ChannelOpener | None:  # ty
 
 REGISTRATION_HOOKS: tuple[str, ...] = (
     "arena_register_games", "arena_register_bots", "arena_bot_folders",
+    "arena_register_formats",
 )
 HOOK_NAMES: tuple[str, ...] = (*REGISTRATION_HOOKS, "arena_open_bot")

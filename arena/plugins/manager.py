@@ -4,7 +4,8 @@
 
 1. the bundled transports (:func:`arena.runner.transports.bundled_opener`), whose
    ``arena_open_bot`` is marked ``trylast``: asked after every plugin's;
-2. the plugins bundled with Ra Arena (:data:`BUNDLED_PLUGINS`: its games), each on its own;
+2. the plugins bundled with Ra Arena (:data:`BUNDLED_PLUGINS`: its games and its league
+   formats), each on its own;
 3. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name.
 
@@ -36,11 +37,14 @@ from arena.runner.transports import bundled_opener, use_transport_lookup
 from arena.settings import Limits
 
 # The plugins that ship inside Ra Arena: a module per bundled game, whose
-# ``arena_register_games`` registers it.  They are loaded exactly as an entry point is
+# ``arena_register_games`` registers it, and the league formats' module, whose
+# ``arena_register_formats`` registers them (named here as a string: the plugins layer
+# never imports the league layer above it).  They are loaded exactly as an entry point is
 # (import, register, the same hooks, the same checks); only their names come from here
 # rather than from installed package metadata, so that they are there in any checkout or
 # installation without reinstalling, and with ``discover(entry_points=False)``.
-BUNDLED_PLUGINS: tuple[str, ...] = ("arena.games.ra.plugin", "arena.games.ra_dice.plugin")
+BUNDLED_PLUGINS: tuple[str, ...] = ("arena.games.ra.plugin", "arena.games.ra_dice.plugin",
+                                     "arena.league.formats")
 BUNDLED_TRANSPORTS = "transports bundled with Ra Arena"
 
 

@@ -6,6 +6,7 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.games.base import Game
@@ -61,6 +62,10 @@ class Registry:
     game_problems: list[Problem] = field(default_factory=list)
     entries: list[BotEntry] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # league formats by name (arena.league.formats objects: the layer above, so not typed
+    # here) and who registered each
+    formats: dict[str, Any] = field(default_factory=dict)
+    format_sources: dict[str, str] = field(default_factory=dict)
 
     @property
     def bots(self) -> dict[str, BotSpec]:
@@ -92,6 +97,19 @@ class Registry:
             failed = "; ".join(str(problem) for problem in self.game_problems)
             failed = f" (plugins that failed to load: {failed})" if failed else ""
             raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}{failed}"
+                             ) from None
+
+
+    def format(self, name: str) -> Any:
+        """The league format called ``name``; an ArenaError naming the known ones."""
+        try:
+            return self.formats[name]
+        except KeyError:
+            known = ", ".join(self.formats) or "none"
+            hint = _did_you_mean(name, self.formats)
+            failed = "; ".join(str(problem) for problem in self.problems)
+            failed = f" (plugins that failed to load: {failed})" if failed else ""
+            raise ArenaError(f"unknown format {name!r}{hint}; known formats: {known}{failed}"
                              ) from None
 
 

@@ -13,13 +13,17 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.outputs import output_target, write_output
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 from arena.records import GameResult
 from arena.settings import seed_option
+
+if TYPE_CHECKING:
+    from arena.league.formats import Standings
+    from arena.league.store import LeagueStore
 
 STORE_FILE = "league.sqlite"  # arena.league.store.DB_NAME, kept here for the search below
 
@@ -35,6 +39,7 @@ class LeagueData:
     seed: int
     stop: dict[str, Any] | None = None  # the league's sequential test, if it has one
     rules: str = ""  # the game's options the games were played with, e.g. "2023 edition"
+    standings: Standings | None = None  # a feed format's (Swiss, knockout), rebuilt
 
 
 # --------------------------------------------------------------------------- arguments
@@ -172,8 +177,10 @@ def leaderboard_command(args: argparse.Namespace) -> int:
         only_columns,
         render_matrix,
         render_seats,
+        render_standings,
         render_table,
         seats_json,
+        standings_json,
     )
 
     if not args.json:
@@ -206,6 +213,8 @@ def leaderboard_command(args: argparse.Namespace) -> int:
             data["seats"] = seats_json(league.results, board)
         if league.stop is not None:
             data["sequential_test"] = league.stop
+        if league.standings is not None:
+            data["standings"] = standings_json(league.standings, board)
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     rules = f" ({league.rules})" if league.rules else ""
@@ -213,6 +222,9 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     if league.stop is not None:
         print(league.stop.get("verdict", ""))
     print(render_table(board, args.format))
+    if league.standings is not None:
+        print()
+        print(render_standings(league.standings, board, args.format))
     if args.matrix:
         print()
         print(render_matrix(board, args.format))
@@ -264,6 +276,7 @@ def report_command(args: argparse.Namespace) -> int:
         seed=league.seed,
         stop=league.stop,
         games=games,
+        standings=league.standings,
     )
     write_output(target, page)
     print(f"wrote {target} ({_describe(league.results)})", file=target.notes)
@@ -321,6 +334,8 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         # every game only to explain an empty filter (read twice, 100,000 games took seconds)
         everything = results if results or args.game is None and args.players is None \
             else store.results()
+        standings = _standings(store, results if args.game is None and args.players is None
+                               else None)
     finally:
         store.close()
     if not everything:
@@ -342,7 +357,21 @@ def load_data(args: argparse.Namespace) -> LeagueData:
         seed=_pick(args.seed, config.get("seed"), 0),
         stop=stop,
         rules=_rules(config),
+        standings=standings,
     )
+
+
+def _standings(store: LeagueStore, results: list[GameResult] | None) -> Standings | None:
+    """A feed format's standings, its tournament replayed from every stored game (the
+    games as stored, whatever the filters: ``results`` when it is all of them); None for
+    a schedule format."""
+    from arena.league.formats import is_feed, rebuild
+
+    snapshot = store.config_snapshot
+    if not is_feed(snapshot):
+        return None
+    tournament = rebuild(snapshot, results if results is not None else store.results())
+    return tournament.standings() if tournament is not None else None
 
 
 def _rules(config: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from html import escape
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,8 +26,12 @@ from arena.report.leaderboard import (
     Leaderboard,
     build_leaderboard,
     failure_text,
+    standings_rows,
     superiority_text,
 )
+
+if TYPE_CHECKING:
+    from arena.league.formats import Standings
 
 
 def render_report(
@@ -40,9 +44,11 @@ def render_report(
     seed: int = 0,
     stop: Mapping[str, Any] | None = None,
     games: str = "",
+    standings: Standings | None = None,
 ) -> str:
     """The whole page; ``stop`` is the league's sequential test as the store keeps it,
-    ``games`` the HTML of its list of games (arena/viewer/index.py)."""
+    ``games`` the HTML of its list of games (arena/viewer/index.py), ``standings`` a
+    feed format's own ranking (Swiss, knockout: arena.league.formats)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -56,6 +62,7 @@ def render_report(
         _header(title, board),
         _notes(board),
         _sequential_test(stop) if stop else "",
+        _standings(standings, board) if standings is not None else "",
         _leaderboard(board, colours),
         _history(results, board, prior_draws),
         _heat_map(board),
@@ -342,6 +349,41 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
         "An interval that holds 0 is consistent with fair seats.",
         table,
     )
+
+
+def _standings(standings: Standings, board: Leaderboard) -> str:
+    """The format's standings, each bot's Elo beside it; a knockout's bracket drawn."""
+    rows = standings_rows(standings, board)
+    keys = list(rows[0]) if rows else []
+    kind = {key: "bot" if key == "bot" else "num" if all(
+        _numeric(str(row[key])) for row in rows) else "" for key in keys}
+    head = "".join(f'<th class="{kind[key]}">{escape(key)}</th>' for key in keys)
+    lines = "".join(
+        "<tr>" + "".join(f'<td class="{kind[key]}">{escape(str(value))}</td>'
+                         for key, value in row.items()) + "</tr>"
+        for row in rows)
+    table = (f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
+             f"<tbody>{lines}</tbody></table></div>")
+    drawing = ""
+    if standings.bracket:
+        drawing = '<h3>Bracket</h3><div class="chart">' + svg.bracket([
+            (stage.label, stage.byes, [
+                [(bot, f"{points:g}" if table.games else "", went)
+                 for bot, points, went in zip(table.bots, table.points, table.advanced,
+                                              strict=True)]
+                for table in stage.tables])
+            for stage in standings.bracket]) + "</div>"
+    return _section("standings", escape(standings.title),
+                    " ".join(escape(note) for note in standings.notes), table + drawing)
+
+
+def _numeric(text: str) -> bool:
+    """A number, or numbers joined by " / " or a dash (an interval, points of games)."""
+    parts = text.replace(" / ", " ").replace(" – ", " ").split()
+    try:
+        return bool(parts) and all(float(part) == float(part) for part in parts)
+    except ValueError:
+        return text == DASH
 
 
 def _sequential_test(stop: Mapping[str, Any]) -> str:

@@ -10,7 +10,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tabulate import tabulate, tabulate_formats
@@ -30,6 +30,9 @@ from arena.rating import (
 )
 from arena.records import GameResult
 from arena.stats.metagame import MetaRanking, meta_ranking
+
+if TYPE_CHECKING:
+    from arena.league.formats import BracketRound, Standings
 
 DASH = "—"
 
@@ -525,3 +528,60 @@ def leaderboard_table(
         results, anchor=anchor, bootstrap=bootstrap, prior_draws=prior_draws, seed=seed
     )
     return render_table(board, fmt)
+
+
+# --------------------------------------------------------------------------- standings
+
+
+def standings_rows(standings: Standings, board: Leaderboard | None) -> list[dict[str, Any]]:
+    """A format's standings (Swiss scores and tie-breaks, a knockout's places), each row
+    with the bot's Elo and 95% interval beside it when the board rates it."""
+    rated = {row.bot: row for row in board.rows} if board is not None else {}
+    rows = []
+    for standing in standings.rows:
+        line: dict[str, Any] = {"rank": standing.rank, "bot": standing.bot,
+                                **standing.values}
+        elo = rated.get(standing.bot)
+        if board is not None:
+            line["Elo"] = DASH if elo is None else round(elo.elo)
+            line["95% interval"] = DASH if elo is None else f"{elo.low:.0f} – {elo.high:.0f}"
+        rows.append(line)
+    return rows
+
+
+def render_standings(standings: Standings, board: Leaderboard | None,
+                     fmt: str = "simple") -> str:
+    """The standings as text: title, table, notes, and a knockout's bracket."""
+    table = tabulate(standings_rows(standings, board), headers="keys",
+                     tablefmt=check_format(fmt), disable_numparse=True)
+    parts = [standings.title, table, *standings.notes]
+    if standings.bracket:
+        parts += ["", render_bracket(standings.bracket)]
+    return "\n".join(parts)
+
+
+def render_bracket(rounds: Sequence[BracketRound]) -> str:
+    """A knockout's rounds on a terminal: each table's bots with their points, and who
+    went through."""
+    lines = ["Bracket"]
+    for stage in rounds:
+        byes = f" (byes: {', '.join(stage.byes)})" if stage.byes else ""
+        lines.append(f"{stage.label}{byes}")
+        for table in stage.tables:
+            seated = (" v " if len(table.bots) == 2 else " / ").join(
+                f"{bot} {points:g}" if table.games else bot
+                for bot, points in zip(table.bots, table.points, strict=True))
+            went = [bot for bot, on in zip(table.bots, table.advanced, strict=True) if on]
+            tie = (f" after {table.tie_breaks} tie-break set"
+                   f"{'s' if table.tie_breaks > 1 else ''}") if table.tie_breaks else ""
+            tie += ", by seed" if table.by_seed else ""
+            outcome = (f"  -> {', '.join(went)}{tie}" if went
+                       else "  (playing)" if not table.decided else f"{tie}")
+            lines.append(f"  {seated}{outcome}")
+    return "\n".join(lines)
+
+
+def standings_json(standings: Standings, board: Leaderboard | None) -> dict[str, Any]:
+    data = standings.as_json()
+    data["rows"] = standings_rows(standings, board)
+    return data

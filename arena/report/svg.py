@@ -324,3 +324,68 @@ def centred_bar(value: float, limit: float, *, width: int = 200) -> str:
         f'fill-opacity="0.75"/><line x1="{middle}" x2="{middle}" y1="0" y2="{height}" '
         f'stroke="{MUTED}"/><title>{escape(label)}</title></svg>'
     )
+
+
+# --------------------------------------------------------------------------- bracket
+
+
+def bracket(rounds: Sequence[tuple[str, Sequence[str], Sequence[Sequence[tuple[str, str, bool]]]]]
+            ) -> str:
+    """A knockout drawn left to right: a column per round (its label, its byes, its
+    tables), a box per table with one row per bot (name, points, whether it went
+    through: bold, on the accent), and a line from each bot that went on to its row in
+    the next round's table (or its bye)."""
+    column, gap, row_height, box_gap, top = 200, 44, 20, 14, 34
+    heights = [len(byes) * row_height + (box_gap if byes else 0)
+               + sum(len(table) * row_height + box_gap for table in tables)
+               for _, byes, tables in rounds]
+    height = top + max(heights, default=0) + 8
+    width = len(rounds) * (column + gap) - gap + 8
+    where: list[dict[str, float]] = []  # per round: bot -> y of its row
+    parts = [_open(width, height, "knockout bracket", wide=True)]
+    for number, (label, byes, tables) in enumerate(rounds):
+        x = 4 + number * (column + gap)
+        spare = (height - 8 - top - heights[number]) / 2  # centre the column
+        y = top + spare
+        rows: dict[str, float] = {}
+        parts.append(f'<text x="{x + column / 2:.1f}" y="18" text-anchor="middle" '
+                     f'class="axis">{escape(label)}</text>')
+        boxes = ([[(bot, "bye", True) for bot in byes]] if byes else []) + [
+            list(table) for table in tables]
+        for box in boxes:
+            is_bye = bool(byes) and box is boxes[0]
+            parts.append(f'<rect x="{x}" y="{y:.1f}" width="{column}" '
+                         f'height="{len(box) * row_height:.1f}" rx="5" fill="#ffffff" '
+                         f'stroke="{GRID if is_bye else MUTED}" stroke-dasharray='
+                         f'"{"4 3" if is_bye else ""}"/>')
+            for bot, points, went in box:
+                middle = y + row_height / 2
+                rows[bot] = middle
+                weight = ' font-weight="700"' if went and not is_bye else ""
+                ink = INK if went else MUTED
+                parts.append(
+                    f'<g><title>{escape(f"{bot}: {points}")}</title>'
+                    f'<text x="{x + 8}" y="{middle + 4:.1f}" class="label" style="fill:{ink}"'
+                    f'{weight}>{escape(_clip(bot, 20))}</text>'
+                    f'<text x="{x + column - 8}" y="{middle + 4:.1f}" text-anchor="end" '
+                    f'class="tick" style="fill:{ink}">{escape(points)}</text></g>')
+                y += row_height
+            y += box_gap
+        where.append(rows)
+    for number in range(1, len(rounds)):
+        x_from = 4 + number * (column + gap) - gap
+        x_to = x_from + gap
+        for bot, y_to in where[number].items():
+            y_from = where[number - 1].get(bot)
+            if y_from is None:
+                continue
+            bend = (x_from + x_to) / 2
+            parts.append(f'<path d="M{x_from} {y_from:.1f} C{bend:.1f} {y_from:.1f} '
+                         f'{bend:.1f} {y_to:.1f} {x_to} {y_to:.1f}" fill="none" '
+                         f'stroke="{PALETTE[0]}" stroke-width="1.5" stroke-opacity="0.7"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

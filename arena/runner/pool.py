@@ -149,7 +149,8 @@ async def open_bot_pool(limits: Limits | None = None, log_dir: Path | str | None
     with tempfile.TemporaryDirectory(prefix="arena-logs-") as default_dir:
         directory = Path(log_dir) if log_dir is not None else Path(default_dir)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            # the owner's only: what bots wrote is nobody else's to read (docs/security.md)
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise ArenaError(f"cannot create the bot log directory {directory}: {error}") \
                 from None

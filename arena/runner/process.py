@@ -75,7 +75,10 @@ class StderrLog:
 
     def __init__(self, path: Path | None, cap: int, tail: int) -> None:
         self.path = path
-        self._file = open(path, "ab") if path is not None else None  # noqa: SIM115
+        # owner-only (0600), like the folder it is in: a bot's output may hold secrets
+        self._file = os.fdopen(os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600), "ab") \
+            if path is not None else None
         self._head_cap = cap - cap // 2
         self._end_cap = cap // 2
         self._end = bytearray()  # the last bytes beyond the head, written at close

@@ -309,13 +309,14 @@ class Referee:
 
 
     def _engine_record(self, state: GameState) -> dict[str, JSON]:
-        """The engine's record, without the deal seed of a secret deal: the record keeps
-        the draws themselves, and a replay starts from them (``Game.start_from_record``)."""
+        """The engine's record, without the deal seed of a secret deal when the game
+        replays from the draws its record keeps (``Game.replays_from_draws``); else with
+        the seed it was dealt from, which its replay needs."""
         record = state.record()
-        if self.deal_key != PUBLIC:
+        if self.deal_key != PUBLIC and self.game.replays_from_draws:
             record.pop("seed", None)
-        else:  # the seed a public deal replays from, whether or not the engine says it
-            record.setdefault("seed", self.seed)
+        else:  # the seed a replay deals from, whether or not the engine says it
+            record.setdefault("seed", deal_seed(self.seed, self.deal_key))
         return record
 
 

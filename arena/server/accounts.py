@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import math
 import re
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -117,13 +120,15 @@ class RateLimiter:
     """At most ``limit`` events per ``window`` seconds per key (in memory: a restart
     forgets, which only ever lets more through)."""
 
-    def __init__(self, limit: int, window: float) -> None:
+    def __init__(self, limit: int, window: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.limit = limit
         self.window = window
+        self.clock = clock
         self.events: dict[str, deque[float]] = {}
 
     def allow(self, *keys: str) -> bool:
-        now = time.monotonic()
+        now = self.clock()
         queues = []
         for key in keys:
             queue = self.events.setdefault(key, deque())
@@ -143,4 +148,83 @@ class RateLimiter:
         queue = self.events.get(key)
         if not queue:
             return 0
-        return max(1, int(queue[0] + self.window - time.monotonic()) + 1)
+        return max(1, int(queue[0] + self.window - self.clock()) + 1)
+
+
+def address_key(host: str) -> str:
+    """What rate limits count per client: its IPv4 address, or its IPv6 /64 (one
+    subscriber's network, where an attacker has 2**64 addresses to choose from)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+ACCOUNT_WINDOW = 15 * 60  # an account's failed logins are counted over this long
+BACKOFF_CAP = 60.0  # seconds: the longest an account's failures make an address wait
+KNOWN_SECONDS = 30 * 24 * 3600  # an address an account logged in from is known this long
+KNOWN_PER_ACCOUNT = 20  # the newest known addresses kept per account
+
+
+class LoginThrottle:
+    """Password guessing slowed without letting anyone lock another person out
+    (docs/security.md, "Logins"):
+
+    * per address: at most ``per_minute`` attempts a minute, whatever the account;
+    * per account: its failed logins from every address, over ACCOUNT_WINDOW; past
+      ``per_minute`` of them, an address the account has not logged in from waits after
+      the account's last failure, 2 s, 4 s, ... doubling with each failure, at most
+      BACKOFF_CAP (a guesser with many addresses gets about one guess a minute);
+    * an address the account logged in from in the last KNOWN_SECONDS never waits for
+      the account's failures (the owner, where they usually log in, gets in).
+
+    In memory: a restart forgets, which only ever lets more through."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self.addresses = RateLimiter(per_minute, 60, clock)
+        self.failures: dict[str, deque[float]] = {}  # account -> its failed logins
+        self.known: dict[str, dict[str, float]] = {}  # account -> address -> last login
+
+    def wait(self, address: str, account: str) -> tuple[float, str]:
+        """Seconds ``address`` must wait before trying ``account`` (0: it may try now,
+        and the attempt is counted), and why."""
+        now = self.clock()
+        failures = self._recent(account, now)
+        excess = len(failures) - self.per_minute
+        known = self.known.get(account, {}).get(address, -math.inf) > now - KNOWN_SECONDS
+        if excess >= 0 and not known:
+            left = failures[-1] + min(BACKOFF_CAP, 2.0 ** (excess + 1)) - now
+            if left > 0:
+                return left, (f"too many failed logins to {account!r}; try again in "
+                              f"{math.ceil(left)} s, or from where you logged in before")
+        if not self.addresses.allow(address):
+            return self.addresses.retry_after(address), (
+                "too many attempts from your address; wait a minute and try again")
+        return 0.0, ""
+
+    def failed(self, address: str, account: str) -> None:
+        now = self.clock()
+        self._recent(account, now).append(now)
+        if len(self.failures) > 10000:  # forget quiet accounts (and made-up names)
+            self.failures = {name: queue for name, queue in self.failures.items()
+                             if queue and queue[-1] > now - ACCOUNT_WINDOW}
+
+    def succeeded(self, address: str, account: str) -> None:
+        known = self.known.setdefault(account, {})
+        known.pop(address, None)
+        known[address] = self.clock()
+        while len(known) > KNOWN_PER_ACCOUNT:  # the oldest first (insertion order)
+            del known[next(iter(known))]
+
+    def _recent(self, account: str, now: float) -> deque[float]:
+        queue = self.failures.setdefault(account, deque())
+        while queue and queue[0] <= now - ACCOUNT_WINDOW:
+            queue.popleft()
+        return queue

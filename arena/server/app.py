@@ -111,8 +111,6 @@ class BodyLimit:
                     raise TooLarge()
             return message
 
-        docs = scope.get("path", "") == "/api/v1/docs"  # Swagger UI loads its own scripts
-
         async def watched(message: Message) -> None:
             nonlocal started
             if too_large:  # the app answered a body cut at the limit (FastAPI: a 400)
@@ -124,8 +122,7 @@ class BodyLimit:
             if message["type"] == "http.response.start":
                 started = True
                 headers = message.get("headers", [])
-                own = docs or any(key.lower() == b"content-security-policy"
-                                  for key, _ in headers)
+                own = any(key.lower() == b"content-security-policy" for key, _ in headers)
                 message = {**message, "headers": [
                     *headers, *(DOCS_HEADERS if own else HEADERS)]}
             await send(message)
@@ -135,6 +132,11 @@ class BodyLimit:
         except TooLarge:
             if not started:
                 await _send_json(send, 413, f"the request has more than {self.limit} bytes")
+        except Exception:
+            # the app's handler answered 500 and logged it in one line (rate-limited);
+            # Starlette raises it again for the server's log, a traceback per request
+            if not started:
+                await _send_json(send, 500, "internal error (the server's log has details)")
 
 
 async def _send_json(send: Send, status: int, message: str) -> None:
@@ -159,7 +161,7 @@ def create_app(server: Server) -> Any:
     """The ASGI application of ``server`` (wrapped in the body-size limit)."""
     app = FastAPI(
         title="Ra Arena server", version=__version__, openapi_url="/api/v1/openapi.json",
-        docs_url="/api/v1/docs", redoc_url=None, debug=False,
+        docs_url=None, redoc_url=None, debug=False,  # the docs page: our own, below
         description="Bots, versions, validation, the ladder's leaderboard and games. "
                     "Authenticate with `Authorization: Bearer TOKEN` (see docs/server.md).")
     templates = Jinja2Templates(directory=str(TEMPLATES))
@@ -205,7 +207,10 @@ def create_app(server: Server) -> Any:
 
     @app.exception_handler(Exception)
     async def crashed(request: Request, error: Exception) -> Response:
-        server.log(f"{request.method} {request.url.path}: {error!r}")
+        # one line per cause a minute: a visitor repeating the request fills no log
+        route = getattr(request.scope.get("route"), "path", request.url.path)
+        server.log_limited(f"{request.method} {route} {type(error).__name__}",
+                           f"{request.method} {request.url.path[:200]}: {error!r}"[:1000])
         return error_response(request, 500, "internal error (the server's log has details)")
 
     # (their own handler: one for Exception also gets the traceback printed)
@@ -213,7 +218,8 @@ def create_app(server: Server) -> Any:
     @app.exception_handler(OSError)
     async def write_failed(request: Request, error: Exception) -> Response:
         if disk_full(error):  # nothing was changed: SQLite rolled the write back
-            server.log(f"{request.method} {request.url.path}: the disk is full")
+            server.log_limited("disk full", f"{request.method} {request.url.path[:200]}: "
+                                            "the disk is full")
             return error_response(request, 507, DISK_FULL_ANSWER)
         return await crashed(request, error)
 
@@ -264,7 +270,8 @@ def create_app(server: Server) -> Any:
         return dict(form)
 
     def client(request: Request) -> str:
-        return request.client.host if request.client else "unknown"
+        """Who the rate limits count: the address (IPv6: its /64)."""
+        return accounts.address_key(request.client.host if request.client else "unknown")
 
     def with_cookie(request: Request, response: Response) -> Response:
         session = getattr(request.state, "session", None)
@@ -293,7 +300,7 @@ def create_app(server: Server) -> Any:
 
     # -- accounts: the logic the API and the pages share --------------------------------
     async def register(request: Request, name: str, password: str) -> User:
-        if not server.register_limit.allow(f"ip:{client(request)}"):
+        if not server.register_limit.allow(client(request)):
             raise Refused("too many new accounts from your address; try again later", 429)
         accounts.check_new_account(name, password)
         if store.user(name) is not None:
@@ -302,14 +309,18 @@ def create_app(server: Server) -> Any:
         return store.add_user(name, hashed, "user", not settings.approval_required)
 
     async def check_login(request: Request, name: str, password: str) -> User:
-        if not server.login_limit.allow(f"ip:{client(request)}", f"user:{name}"):
-            raise Refused("too many attempts; wait a minute and try again", 429)
+        address = client(request)
+        wait, why = server.login_limit.wait(address, name)
+        if wait:
+            raise Refused(why, 429)
         user = store.user(name)
         stored = store.password_hash(user.id) if user is not None else None
         ok, rehashed = await trio.to_thread.run_sync(accounts.password_matches, stored,
                                                      password)
         if user is None or not ok:
+            server.login_limit.failed(address, name)
             raise Refused("wrong name or password", 401)
+        server.login_limit.succeeded(address, name)
         if rehashed is not None:
             store.set_password_hash(user.id, rehashed)
         if not user.approved:
@@ -526,6 +537,9 @@ def create_app(server: Server) -> Any:
         """The ladder's ratings for one player count (Bradley–Terry Elo, 95% intervals)."""
         if game is not None and game != settings.game:
             raise Refused(f"this server's ladder plays {settings.game}, not {game}", 404)
+        if players is not None and players not in settings.players:
+            raise Refused(f"this ladder plays with {'/'.join(map(str, settings.players))} "
+                          "players", 404)
         return leaderboard(players)
 
     @app.get("/api/v1/games/{game_id}", tags=["ladder"])
@@ -556,6 +570,12 @@ def create_app(server: Server) -> Any:
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/v1/docs", response_class=HTMLResponse, include_in_schema=False)
+    async def api_docs(request: Request) -> Response:
+        """The API's reference, made here from its OpenAPI description: a page under the
+        pages' policy (no script, nothing from elsewhere; Swagger UI would load both)."""
+        return page(request, "api.html", web_user(request), routes=api_routes(app.openapi()))
 
     @app.get("/api/v1/{rest:path}", include_in_schema=False)
     async def api_unknown(rest: str) -> None:
@@ -771,6 +791,21 @@ def create_app(server: Server) -> Any:
         return redirect(request, f"/bots/{version.owner}/{version.bot}")
 
     return BodyLimit(app, settings.max_archive_bytes + FORM_OVERHEAD)
+
+
+def api_routes(openapi: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each operation of the OpenAPI description, as the docs page lists it."""
+    routes = []
+    for path, operations in openapi.get("paths", {}).items():
+        for method, operation in operations.items():
+            parameters = [f"{p['name']} ({p['in']}{', required' if p.get('required') else ''})"
+                          for p in operation.get("parameters", [])]
+            body = operation.get("requestBody", {}).get("content", {})
+            routes.append({"method": method.upper(), "path": path,
+                           "tag": (operation.get("tags") or ["other"])[0],
+                           "description": operation.get("description", ""),
+                           "parameters": parameters, "body": ", ".join(body)})
+    return sorted(routes, key=lambda route: route["tag"])
 
 
 def _text(value: Any) -> str:

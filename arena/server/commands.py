@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
+import signal
 import sqlite3
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +71,7 @@ def init_server(folder: Path, admin: str) -> int:
     write_private(folder / SETTINGS_NAME, DEFAULT_SETTINGS.encode())
     write_private(folder / SECRET_NAME, (accounts.new_secret() + "\n").encode())
     settings = load_settings(folder)
-    settings.uploads.mkdir(mode=0o755)
+    settings.uploads.mkdir(mode=0o700)
     league = create_store(folder)  # the ladder's league store: the same file
     league.close()
     if league.lock is not None:
@@ -86,33 +89,104 @@ def init_server(folder: Path, admin: str) -> int:
 
 
 
+# a stop (SIGINT, SIGTERM): the workers and bots are told to quit; whatever is left of
+# them after this long is killed (at once on a second signal)
+STOP_SECONDS = 8.0
+FORCED_EXIT_SECONDS = 4.0  # ... and if the program has still not ended after this more
+
+
+@dataclasses.dataclass
+class _Stop:
+    """How the server was stopped, and the processes it had then (none is left after)."""
+
+    signal: str | None = None
+    began: float = 0.0
+    processes: set[tuple[int, int]] = dataclasses.field(default_factory=set)
+    exit_code: int = 0
+
+    def line(self) -> str:
+        took = time.monotonic() - self.began
+        return (f"arena serve: stopped ({self.signal}) in {took:.1f} s; the ladder's games "
+                "in flight are played again at the next start")
+
+
 def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
                cluster: str | None = None) -> int:
+    """The server until SIGINT (Ctrl-C) or SIGTERM: then it stops within seconds, says
+    so in one line, and leaves no process behind; exit 130 after SIGINT, 0 after
+    SIGTERM (a service manager's stop)."""
     import trio
 
+    from arena import processes
     from arena.server.core import Server
 
-    server = Server.open(folder, cluster=cluster)
-    host = host or server.settings.host
-    port = server.settings.port if port is None else port
-    tls = server.settings.tls
-    if not is_loopback(host) and tls is None and not insecure:
-        server.close()
-        raise ArenaError(f"{host} is not a loopback address: give the server TLS (tls_cert and "
-                         "tls_key in settings.toml) or pass --insecure")
+    stop = _Stop()
+
+    def interrupted(number: int, frame: object) -> None:
+        stop.signal = stop.signal or signal.Signals(number).name
+        raise KeyboardInterrupt
+
+    # SIGTERM stops it as Ctrl-C does, also before and after the event loop
+    previous = signal.signal(signal.SIGTERM, interrupted)
     try:
-        trio.run(serve, server, host, port)
-    except KeyboardInterrupt:
-        print("arena serve: stopped", file=sys.stderr)
-        return 130
+        try:
+            server = Server.open(folder, cluster=cluster)
+        except KeyboardInterrupt:
+            print(f"arena serve: stopped ({stop.signal or 'SIGINT'}) before it started",
+                  file=sys.stderr)
+            return 0 if stop.signal == "SIGTERM" else 130
+        host = host or server.settings.host
+        port = server.settings.port if port is None else port
+        tls = server.settings.tls
+        if not is_loopback(host) and tls is None and not insecure:
+            server.close()
+            raise ArenaError(f"{host} is not a loopback address: give the server TLS "
+                             "(tls_cert and tls_key in settings.toml) or pass --insecure")
+        try:
+            try:
+                trio.run(serve, server, host, port, stop)
+            except BaseExceptionGroup as group:
+                raise _single(group, host, port) from None
+        except KeyboardInterrupt:  # a signal before the loop took them over
+            stop.signal, stop.began = stop.signal or "SIGINT", stop.began or time.monotonic()
+        finally:
+            server.stopping = True
+            try:
+                server.close()
+            finally:
+                # (multiprocessing's resource tracker ends by itself once this process
+                # has, after releasing what the rating process's queues held)
+                left = processes.end(stop.processes | processes.descendants(os.getpid()),
+                                     spare={_resource_tracker()})
+                if stop.signal is not None:
+                    print(stop.line() + (f" ({len(left)} processes could not be ended)"
+                                         if left else ""), file=sys.stderr, flush=True)
     finally:
-        server.close()
-    return 0
+        signal.signal(signal.SIGTERM, previous)
+    return 130 if stop.signal == "SIGINT" else 0
 
 
-async def serve(server: object, host: str, port: int) -> None:
+def _resource_tracker() -> int | None:
+    from multiprocessing import resource_tracker
+
+    pid = getattr(resource_tracker._resource_tracker, "_pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _single(group: BaseExceptionGroup, host: str, port: int) -> BaseException:
+    """The one error of a failed start (the port taken, say), in one line if known."""
+    problem: BaseException = group
+    while isinstance(problem, BaseExceptionGroup) and len(problem.exceptions) == 1:
+        problem = problem.exceptions[0]
+    if isinstance(problem, OSError):
+        return ArenaError(f"cannot listen on {host}:{port}: {problem.strerror or problem}")
+    return problem
+
+
+async def serve(server: object, host: str, port: int, stop: _Stop | None = None) -> None:
     """The whole server in one trio program: the background work (validation queue,
-    ladder, leaderboards) and Hypercorn's trio worker serving the app."""
+    ladder, leaderboards) and Hypercorn's trio worker serving the app, until SIGINT or
+    SIGTERM (``stop`` says which, and when)."""
     import trio
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
@@ -121,6 +195,7 @@ async def serve(server: object, host: str, port: int) -> None:
     from arena.server.core import Server
 
     assert isinstance(server, Server)
+    stop = stop if stop is not None else _Stop()
     config = Config()
     address = f"[{host}]" if ":" in host and not host.startswith("[") else host
     config.bind = [f"{address}:{port}"]
@@ -138,15 +213,48 @@ async def serve(server: object, host: str, port: int) -> None:
     if tls is not None:
         config.certfile, config.keyfile = str(tls[0]), str(tls[1])
     scheme = "https" if tls else "http"
-    async with trio.open_nursery() as nursery:
-        await nursery.start(server.run)
-        app = RequestDeadline(create_app(server), server.settings.request_seconds)
-        await nursery.start(hypercorn_serve, app, config)
-        print(f"arena serve: {server.settings.folder} on {scheme}://{address}:{port} "
-              f"(ladder: {server.settings.game}, "
-              f"{'/'.join(map(str, server.settings.players))} players"
-              + (f", games on {server.cluster.address}" if server.cluster else "") + ")",
-              file=sys.stderr, flush=True)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as guard:
+            work = trio.CancelScope()
+            guard.start_soon(_stop_on_signals, signals, work, server, stop)
+            with work:
+                async with trio.open_nursery() as nursery:
+                    await nursery.start(server.run)
+                    app = RequestDeadline(create_app(server), server.settings.request_seconds)
+                    await nursery.start(hypercorn_serve, app, config)
+                    print(f"arena serve: {server.settings.folder} on {scheme}://{address}:"
+                          f"{port} (ladder: {server.settings.game}, "
+                          f"{'/'.join(map(str, server.settings.players))} players"
+                          + (f", games on {server.cluster.address}" if server.cluster
+                             else "") + ")", file=sys.stderr, flush=True)
+            guard.cancel_scope.cancel()  # the signal watcher
+
+
+async def _stop_on_signals(signals: Any, work: Any, server: Any, stop: _Stop) -> None:
+    """The first signal cancels the server's work (its workers and bots are told to
+    quit); a second one, or STOP_SECONDS, kills whatever processes are left; if the
+    program has still not ended FORCED_EXIT_SECONDS later, it exits."""
+    import trio
+
+    from arena import processes
+
+    async for number in signals:
+        if stop.signal is None:
+            stop.signal = signal.Signals(number).name
+            stop.began = time.monotonic()
+            stop.exit_code = 130 if number == signal.SIGINT else 0
+            stop.processes = processes.descendants(os.getpid())
+            server.stopping = True  # what the stop makes fail is no news: one line
+            work.cancel()
+            with trio.move_on_after(STOP_SECONDS):
+                await signals.__anext__()  # a second signal: no more waiting
+        stop.processes |= processes.descendants(os.getpid())
+        processes.kill(stop.processes)
+        await trio.sleep(FORCED_EXIT_SECONDS)
+        left = processes.end(stop.processes)
+        print(stop.line() + " (forced" + (f"; {len(left)} processes could not be ended"
+                                         if left else "") + ")", file=sys.stderr, flush=True)
+        os._exit(stop.exit_code)
 
 
 class RequestDeadline:

@@ -8,6 +8,7 @@ then a ``pending`` version on the validation queue."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import shutil
 import sqlite3
@@ -24,11 +25,11 @@ from arena.games.base import Game
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server import archives
-from arena.server.accounts import Cookies, RateLimiter
+from arena.server.accounts import Cookies, LoginThrottle, RateLimiter
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
-from arena.server.settings import SECRET_NAME, ServerSettings, load_settings
+from arena.server.settings import SECRET_NAME, UPLOADS_NAME, ServerSettings, load_settings
 from arena.server.store import Bot, ServerStore, User, Version, disk_full, printable
 
 DAY = 24 * 3600
@@ -36,6 +37,7 @@ BUILD_CACHE_NAME = "builds"  # in the server folder: the built copies of uploade
 MAX_FRIENDLY_GAMES = 20  # per request
 MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
 UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
+LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
 DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
                     "admin is told)")
 
@@ -74,26 +76,34 @@ def sweep_unlisted(folder: Path, uploads: Path, listed: set[str]) -> int:
 
 
 def make_private(folder: Path) -> list[str]:
-    """The server folder readable by its owner only (mode 0700), its database and secret
-    files 0600: other users of the machine read neither the accounts nor the uploads.
-    Returns what was tightened (an older folder, a copy made with another umask)."""
-    from arena.league.store import DB_NAME
+    """The server folder and its folders readable by their owner only (mode 0700), its
+    files 0600: other users of the machine read neither the accounts, nor the uploads,
+    nor the bots' logs.  (A version's own folder in ``uploads/`` stays readable by the
+    bot's uid: bots run under uids of their own.)  Returns what was tightened (an older
+    folder, a copy made with another umask)."""
+    from arena.league.store import DB_NAME, LOCK_NAME
+    from arena.server.ladder import FRIENDLY_FOLDER
 
     changed = []
-    paths = [(folder, 0o700)] + [(folder / name, 0o600) for name in (
-        DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", SECRET_NAME, "settings.toml")]
+    paths = [(folder / name, 0o700) for name in ("", UPLOADS_NAME, "logs", FRIENDLY_FOLDER,
+                                                  f"{FRIENDLY_FOLDER}/logs")]
+    paths += [(folder / name, 0o600) for name in (
+        DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_NAME, SECRET_NAME, "settings.toml",
+        *(f"{FRIENDLY_FOLDER}/{name}" for name in (
+            DB_NAME, f"{DB_NAME}-wal", f"{DB_NAME}-shm", LOCK_NAME)))]
     for path, mode in paths:
         try:
             info = os.stat(path, follow_symlinks=False)
         except FileNotFoundError:
             continue
         if info.st_mode & 0o077:
+            name = path.name if path == folder else path.relative_to(folder).as_posix()
             try:
                 os.chmod(path, mode, follow_symlinks=False)
             except OSError:  # not ours (a read-only copy): said, not fatal
-                changed.append(f"{path.name} (could not: do it by hand)")
+                changed.append(f"{name} (could not: do it by hand)")
                 continue
-            changed.append(path.name)
+            changed.append(name)
     return changed
 
 
@@ -153,13 +163,15 @@ class Server:
 
         self.opponents = [registry.bots[n] for n in OPPONENT_NAMES if n in registry.bots]
         self.house_bots = self._house_bots()
-        self.login_limit = RateLimiter(settings.login_per_minute, 60)
+        self.login_limit = LoginThrottle(settings.login_per_minute)
         self.register_limit = RateLimiter(settings.register_per_hour, 3600)
         self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
         self.ladder = Ladder(self)
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
         self.log_lines: list[str] = []
+        self.stopping = False  # a signal came: arena serve is ending
+        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
         self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
         swept = sweep_staging(settings.uploads) + sweep_unlisted(
             settings.folder, settings.uploads, self.store.version_folders())
@@ -188,7 +200,24 @@ class Server:
     def log(self, line: str) -> None:
         line = printable(line)
         self.log_lines = [*self.log_lines[-199:], line]
-        print(f"arena serve: {line}", file=sys.stderr, flush=True)
+        if not self.stopping:  # a stop is one line: what it makes fail is no news
+            print(f"arena serve: {line}", file=sys.stderr, flush=True)
+
+    def log_limited(self, cause: str, line: str) -> None:
+        """``line``, unless a line of the same ``cause`` was logged in the last
+        LOG_LIMIT_SECONDS (what visitors can trigger at will must not fill the log); the
+        next one says how many were left out."""
+        now = time.monotonic()
+        last, left_out = self.limited.get(cause, (-math.inf, 0))
+        if now - last < LOG_LIMIT_SECONDS:
+            self.limited[cause] = (last, left_out + 1)
+            return
+        if len(self.limited) >= 1000:  # causes come from routes: few; forget stale ones
+            self.limited = {key: value for key, value in self.limited.items()
+                            if now - value[0] < LOG_LIMIT_SECONDS}
+        self.limited[cause] = (now, 0)
+        self.log(line + (f" ({left_out} more like it left out of the log since the last)"
+                         if left_out else ""))
 
     def _house_bots(self) -> list[BotSpec]:
         specs = []

@@ -1,5 +1,8 @@
 """The ladder: an endless open-ended league inside the server, through the league engine
-as a library (:func:`arena.league.engine.play_league` with a feed of tables).
+as a library (:func:`arena.league.engine.play_league` with a feed of tables), its tables
+chosen as the league format "ladder" chooses them (:func:`arena.league.formats.
+ladder_tables`, ``ladder_batch``): here batch after batch as tables free up, with new
+versions, verdicts and a roster that changes.
 
 A ``play_league`` call has a fixed roster, so the ladder plays in *rounds of roster*:
 when the set of valid versions changes (a version validated, a bot disabled or deleted)
@@ -25,7 +28,8 @@ import trio
 from arena.errors import ArenaError
 from arena.league.config import LeagueConfig
 from arena.league.engine import League, LeagueListener, StoredGame, play_league
-from arena.league.matchmaking import LadderState, next_tables
+from arena.league.formats import ladder_batch, ladder_tables
+from arena.league.matchmaking import LadderState
 from arena.league.schedule import ScheduledGame, stable_int, table_games
 from arena.league.store import LeagueStore
 from arena.records import GameRecord, GameResult
@@ -217,12 +221,9 @@ class Ladder:
                     count = max(1, settings.concurrency)
                     together = self.verdicts.together(names, self.games_of,
                                                       self.in_progress.values())
-                    tables = next_tables(self._state(), names, k, count=count, new=new,
-                                         seed=stable_int("ladder-table", counter),
-                                         together=together[:count])
-                    for number, table in enumerate(tables):
-                        seed = stable_int("ladder-seed", counter, number)
-                        games = table_games(settings.game, table, seed, round=counter)
+                    tables = ladder_tables(self._state(), names, k, count, counter, new=new,
+                                           together=together[:count])
+                    for games in ladder_batch(settings.game, tables, counter, round=counter):
                         store.add_inflight(games)  # before any is played: a stop replays them
                         for game in games:
                             await self._send(send, game)

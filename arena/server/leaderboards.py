@@ -83,9 +83,12 @@ class Leaderboards:
             self.close()
 
     def close(self) -> None:
-        """End the rating process (a new one starts, reading the store, if needed)."""
+        """End the rating process now, even mid-update (its state is in memory only: a
+        new one starts, reading the store, if needed): a stop waits for no update."""
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            for process in list(self.pool._processes.values()):  # (no public way in 3.11)
+                process.kill()
+            self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
 
     async def compute(self) -> None:
@@ -100,7 +103,9 @@ class Leaderboards:
                     self.pool = _start_pool()
                 future = self.pool.submit(_update, settings.folder, settings.game,
                                           settings.rating_bootstrap, arrived, reread)
-                boards, lines = await trio.to_thread.run_sync(future.result)
+                # (a stop waits for no update: the process is killed, see close)
+                boards, lines = await trio.to_thread.run_sync(future.result,
+                                                              abandon_on_cancel=True)
             except Exception as problem:  # the last leaderboard stays up
                 self.server.log(f"the leaderboard could not be computed: {problem!r}")
                 # the games of this update are in the store: the next one reads it again
@@ -128,14 +133,19 @@ def _start_pool() -> ProcessPoolExecutor:
     """The rating process, started now (spawned: this process has threads) from this
     thread, trio's main one (it dies with this process, PR_SET_PDEATHSIG, which fires
     when the thread that started it ends), with one BLAS thread (set in the environment
-    it starts with, before it loads numpy)."""
+    it starts with, before it loads numpy), and SIGINT and SIGTERM blocked from its
+    first instruction (a Ctrl-C reaches the terminal's whole process group: the server
+    alone decides when the rating process ends, and no traceback of it is printed)."""
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
                                initializer=_die_with, initargs=(os.getpid(),))
     saved = {name: os.environ.get(name) for name in _BLAS_THREADS}
     os.environ.update({name: "1" for name in _BLAS_THREADS})
+    # (a blocked signal waits here, delivered when unblocked: none is lost)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         pool.submit(int)  # the process starts here, in this thread
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)

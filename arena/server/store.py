@@ -44,6 +44,10 @@ def printable_json(value: Any) -> Any:
     return value
 
 
+# SQLite's integers: an id beyond them names no row (and SQLite refuses to compare it)
+_ROW_IDS = range(-(2 ** 63), 2 ** 63)
+
+
 def disk_full(problem: BaseException) -> bool:
     """Whether ``problem`` (alone or the one error of a group) is a full disk: an OSError
     ENOSPC/EDQUOT, SQLite's SQLITE_FULL, or the league store's line about either."""
@@ -450,6 +454,8 @@ class ServerStore:
         return self.user_by_id(row[1])
 
     def revoke_token(self, user_id: int, token_id: int) -> bool:
+        if token_id not in _ROW_IDS:  # (a visitor's number: no such token)
+            return False
         with self.connection:
             cursor = self.connection.execute(
                 "UPDATE server_tokens SET revoked = 1 WHERE id = ? AND user_id = ?",
@@ -542,6 +548,8 @@ class ServerStore:
         return cursor.lastrowid
 
     def version(self, version_id: int) -> Version | None:
+        if version_id not in _ROW_IDS:  # (a visitor's number: no such version)
+            return None
         row = self.connection.execute(
             f"SELECT {_VERSION_COLUMNS} FROM {_VERSION_FROM} WHERE v.id = ?",
             (version_id,)).fetchone()

@@ -3,6 +3,7 @@ one-line error (exit 2)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -103,6 +104,9 @@ class _FakeDask:
     def with_workers(self, n: int) -> str:
         self.workers.append(n)
         return "tcp://127.0.0.1:1"
+
+    def lost_ends_the_run(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # (no process to lose)
 
 
 def test_pinned_cpus_holds_every_thread_and_child_then_restores_the_mask() -> None:
@@ -262,3 +266,62 @@ def test_the_planning_benchmark_plans_500_bots(monkeypatch: pytest.MonkeyPatch,
     assert main(["bench", "plan", "--json"]) == 0
     (row,) = json.loads(capsys.readouterr().out)["rows"]
     assert row["bots"] == 500 and 0 < row["games"] <= 3000 and row["plan (s)"] > 0
+
+
+def _dask_workers_of(root: int) -> list[int]:
+    """The pids of the `dask worker` processes below ``root`` (from /proc)."""
+    from pathlib import Path
+
+    from arena.processes import descendants
+
+    found = []
+    for pid, _ in descendants(root):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"distributed.cli.dask_worker" in command:
+            found.append(pid)
+    return found
+
+
+def test_a_lost_dask_worker_ends_the_cluster_benchmark_in_one_line() -> None:
+    """Issue 43 item 8: a worker killed mid-benchmark ends it within seconds with one
+    line naming it, never a silent wait, and leaves no process behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from arena.processes import alive, descendants
+
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "arena", "bench", "league", "--cluster", "--players", "2",
+         "--games", "400", "--repetitions", "5", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (workers := _dask_workers_of(bench.pid)):
+            assert bench.poll() is None and time.monotonic() < deadline, bench.stderr
+            time.sleep(0.2)
+        time.sleep(3)  # in the middle of its first league
+        everything = descendants(bench.pid)
+        os.kill(workers[0], signal.SIGKILL)
+        killed = time.monotonic()
+        out, err = bench.communicate(timeout=90)
+        took = time.monotonic() - killed
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+            bench.wait()
+    text = err.decode()
+    assert bench.returncode == 2 and took < 30, (bench.returncode, took, text[-2000:])
+    errors = [line for line in text.splitlines() if line.startswith("arena: error")]
+    assert errors == [
+        f"arena: error: bench league --cluster: the benchmark's Dask worker w0 (pid "
+        f"{workers[0]}) ended during the run (killed by SIGKILL); stopped, since its "
+        "figures would be wrong"], text[-2000:]
+    assert "Traceback" not in text and out == b""
+    time.sleep(1)
+    assert alive(everything) == set()

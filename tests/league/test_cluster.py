@@ -466,3 +466,86 @@ def test_a_workers_pool_of_bots_nobody_plays_is_closed(
         assert not runtime.pools  # unused for IDLE_POOL_SECONDS: closed
     finally:
         runtime.close()
+
+
+def _stored(store_dir: Path) -> int:
+    if not (store_dir / "league.sqlite").exists():
+        return 0
+    try:
+        stored = open_store(store_dir)
+        try:
+            return stored.count()
+        finally:
+            stored.close()
+    except ArenaError:
+        return 0
+
+
+@pytest.mark.parametrize("lost", ["workers", "scheduler"])
+def test_a_cluster_that_loses_its_workers_or_scheduler_ends_the_league_in_one_line(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]], lost: str
+) -> None:
+    """Issue 43 item 8: never a silent wait. Every worker killed, or the scheduler, in
+    the middle of a league: it ends within a bounded time (LOST_SECONDS and a margin)
+    with one line saying what the cluster lost, and the games stored so far are kept."""
+    from arena.league.cluster import LOST_SECONDS
+
+    address, processes = dask_cluster
+    league = _league(tmp_path, "lost", 300)  # minutes of games: it cannot end by itself
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(league), "--cluster", address, "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )
+    store_dir = tmp_path / "lost"
+    try:
+        deadline = time.monotonic() + 90
+        while _stored(store_dir) < 10:
+            assert run.poll() is None and time.monotonic() < deadline, run.stderr
+            time.sleep(0.1)
+        for process in processes[1:] if lost == "workers" else processes[:1]:
+            os.killpg(process.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        out, err = run.communicate(timeout=LOST_SECONDS + 60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    took = time.monotonic() - killed_at
+    assert run.returncode == 2 and took < LOST_SECONDS + 30, (run.returncode, took)
+    errors = [line for line in err.decode().splitlines() if line.startswith("arena: error")]
+    assert len(errors) == 1, err.decode()
+    assert f"the Dask cluster at {address}" in errors[0], errors
+    assert "the stored games are kept: run the same command to resume" in errors[0]
+    assert "Traceback" not in err.decode()
+    assert _stored(store_dir) >= 10
+
+
+def test_a_swiss_league_on_the_cluster_pairs_and_plays_as_the_local_one(
+    tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """Each round's pairing is chosen by this process from the stored results only, so a
+    Swiss played on the cluster has the same rounds, games and records as at home."""
+    address, _processes = dask_cluster
+
+    def league(name: str) -> Path:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(
+            f'name = "{name}"\ngame = "ra"\nplayers = 2\nroster = ["first", "random", '
+            f'"greedy"]\nformat = "swiss"\nrounds = 3\nseed = 5\nresults_dir = "{name}"\n'
+            f'bot_paths = ["{BOTS}"]\nconcurrency = 2\n')
+        return path
+
+    key = tmp_path / "deal.key"  # both dealt from one key: the same games
+    assert run_league(load_league(league("home")), quiet=True, out=io.StringIO(),
+                      deal_key=deal_key_file(key)) == 0
+    away = league("away")
+    assert main(["run", str(away), "--cluster", address, "--quiet",
+                 "--deal-key", str(key)]) == 0
+    home_games, away_games = _games(tmp_path / "home"), _games(tmp_path / "away")
+    assert len(home_games) == 3 * 2  # 3 rounds, one table of 2 games, a bye each round
+    assert away_games == home_games
+    stored = open_store(tmp_path / "away")
+    try:
+        assert {r.worker for r in stored.games()} - {None}
+    finally:
+        stored.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import sqlite3
 import stat
 from pathlib import Path
@@ -149,3 +150,59 @@ def test_export_writes_every_readable_game_and_names_the_rest(league_file, tmp_p
     assert len(exported) == 34 and not any(game in captured.out for game in broken)
     assert "2 games cannot be read" in captured.err
     assert all(game in captured.err for game in broken)
+
+
+def _ids_by_seq(store_path: Path) -> list[str]:
+    with sqlite3.connect(store_path) as connection:
+        return [row[0] for row in connection.execute("SELECT game_id FROM games ORDER BY seq")]
+
+
+def _damage_page(store_path: Path, data: bytearray, page: int) -> None:
+    size = 16384  # the store's page size (store.PAGE_SIZE)
+    data[(page - 1) * size:page * size] = b"\xa5" * size
+    store_path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("index_too", [False, True])
+def test_after_damage_to_the_last_page_export_does_what_the_run_advises(
+        league_file, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        index_too: bool) -> None:
+    """Issue 43 item 9: the run says `arena export` writes every game still readable;
+    it does (rc 1, the lost games named), past the damaged page, also to a file, and
+    also when the index of game ids is damaged as well (then a lost game is named by
+    its number)."""
+    path = league_file(f"roster = {NAMES}", "rounds = 80")
+    assert play(path) == 0
+    store_path = tmp_path / "out" / DB_NAME
+    store = open_store(tmp_path / "out")
+    expected = {record.game_id: record.to_json() for record in store.games()}
+    store.close()
+    order = _ids_by_seq(store_path)
+    data = _checkpointed(store_path)
+    with sqlite3.connect(store_path) as connection:
+        index_root = connection.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_games_1'"
+        ).fetchone()[0]
+    pages = len(data) // 16384
+    assert index_root != pages  # the last page holds rows of the games table
+    _damage_page(store_path, data, pages)
+    if index_too:
+        _damage_page(store_path, data, index_root)
+
+    with pytest.raises(ArenaError) as raised:  # what `arena run` prints, exit 2
+        play(path)
+    advice = str(raised.value)
+    assert "\n" not in advice and "is damaged" in advice
+    assert "`arena export` writes every game still readable in it" in advice
+
+    out = tmp_path / "games.jsonl"
+    assert main(["export", str(tmp_path / "out"), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    exported = [json.loads(line) for line in out.read_text().splitlines()]
+    assert exported and all(expected[game["game_id"]] == game for game in exported)
+    lost = [game_id for game_id in order if game_id not in {g["game_id"] for g in exported}]
+    assert lost and len(exported) + len(lost) == len(expected) == 960
+    assert f"{len(lost)} games cannot be read" in err
+    # named by id, or (the index damaged too) by their number in the store
+    names = lost if not index_too else [f"#{order.index(game) + 1}" for game in lost]
+    assert all(name in err for name in names[:20]), err

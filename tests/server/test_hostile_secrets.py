@@ -58,8 +58,9 @@ async def test_the_server_files_are_private_to_its_user(
     folder = tmp_path / "server"
     make_server_folder(folder, capsys)
     assert mode(folder) == 0o700  # nobody else can even list it: uploads included
-    for name in ("league.sqlite", "secret.key", "settings.toml"):
-        assert mode(folder / name) & 0o077 == 0, name
+    for name in ("league.sqlite", "secret.key", "settings.toml", "league.lock"):
+        assert mode(folder / name) == 0o600, name
+    assert mode(folder / "uploads") == 0o700  # (issue 43: it was 0755, the lock 0644)
     async with in_process(folder) as api:
         token = await api.account("ada")
         assert (await api.upload(token, "ada", "mine", bot_archive("mine"))).status_code == 202
@@ -76,10 +77,17 @@ async def test_the_server_files_are_private_to_its_user(
     os.chmod(folder, 0o755)
     os.chmod(folder / "league.sqlite", 0o644)
     os.chmod(folder / "secret.key", 0o644)
+    os.chmod(folder / "league.lock", 0o644)
+    os.chmod(folder / "uploads", 0o755)
+    (folder / "logs").mkdir(mode=0o755)
     server = Server.open(folder)
     try:
         assert mode(folder) == 0o700 and mode(folder / "league.sqlite") == 0o600
-        assert mode(folder / "secret.key") == 0o600
+        assert mode(folder / "secret.key") == 0o600 == mode(folder / "league.lock")
+        assert mode(folder / "uploads") == 0o700 == mode(folder / "logs")
+        # a version's own folder stays readable by the uid its bot runs under
+        version = next((folder / "uploads" / "ada" / "mine").iterdir())
+        assert mode(version) & 0o005 == 0o005
         assert any("private to this user" in line for line in server.log_lines)
     finally:
         server.close()

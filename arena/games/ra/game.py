@@ -34,6 +34,7 @@ class RaGame(Game):
     min_players = 2
     max_players = 5
     replayed_parts = ("setup", "events", "final")
+    replays_from_draws = True  # start_from_record: its secret deals' records keep no seed
     board_package = "arena.games.ra"  # its replay.js and replay.css: the replay page
 
     def default_options(self) -> dict[str, Any]:

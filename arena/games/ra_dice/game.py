@@ -26,6 +26,7 @@ class RaDiceGame(Game):
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
     replayed_parts = ("events", "epochs", "final_scores", "placements")
+    replays_from_draws = True  # start_from_record: its secret deals' records keep no seed
     board_package = "arena.games.ra_dice"  # its replay.js and replay.css: the replay page
 
     def __init__(self) -> None:
