@@ -108,7 +108,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "build": ("arena build ./my-java-bot", "arena build my-java-bot --log",
               "arena build ./my-go-bot --rebuild --sandbox none"),
     "init": ("arena init my-arena", "arena init                         # here"),
-    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript",
+                "arena new-bot fast --lang rust --dir ~/ra/bots"),
     "play": (
         "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
         "arena play ra_dice --bots dice-greedy --seat 1 --name ada",

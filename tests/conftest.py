@@ -8,18 +8,24 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture
-def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pytest's ``tmp_path``, enterable by other users when the tests run as root: bots
-    never run as root (they get a uid of their own), so a bot folder the tests make here
-    must be readable by others, as a real bot folder must be (docs/security.md)."""
+def enterable(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``folder``, a temporary folder of the tests, enterable by other users when the tests
+    run as root: bots never run as root (they get a uid of their own), so a bot folder the
+    tests make must be readable by others, as a real bot folder must be
+    (docs/security.md)."""
     if os.geteuid() == 0:
         base = tmp_path_factory.getbasetemp().parent
-        for folder in [tmp_path, *tmp_path.parents]:
-            folder.chmod(0o755)
-            if folder == base:
+        for parent in [folder, *folder.parents]:
+            parent.chmod(0o755)
+            if parent == base:
                 break
-    return tmp_path
+    return folder
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path``, enterable by other users when the tests run as root."""
+    return enterable(tmp_path, tmp_path_factory)
 
 
 @pytest.fixture

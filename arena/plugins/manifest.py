@@ -432,9 +432,10 @@ def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]
     return program_problems("command", command, folder)
 
 
-# the Debian package that brings a toolchain's program, named when it is missing
+# the Debian (and Ubuntu) package that brings a toolchain's program, named when it is
+# missing (here and by arena new-bot); default-*: the distribution's current Java
 TOOLCHAIN_PACKAGES = {
-    "javac": "openjdk-17-jdk-headless", "java": "openjdk-17-jre-headless",
+    "javac": "default-jdk-headless", "java": "default-jre-headless",
     "go": "golang-go", "rustc": "rustc", "cargo": "cargo", "gcc": "gcc", "cc": "gcc",
     "g++": "g++", "c++": "g++", "make": "make", "node": "nodejs", "npm": "npm",
 }
