@@ -13,9 +13,10 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from arena import __version__
-from arena.errors import ArenaError, excerpt
+from arena.errors import ArenaError, did_you_mean, excerpt
 from arena.terminal import guarded_streams
 
 # name -> (module, one-line help)
@@ -56,10 +57,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "run": (
         "arena run                          # the bundled league, into ./results/bundled",
-        "arena run dice                     # another bundled league (bundled, dice, ladder)",
+        "arena run dice                     # another bundled league (LEAGUE names them)",
         "arena run my.toml --dry-run        # check everything, play nothing",
         "arena run my.toml --rounds 4 --seed 7 --results-dir results/try",
         "arena run my.toml --cluster tcp://127.0.0.1:8786   # on a Dask cluster",
+        "arena run my.toml --trace mybot=mybot.log   # every line to and from mybot, timed",
     ),
     "match": (
         "arena match random first                   # 10 games, 2 players, stored and rated",
@@ -68,6 +70,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "arena match mcts greedy --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05",
         "arena match random first greedy --players 3 --games 6",
         "arena match dice-greedy random --game ra_dice",
+        "arena match mybot first --trace mybot     # every line to and from mybot, timed",
     ),
     "leaderboard": (
         "arena leaderboard                  # the league `arena run` plays",
@@ -98,12 +101,14 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "-o results/spring",
     ),
     "bots": ("arena bots", "arena bots --game ra_dice --json", "arena bots --path ~/my-bots"),
-    "validate": ("arena validate first", "arena validate ./bots/mybot --games 20"),
+    "validate": ("arena validate first", "arena validate ./bots/mybot --games 20",
+                 "arena validate ./bots/mybot --trace   # every line to and from it, timed"),
     "submit": ("arena submit ./mybot", "arena submit ./mybot --replace"),
     "build": ("arena build ./my-java-bot", "arena build my-java-bot --log",
               "arena build ./my-go-bot --rebuild --sandbox none"),
     "init": ("arena init my-arena", "arena init                         # here"),
-    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript"),
+    "new-bot": ("arena new-bot clever", "arena new-bot clever-js --lang javascript",
+                "arena new-bot fast --lang rust --dir ~/ra/bots"),
     "play": (
         "arena play ra --bots greedy mcts           # you, greedy and mcts: 3 players",
         "arena play ra_dice --bots dice-greedy --seat 1 --name ada",
@@ -154,10 +159,33 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a "did you mean" for a mistyped option (``--roudns``)."""
+
+    def error(self, message: str) -> NoReturn:
+        unknown = message.removeprefix("unrecognized arguments: ")
+        if unknown != message:
+            options = [option for parser in _parsers(self) for action in parser._actions
+                       for option in action.option_strings if option.startswith("--")]
+            message = "unrecognized arguments: " + " ".join(
+                word + (did_you_mean(word.split("=")[0], options) if word.startswith("--")
+                        else "") for word in unknown.split(" "))
+        super().error(message)
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and its commands' parsers."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found += action.choices.values()
+    return found
+
+
 def build_parser(argv: Sequence[str], every_command: bool = False) -> argparse.ArgumentParser:
     """The parser for ``argv``: only the chosen command's arguments are added (its module
     alone is imported), unless ``every_command`` (for a shell completion script)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena",
         description="Ra Arena: leagues of bots playing Ra and Ra: The Dice Game.",
         epilog="examples:\n  arena run\n  arena leaderboard\n  arena validate ./mybot\n"

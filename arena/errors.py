@@ -1,10 +1,21 @@
 """Errors meant for the person at the keyboard: the CLI prints them without a traceback."""
 
+from collections.abc import Iterable
+
 
 class ArenaError(Exception):
     """A problem the user can fix (bad config, unknown bot, ...). The message says how."""
 
     exit_code = 2
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'rounds'?)`` for the closest of ``known`` to a mistyped ``name``
+    (a key, a bot, a game, a page, an option), or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 LONGEST_WORD = 100  # characters of one word of a message (a path, a value) shown whole

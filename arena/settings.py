@@ -11,9 +11,13 @@ league's caps, more) memory through ``resources.memory_mb``, see :meth:`Limits.f
 
 Notes on what the operating system really enforces:
 
-* ``memory_mb`` is RLIMIT_AS, the *address space*, not resident memory.  Runtimes reserve
-  far more than they use: Node.js needs about 1 GiB of address space just to start, so the
-  default is generous (2 GiB) and still stops a bot that tries to allocate 8 GB.
+* ``memory_mb`` bounds the memory a bot's processes really use, together: a control
+  group's memory limit where the arena has cgroups, else the arena's memory watch over
+  the bot's processes (arena/runner/cgroups.py; reason ``memory`` either way).  Address
+  space reserved and never touched does not count: RLIMIT_AS is only a backstop of 16
+  times ``memory_mb`` (at least 32 GiB), since a JVM reserves 3.5 GiB for a 1 GiB heap.
+  Java, Go and Node are told their heap sizes from it (``runtime_environment`` in
+  arena/runner/sandbox.py).
 * ``max_processes`` bounds the processes (threads included) of one bot: a cgroup's
   ``pids.max`` where the arena has cgroups, else RLIMIT_NPROC inside the bot's own user
   namespace, where the kernel counts only that bot's processes (docs/security.md; the
@@ -78,7 +82,7 @@ class Limits:
     logs_total_bytes: int = 256 << 20
 
     # --- operating-system limits (see the module docstring) ---
-    memory_mb: int = 2048  # RLIMIT_AS
+    memory_mb: int = 2048  # what its processes use together (see the module docstring)
     cpu_seconds: int = 3600  # RLIMIT_CPU, per process lifetime
     max_processes: int = 64  # per bot: cgroup pids.max, else RLIMIT_NPROC in its user namespace
     max_file_mb: int = 64  # RLIMIT_FSIZE: the largest file the bot may write

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.package_data import package_folder
 
 
@@ -29,6 +29,23 @@ def _title(page: Path) -> str:
     return ""
 
 
+def find_page(topic: str, pages: dict[str, Path]) -> Path:
+    """The page ``topic`` names: its name, a unique start of it (``writing``), or a
+    unique word of it (``json`` for ra-json); an ArenaError listing the pages if none."""
+    wanted = topic.removesuffix(".md").lower()
+    if wanted in pages:
+        return pages[wanted]
+    for matches in ([name for name in pages if name.startswith(wanted)],
+                    [name for name in pages if wanted in name.split("-")]):
+        if len(matches) == 1:
+            return pages[matches[0]]
+        if matches:
+            raise ArenaError(f"{topic[:60]!r} matches several pages: {', '.join(matches)}; "
+                             "give more of the name")
+    raise ArenaError(f"no page {topic[:60]!r}{did_you_mean(wanted, pages)}; the pages: "
+                     f"{', '.join(pages)}")
+
+
 def docs_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topic", nargs="?", metavar="TOPIC",
                         help="a page to print (without TOPIC: the list of pages)")
@@ -44,10 +61,7 @@ def docs_command(args: argparse.Namespace) -> int:
             print(f"{name.ljust(width)}  {_title(path)}")
         print("\n`arena docs TOPIC` prints one, e.g. `arena docs leagues`")
         return 0
-    topic = args.topic.removesuffix(".md")
-    page = pages.get(topic)
-    if page is None:
-        raise ArenaError(f"no page {args.topic[:60]!r}; the pages: {', '.join(pages)}")
+    page = find_page(args.topic, pages)
     if args.path:
         print(page)
     else:

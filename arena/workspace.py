@@ -5,99 +5,63 @@
 ``arena run`` plays that league (``./league.toml`` is what ``arena run`` looks for first)
 and ``arena bots`` lists your bot beside the bundled ones.
 
-``new-bot`` makes one bot folder (Python with the standard-library SDK, or JavaScript for
-Node.js with no package) that passes ``arena validate`` as it is: a seeded random choice
-among the legal actions, and a comment saying where a strategy goes.  Nothing existing is
-ever overwritten.
+``new-bot`` makes one bot folder that passes ``arena validate`` as it is, in any of
+``LANGUAGES``: a seeded random choice among the legal actions, the lines a student edits
+marked ``EDIT``, and a README saying how to build, run and test it by hand.  Each
+language's template is a complete bot folder of the package, ``arena/bot_templates/KEY``,
+written with the name ``my-bot`` that new-bot replaces (so the templates are real code that
+compilers and linters read as it is); a compiled one has a ``build`` in its ``bot.toml``.
+A template whose tools are missing is made all the same, with a note naming the package
+to install.  Nothing existing is ever overwritten.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import shutil
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.package_data import package_folder
+from arena.plugins.manifest import IGNORED_NAMES, IGNORED_SUFFIXES, TOOLCHAIN_PACKAGES
+from arena.runner.sandbox import SAFE_PATH
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
-
-PYTHON_BOT = '''"""{name}: a Ra Arena bot.  It plays a random legal action, seeded by each
-game's seed (so its games can be replayed); put your strategy in choose().  `arena validate {path}`
-checks it against the protocol; `arena docs writing-a-bot` says what the arena sends."""
-
-import random
-
-from arena.sdk import run
-
-rng = random.Random()
+TEMPLATE_NAME = "my-bot"  # the name the templates are written with: new-bot puts NAME there
 
 
-def on_new_game(message: dict) -> None:
-    rng.seed(message["seed"])  # your own randomness: the same game gives the same play
+@dataclass(frozen=True)
+class Language:
+    """A language of ``new-bot``: its template is ``arena/bot_templates/KEY``."""
+
+    title: str
+    needs: str  # what must be installed, with the versions the template is written for
+    tools: tuple[str, ...]  # the programs its build and command run
+
+    @property
+    def packages(self) -> str:
+        return packages_of(self.tools)
 
 
-def choose(observation: dict | None, legal: list) -> int:
-    # observation: what your seat may see; legal: the actions you may take, as JSON.
-    # Return the index of your choice in legal.
-    return rng.randrange(len(legal))
+def packages_of(tools: Iterable[str]) -> str:
+    """The Debian/Ubuntu packages that give ``tools`` (manifest.TOOLCHAIN_PACKAGES)."""
+    return " ".join(dict.fromkeys(TOOLCHAIN_PACKAGES[tool] for tool in tools))
 
 
-if __name__ == "__main__":
-    run(choose, name="{name}", version="0.1.0", on_new_game=on_new_game)
-'''
-
-JAVASCRIPT_BOT = '''// {name}: a Ra Arena bot for Node.js (no packages needed), protocol
-// "ra-arena/1": one JSON object per line on stdin and stdout.  It plays a random legal
-// action, seeded by each game's seed; put your strategy in choose().
-// `arena validate {path}` checks it.
-"use strict";
-const readline = require("readline");
-
-let state = 0; // mulberry32: a small seeded generator (Math.random cannot be seeded)
-function seed(value) {{ state = Number(BigInt.asUintN(32, BigInt(value))) >>> 0; }}
-function random() {{
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}}
-
-// observation: what your seat may see; legal: the actions you may take.  Return an index.
-function choose(observation, legal) {{
-  return Math.floor(random() * legal.length);
-}}
-
-function send(message) {{ process.stdout.write(JSON.stringify(message) + "\\n"); }}
-
-const input = readline.createInterface({{ input: process.stdin, terminal: false }});
-input.on("line", (line) => {{
-  if (!line.trim()) return;
-  const message = JSON.parse(line);
-  if (message.type === "hello") {{
-    send({{ type: "ready", name: "{name}", version: "0.1.0", protocol: "ra-arena/1" }});
-  }} else if (message.type === "new_game") {{
-    seed(message.seed);
-  }} else if (message.type === "request") {{
-    send({{ type: "reply", id: message.id, index: choose(message.observation, message.legal) }});
-  }} else if (message.type === "ping") {{
-    send({{ type: "pong", id: message.id }});
-  }} else if (message.type === "quit") {{
-    process.exit(0);
-  }}
-}});
-input.on("close", () => process.exit(0));
-'''
-
-MANIFEST = '''name = "{name}"
-version = "0.1.0"
-description = "A random legal action, seeded: a place to start."
-command = {command}
-
-[games]
-ra = [2, 3, 4, 5]
-ra_dice = [2, 3, 4]
-'''
+LANGUAGES = {
+    "python": Language("Python", "nothing more: the arena's own Python", ()),
+    "javascript": Language("JavaScript", "Node.js 18 or newer", ("node",)),
+    "c": Language("C", "a C11 compiler, gcc 12 or newer", ("gcc",)),
+    "cpp": Language("C++", "a C++17 compiler, g++ 12 or newer", ("g++",)),
+    "java": Language("Java", "a JDK, 17 or newer", ("javac", "java")),
+    "go": Language("Go", "Go 1.19 or newer", ("go",)),
+    "rust": Language("Rust", "Rust 1.63 or newer with Cargo", ("cargo", "rustc")),
+}
 
 LEAGUE = '''# Your league: your bot against the bundled ones, playing Ra.  `arena run` plays it (it
 # is ./league.toml), `arena leaderboard` ranks; every key is in `arena docs leagues`.
@@ -115,42 +79,97 @@ Your bot: bots/{bot} (`arena validate bots/{bot}` checks it; `arena new-bot NAME
 `arena run` plays league.toml; `arena leaderboard`, `arena report -o report.html` show it.
 '''
 
-LANGUAGES = {
-    "python": ("bot.py", PYTHON_BOT, '["{python}", "bot.py"]'),
-    "javascript": ("bot.js", JAVASCRIPT_BOT, '["node", "bot.js"]'),
-}
+
+def template_folder(language: str) -> Path:
+    """The template of ``language``: a bot folder inside the installed package."""
+    return package_folder("bot_templates") / language
+
+
+def template_files(language: str) -> list[Path]:
+    """The files of a template, relative to its folder: all but caches and what its
+    .gitignore names (what a build makes, should someone have built it in place)."""
+    folder = template_folder(language)
+    ignore = folder / ".gitignore"
+    built = [line.strip().rstrip("/") for line in ignore.read_text().splitlines()
+             if line.strip() and not line.startswith("#")] if ignore.is_file() else []
+    files = []
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if not path.is_file() or any(part in IGNORED_NAMES or part.endswith(IGNORED_SUFFIXES)
+                                     for part in relative.parts):
+            continue
+        if not any(fnmatch(relative.parts[0], pattern) for pattern in built):
+            files.append(relative)
+    return files
+
+
+def missing_tools(language: str) -> list[str]:
+    """The tools of ``language`` that builds and bots will not find: they look only on the
+    bots' PATH, never on the user's."""
+    return [tool for tool in LANGUAGES[language].tools
+            if shutil.which(tool, path=SAFE_PATH) is None]
 
 
 def make_bot(folder: Path, name: str, language: str) -> Path:
-    """A new bot folder ``folder/name`` (ArenaError if it exists or the name is bad)."""
+    """A new bot folder ``folder/name``: the template of ``language`` named ``name``
+    (ArenaError if it exists or the name is bad; a failed attempt leaves nothing)."""
     if not NAME_PATTERN.match(name):
         raise ArenaError(f"bot name {name[:60]!r}: use 1-40 lowercase letters, digits, '-' "
                          "or '_', starting with a letter (e.g. my-bot)")
     target = folder / name
     if target.exists():
         raise ArenaError(f"{target} exists already; choose another name or remove it")
-    program, template, command = LANGUAGES[language]
+    source = template_folder(language)
+    files = template_files(language)
     try:
         target.mkdir(parents=True)
-        (target / "bot.toml").write_text(MANIFEST.format(name=name, command=command))
-        (target / program).write_text(template.format(name=name, path=target))
     except OSError as problem:
+        raise ArenaError(f"cannot make {target}: {problem.strerror}") from None
+    try:
+        for relative in files:
+            text = (source / relative).read_bytes().replace(TEMPLATE_NAME.encode(),
+                                                            name.encode())
+            (target / relative).parent.mkdir(parents=True, exist_ok=True)
+            (target / relative).write_bytes(text)  # written anew: the user's umask applies
+    except OSError as problem:
+        shutil.rmtree(target, ignore_errors=True)
         raise ArenaError(f"cannot write {target}: {problem.strerror}") from None
     return target
 
 
+def languages_help() -> str:
+    """The languages, what each needs and whether this machine has it: new-bot's help."""
+    lines = []
+    for key, language in LANGUAGES.items():
+        missing = missing_tools(key)
+        where = (f" (apt install {language.packages})" if language.packages else "")
+        state = f"; missing here: {', '.join(missing)}" if missing else ""
+        lines.append(f"{key:<11} {language.title}, needs {language.needs}{where}{state}")
+    return "\n".join(lines)
+
+
 def new_bot_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", help="the bot's name (lowercase letters, digits, '-', '_')")
-    parser.add_argument("--lang", choices=sorted(LANGUAGES), default="python",
-                        help="the bot's language (default python; javascript needs Node.js)")
+    parser.add_argument("--lang", choices=list(LANGUAGES), default="python",
+                        help="the bot's language (default python; each needs, below)")
     parser.add_argument("--dir", type=Path, default=Path("bots"),
                         help="the folder to put it in (default ./bots)")
+    parser.add_argument_group(
+        "languages (--lang): what each needs installed, on Debian or Ubuntu from the "
+        "packages named",
+        languages_help())
 
 
 def new_bot_command(args: argparse.Namespace) -> int:
     target = make_bot(args.dir, args.name, args.lang)
     print(f"made {target}: try `arena validate {target}`, then add {args.name!r} to a "
-          "league's roster")
+          "league's roster; its README.md says how to build, run and test it by hand")
+    missing = missing_tools(args.lang)
+    if missing:
+        language = LANGUAGES[args.lang]
+        print(f"note: {' and '.join(missing)} not found on the bots' PATH ({SAFE_PATH}): "
+              f"install {language.needs} to build and run it (Debian/Ubuntu: "
+              f"sudo apt install {packages_of(missing)})", file=sys.stderr)
     return 0
 
 

@@ -8,18 +8,24 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture
-def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pytest's ``tmp_path``, enterable by other users when the tests run as root: bots
-    never run as root (they get a uid of their own), so a bot folder the tests make here
-    must be readable by others, as a real bot folder must be (docs/security.md)."""
+def enterable(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``folder``, a temporary folder of the tests, enterable by other users when the tests
+    run as root: bots never run as root (they get a uid of their own), so a bot folder the
+    tests make must be readable by others, as a real bot folder must be
+    (docs/security.md)."""
     if os.geteuid() == 0:
         base = tmp_path_factory.getbasetemp().parent
-        for folder in [tmp_path, *tmp_path.parents]:
-            folder.chmod(0o755)
-            if folder == base:
+        for parent in [folder, *folder.parents]:
+            parent.chmod(0o755)
+            if parent == base:
                 break
-    return tmp_path
+    return folder
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path``, enterable by other users when the tests run as root."""
+    return enterable(tmp_path, tmp_path_factory)
 
 
 @pytest.fixture
@@ -34,3 +40,19 @@ def league_file(tmp_path: Path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def compiled_ra() -> type:
+    """The compiled Ra core's state class (arena/games/ra/compiled.py).  Where the core is
+    not built the test is skipped, saying how to build it; under CI=true (CI has a C
+    compiler) it fails instead."""
+    from arena.games.ra import engines
+
+    if not engines.compiled_available():
+        message = (f"the compiled Ra core is not built ({engines.why_not_compiled()}): "
+                   "install a C compiler, then pip install -e . builds it")
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return engines.compiled_class()

@@ -46,7 +46,8 @@ def test_commands_options_and_choices(bash_script: Path, tmp_path: Path) -> None
     assert complete(bash_script, "arena val", tmp_path) == ["validate"]
     assert "--rounds" in complete(bash_script, "arena run --", tmp_path)
     assert complete(bash_script, "arena run --sandbox ", tmp_path) == sorted(SANDBOX_LEVELS)
-    assert complete(bash_script, "arena new-bot x --lang ", tmp_path) == ["javascript", "python"]
+    assert complete(bash_script, "arena new-bot x --lang ", tmp_path) == [
+        "c", "cpp", "go", "java", "javascript", "python", "rust"]
     assert complete(bash_script, "arena leaderboard --game ", tmp_path) == ["ra", "ra_dice"]
 
 

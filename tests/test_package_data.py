@@ -17,6 +17,7 @@ from arena.cli import main
 from arena.errors import ArenaError
 from arena.league.config import DEFAULT_LEAGUE, bundled_leagues, find_league, load_league
 from arena.package_data import package_folder
+from arena.workspace import LANGUAGES, template_files
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -75,9 +76,11 @@ def test_arena_run_configs_league_toml_from_the_checkout(
     assert sorted((ROOT / "results").iterdir()) == before  # a dry run stores nothing
 
 
-def test_building_the_package_copies_the_league_files(tmp_path: Path) -> None:
+def test_building_the_package_copies_the_league_files_and_the_templates(tmp_path: Path
+                                                                      ) -> None:
     """The step of a wheel build that gathers package data, on this checkout: the link
-    arena/leagues is followed, and the package gets the files of configs/ themselves."""
+    arena/leagues is followed, and the package gets the files of configs/ themselves; and
+    every file of new-bot's templates (dotfiles and subfolders too)."""
     pytest.importorskip("setuptools")
     (tmp_path / "egg").mkdir()
     subprocess.run(
@@ -91,3 +94,8 @@ def test_building_the_package_copies_the_league_files(tmp_path: Path) -> None:
     assert sorted(path.name for path in built.iterdir()) == LEAGUE_FILES
     for name in LEAGUE_FILES:
         assert (built / name).read_bytes() == (CONFIGS / name).read_bytes()
+    for language in LANGUAGES:
+        files = template_files(language)
+        shipped = tmp_path / "lib" / "arena" / "bot_templates" / language
+        assert sorted(path.relative_to(shipped) for path in shipped.rglob("*")
+                      if path.is_file()) == files

@@ -42,3 +42,27 @@ def test_what_a_new_user_starts_from_points_to_pages_that_exist(tmp_path: Path) 
     assert named and named <= set(topics())
     cited = {name for text in texts for name in re.findall(r"docs/([a-z-]+)\.md", text)}
     assert cited <= set(topics())
+
+
+def test_the_by_hand_test_of_writing_a_bot_works_in_an_init_workspace(tmp_path: Path) -> None:
+    """Issue 43: it said PYTHONPATH=../.. (a checkout's root), which an `arena init`
+    workspace is not.  Its shell lines, run there with the environment that has Ra Arena
+    active (its bin first on PATH, as `source .venv/bin/activate` does), print a ready, a
+    reply and a pong."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    page = (ROOT / "docs" / "writing-a-bot.md").read_text()
+    block = page.split("1. **By hand**", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    script = "\n".join(line.strip() for line in block.splitlines()).replace(
+        "bots/lowbid", "bots/my-bot")
+    assert main(["init", str(tmp_path / "ws")]) == 0
+    environment = {**os.environ, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    environment.pop("PYTHONPATH", None)
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path / "ws", env=environment,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert answers == ["ready", "reply", "pong"]

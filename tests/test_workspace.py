@@ -16,8 +16,8 @@ def test_init_makes_a_workspace_whose_league_and_bot_play(
 ) -> None:
     assert main(["init", str(tmp_path / "ws")]) == 0
     made = sorted(str(p.relative_to(tmp_path / "ws")) for p in (tmp_path / "ws").rglob("*"))
-    assert made == ["README.md", "bots", "bots/my-bot", "bots/my-bot/bot.py",
-                    "bots/my-bot/bot.toml", "league.toml"]
+    assert made == ["README.md", "bots", "bots/my-bot", "bots/my-bot/README.md",
+                    "bots/my-bot/bot.py", "bots/my-bot/bot.toml", "league.toml"]
     assert len((tmp_path / "ws" / "README.md").read_text().splitlines()) == 3
     monkeypatch.chdir(tmp_path / "ws")
     assert main(["validate", "bots/my-bot", "--games", "2"]) == 0
@@ -76,5 +76,6 @@ def test_made_files_follow_the_users_umask(tmp_path: Path) -> None:
         assert main(["init", str(tmp_path / "ws")]) == 0
     finally:
         os.umask(old)
-    for made in ["league.toml", "README.md", "bots/my-bot/bot.toml", "bots/my-bot/bot.py"]:
+    for made in ["league.toml", "README.md", "bots/my-bot/bot.toml", "bots/my-bot/bot.py",
+                 "bots/my-bot/README.md"]:
         assert (tmp_path / "ws" / made).stat().st_mode & 0o777 == 0o640, made

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 # target -> module defining ``run_benchmark(args) -> dict``
 BENCHMARKS: dict[str, str] = {
+    "ra": "arena.bench.ra",  # Ra's engine: both engines in one run (a game's name otherwise)
     "protocol": "arena.bench.protocol",
     "league": "arena.bench.league",
     "rating": "arena.bench.rating",
@@ -128,7 +129,7 @@ def bench_command(args: argparse.Namespace) -> int:
 
 
 def _targets(registry: Registry) -> str:
-    return ", ".join([*sorted(registry.games), *BENCHMARKS])
+    return ", ".join(dict.fromkeys([*sorted(registry.games), *BENCHMARKS]))
 
 
 def print_rows(result: dict[str, Any]) -> None:

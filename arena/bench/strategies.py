@@ -1,10 +1,11 @@
-"""``arena bench ra-bots``: how fast the bundled Ra strategies think, in-process, one core.
+"""``arena bench ra-bots``: how fast the bundled Ra strategies think, in-process, one core,
+on each Ra engine (the compiled core where it is built, and the pure-Python one).
 
 * greedy: every decision of greedy-only games, through the observation path a bot uses
   (observation -> determinized state -> choice): ms per decision (mean, 99th percentile,
   max).  Target: < 5 ms.
 * mcts: search iterations per second from positions of those games (the figure that
-  decides its strength at a given time per decision).
+  decides its strength at a given time per decision), the same positions on each engine.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import time
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.games.ra import GAME, RaState
+from arena.games.ra import RaGame, engines
+from arena.games.ra.state import RaStateViews
 from arena.strategies.greedy import GreedyStrategy, greedy_action
 from arena.strategies.mcts import search
 
@@ -27,29 +29,36 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     for count in counts:
         if not 2 <= count <= 5:
             raise ArenaError(f"Ra is for 2-5 players, not {count}")
+    kinds = [engines.COMPILED, engines.PYTHON] if engines.compiled_available() else \
+        [engines.PYTHON]
+    share = args.seconds / 2 / len(kinds)
     rows = []
     for count in counts:
-        rows.append(_greedy_row(count, args.seconds / 2, args.seed))
-        rows.append(_mcts_row(count, args.seconds / 2, args.seed))
+        for engine in kinds:
+            rows.append(_greedy_row(count, share, args.seed, engine))
+        for engine in kinds:
+            rows.append(_mcts_row(count, share, args.seed, engine))
     return {
-        "title": "Ra strategies, in-process on one core",
+        "title": "Ra strategies, in-process on one core, on each Ra engine",
         "rows": rows,
         "notes": [
             "greedy: every decision of greedy-only games via the observation a bot gets; "
             "target < 5 ms per decision",
             f"mcts: iterations per second, searching {MCTS_SLICE} s from positions of "
-            "greedy games",
+            "greedy games (the same positions on each engine)",
+            f"engines: {engines.describe(engines.AUTO)}",
         ],
     }
 
 
-def _greedy_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
-    strategy = GreedyStrategy()
+def _greedy_row(players: int, seconds: float, seed: int, engine: str) -> dict[str, Any]:
+    strategy = GreedyStrategy(engine=engine)
+    game = RaGame(engine)
     times: list[float] = []
     games = 0
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or not games:
-        state = GAME.new_game(players, seed + games)
+        state = game.new_game(players, seed + games)
         while not state.is_terminal():
             legal = state.legal_actions()
             observation = state.observation(state.current_player())
@@ -61,19 +70,20 @@ def _greedy_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
         games += 1
     times.sort()
     return {
-        "bot": "greedy", "players": players, "games": games, "decisions": len(times),
+        "bot": "greedy", "engine": engine, "players": players, "games": games,
+        "decisions": len(times),
         "mean ms": 1000 * sum(times) / len(times),
         "p99 ms": 1000 * times[int(0.99 * (len(times) - 1))],
         "max ms": 1000 * times[-1],
     }
 
 
-def _positions(players: int, seed: int, count: int) -> list[RaState]:
+def _positions(players: int, seed: int, count: int) -> list[RaStateViews]:
     """Positions spread over greedy games (every 7th decision with a real choice)."""
-    positions: list[RaState] = []
+    positions: list[RaStateViews] = []
     game = 0
     while len(positions) < count:
-        state = GAME.new_game(players, seed + game)
+        state = RaGame(engines.PYTHON).new_game(players, seed + game)
         step = 0
         while not state.is_terminal() and len(positions) < count:
             if len(state.legal_actions()) > 1:
@@ -85,16 +95,17 @@ def _positions(players: int, seed: int, count: int) -> list[RaState]:
     return positions
 
 
-def _mcts_row(players: int, seconds: float, seed: int) -> dict[str, Any]:
+def _mcts_row(players: int, seconds: float, seed: int, engine: str) -> dict[str, Any]:
     positions = _positions(players, seed, max(1, int(seconds / MCTS_SLICE)))
     rng = random.Random(seed)
     iterations = 0
     spent = 0.0
     for position in positions:
+        position = engines.as_engine(position, engine)
         started = time.perf_counter()
         _, tree = search(position, rng, seconds=MCTS_SLICE)
         spent += time.perf_counter() - started
         iterations += tree.visits
-    return {"bot": "mcts", "players": players, "positions": len(positions),
+    return {"bot": "mcts", "engine": engine, "players": players, "positions": len(positions),
             "iterations/s": iterations / spent}
 

@@ -6,20 +6,25 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 from arena.league.config import (
     DEFAULT_LEAGUE,
+    bundled_leagues,
     find_league,
     load_league,
     results_of,
     with_overrides,
 )
 from arena.league.store import DB_NAME, Store, open_store
-from arena.records import GameRecord
+from arena.records import GameRecord, GameResult
 from arena.settings import SANDBOX_LEVELS, seed_option
+
+if TYPE_CHECKING:
+    from arena.games.base import Game
 
 
 def run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,8 +33,9 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="?",
         default=None,
         metavar="LEAGUE",
-        help=f"a league file, or the name of a bundled league (default: ./league.toml if "
-        f"there is one, else the bundled league {DEFAULT_LEAGUE!r})",
+        help=f"a league file, or the name of a bundled league: "
+        f"{', '.join(bundled_leagues())} (default: ./league.toml if there is one, else "
+        f"the bundled league {DEFAULT_LEAGUE!r})",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress (for CI)")
     parser.add_argument("--rounds", type=int, help="rounds to play (overrides the file's)")
@@ -75,6 +81,9 @@ def run_arguments(parser: argparse.ArgumentParser) -> None:
         help="allow a --cluster address off this machine without TLS (a Dask scheduler "
         "runs any code it is sent: only on a network you trust)",
     )
+    from arena.runner.trace import add_trace_argument
+
+    add_trace_argument(parser)  # the games are then played in this process
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -120,10 +129,16 @@ def run_command(args: argparse.Namespace) -> int:
         from arena.league.cluster import check_address
 
         check_address(cluster)  # before anything is opened or played
-    return run_league(
-        config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
-        shard=shard, cluster=cluster, deal_key=deal_key,
-    )
+    from arena.league.run import played_here
+    from arena.runner.trace import traces
+
+    if getattr(args, "trace", None):
+        config = played_here(config, cluster)
+    with traces(getattr(args, "trace", None)):
+        return run_league(
+            config, quiet=args.quiet, concurrency=args.concurrency, dry_run=args.dry_run,
+            shard=shard, cluster=cluster, deal_key=deal_key,
+        )
 
 
 def _results_argument(parser: argparse.ArgumentParser) -> None:
@@ -149,7 +164,8 @@ def games_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only games this bot sat in (repeat: games with all of them)")
     parser.add_argument("--game", help="only games of this game")
     parser.add_argument("--players", type=int, help="only games with this many players")
-    parser.add_argument("--failed", action="store_true", help="only games where a bot failed")
+    parser.add_argument("--failed", action="store_true",
+                        help="only games where a bot failed, each failure with its detail")
     parser.add_argument("--limit", type=int, default=50,
                         help="show the last N games that match (default 50; 0: all)")
 
@@ -164,18 +180,28 @@ def games_command(args: argparse.Namespace) -> int:
     try:
         results = store.results(args.game, args.players)
         where = store.path.parent
+        wanted = set(args.bot or ())
+        chosen = [r for r in results
+                  if wanted <= set(r.bots) and (r.failures or not args.failed)]
+        shown = chosen[-args.limit:] if args.limit else chosen
+        # the failure list says why, too: the details are in the records
+        details = {} if not args.failed else {
+            record.game_id: {failure["seat"]: failure["detail"] for failure in record.failures}
+            for record in store.records_of([r.game_id for r in shown])}
     finally:
         store.close()
-    wanted = set(args.bot or ())
-    chosen = [r for r in results
-              if wanted <= set(r.bots) and (r.failures or not args.failed)]
-    shown = chosen[-args.limit:] if args.limit else chosen
+
+    def failure(result: GameResult, seat: int, reason: str) -> str:
+        detail = details.get(result.game_id, {}).get(seat)
+        why = reason if not detail else f"{reason}: {_clipped(detail, FAILED_DETAIL_CHARS)}"
+        return f"{result.bots[seat]}: {why}"
+
     rows = [{
         "game id": r.game_id,
         "game": r.game,
         "seats (place)": ", ".join(f"{bot} ({place})"
                                    for bot, place in zip(r.bots, r.placements, strict=True)),
-        "failures": ", ".join(f"{r.bots[seat]}: {why}" for seat, why in sorted(r.failures.items())),
+        "failures": ", ".join(failure(r, seat, why) for seat, why in sorted(r.failures.items())),
     } for r in shown]
     if rows:
         print(tabulate(rows, headers="keys"))
@@ -184,6 +210,14 @@ def games_command(args: argparse.Namespace) -> int:
     print(f"{len(chosen)} of {len(results)} games in {where} match{more}; "
           "`arena replay GAME_ID` tells one", file=sys.stderr)
     return 0
+
+
+# a failure's detail in `arena games --failed` (`arena replay GAME_ID` tells it whole)
+FAILED_DETAIL_CHARS = 110
+
+
+def _clipped(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
 def export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -339,8 +373,8 @@ def _find_anywhere(game_id: str, target: Path | None) -> GameRecord:
     if len(matches) != 1:
         where = ", ".join(str(p.parent) for p in stores)
         if not matches:
-            raise ArenaError(f"no game matching {game_id!r} in {where}; `arena export` lists "
-                             "the stored games")
+            raise ArenaError(f"no game matching {game_id!r} in {where}; `arena games "
+                             "[RESULTS_DIR]` lists the stored games and their ids")
         shown = ", ".join(f"{found} ({folder})" for folder, found in matches[:6])
         raise ArenaError(f"{game_id!r} matches several games: {shown}"
                          f"{' ...' if len(matches) > 6 else ''}; give more characters, or "
@@ -359,6 +393,7 @@ def tell(record: GameRecord) -> list[str]:
     narration, then the result and any failures."""
     from arena.games.base import GameError
     from arena.plugins import load_game
+    from arena.runner.diagnosis import died_at_start, stderr_to_show
 
     seats = record.seats
     lines = [
@@ -367,15 +402,23 @@ def tell(record: GameRecord) -> list[str]:
         "Seats: " + ", ".join(f"{i}: {bot}" for i, bot in enumerate(seats)),
         "",
     ]
+    fallback: dict[int, tuple[int, int]] = {}
     try:
         game = load_game(record.game)
         story = game.narrate(record.engine)
+        fallback = _fallback_in_story(record, game, story)
     except (ArenaError, ImportError) as problem:
         story = [f"(no narration: {problem})"]
     except (GameError, KeyError, TypeError, ValueError) as problem:  # a foreign record
         story = [f"(no narration: the {record.game} engine cannot read this record: "
                  f"{type(problem).__name__}: {problem})"]
-    lines += [_with_names(line, seats) for line in _tables_with_names(story, seats)]
+    for seat, decision in sorted(_fallback_decisions(record).items()):
+        marked = ", marked [fallback] below" if seat in fallback else ""
+        lines.insert(-1, f"{seats[seat]} (seat {seat}) failed: from decision {decision} on "
+                         "its moves are the fallback's (a uniformly random legal move)"
+                         f"{marked}.")
+    lines += [_with_names(line, seats, _marks_on(fallback, number))
+              for number, line in enumerate(_tables_with_names(story, seats))]
     forfeits = record.forfeits
     # the engine's own final ranking knows nothing of forfeits: the league's result is
     # told when the engine tells none or a bot forfeited
@@ -394,14 +437,72 @@ def tell(record: GameRecord) -> list[str]:
                 else f"during {failure['phase']}")
         lines += ["", f"{failure['bot']} (seat {failure['seat']}) failed {when}: "
                       f"{failure['reason']} - {failure['detail']}"]
-        tail = failure.get("stderr_tail", "").rstrip()
-        if tail:
-            lines.append("  last lines of its stderr:")
-            lines += [f"  | {line}" for line in tail.splitlines()[-10:]]
+        shown = stderr_to_show(failure.get("stderr_tail", ""), failure["detail"], 10)
+        if shown:
+            lines.append("  its stderr:" if died_at_start(failure["detail"])
+                         else "  last lines of its stderr:")
+            lines += [f"  | {line}" for line in shown]
     for incident in record.incidents:
         lines += ["", f"{incident['bot']} (seat {incident['seat']}), {incident['phase']}: "
                       f"{incident['reason']} - {incident['detail']} (no forfeit)"]
     return lines
+
+
+def _fallback_decisions(record: GameRecord) -> dict[int, int]:
+    """seat -> the first decision its fallback made, for every seat that failed and had
+    a move left to make: after a failure at the start, its first decision; at a
+    decision, that decision (the fallback chose instead); at the notice of decision d,
+    its first decision after d."""
+    steps = record.engine.get("actions")
+    if not isinstance(steps, list):
+        return {}
+    found: dict[int, int] = {}
+    for failure in record.failures:
+        seat, decision = failure["seat"], failure.get("decision") or 0
+        after = {"start": 1, "decision": decision}.get(failure["phase"], decision + 1)
+        first = next((number for number, step in enumerate(steps, start=1)
+                      if number >= after and isinstance(step, dict)
+                      and step.get("seat") == seat), None)
+        if first is not None and seat not in found:
+            found[seat] = first
+    return found
+
+
+def _fallback_in_story(record: GameRecord, game: Game, story: Sequence[str]
+                       ) -> dict[int, tuple[int, int]]:
+    """seat -> (line, column) of ``story`` from which the seat's moves are its
+    fallback's: where the story of the game stopped just before the fallback's first
+    move stops agreeing with the whole story.  An engine whose records cannot be
+    replayed this way gets no marks (the header still says who moved)."""
+    from arena.games.base import GameError
+    from arena.viewer.frames import start_state
+
+    whole = "\n".join(story)
+    marks: dict[int, tuple[int, int]] = {}
+    for seat, decision in _fallback_decisions(record).items():
+        try:
+            state = start_state(record, game)
+            for step in record.engine["actions"][:decision - 1]:
+                state.apply_action(int(step["action"]))
+            before = dict(state.record())
+            if "seed" in record.engine:  # told as the whole record tells its deal
+                before["seed"] = record.engine["seed"]
+            else:
+                before.pop("seed", None)
+            prefix = "\n".join(game.narrate(before))
+        except (ArenaError, GameError, KeyError, TypeError, ValueError):
+            continue
+        agree = next((i for i, (a, b) in enumerate(zip(whole, prefix, strict=False))
+                      if a != b), min(len(whole), len(prefix)))
+        line = whole.count("\n", 0, agree)
+        marks[seat] = (line, agree - (whole.rfind("\n", 0, agree) + 1))
+    return marks
+
+
+def _marks_on(fallback: dict[int, tuple[int, int]], number: int) -> dict[int, int]:
+    """seat -> the column of story line ``number`` from which the seat is its fallback."""
+    return {seat: column if line == number else 0
+            for seat, (line, column) in fallback.items() if line <= number}
 
 
 _TABLE_ROW = re.compile(r"^(\s+)seat (\d+)(\s{2,})", re.IGNORECASE)
@@ -437,15 +538,19 @@ def _tables_with_names(story: Sequence[str], seats: Sequence[str]) -> list[str]:
     return lines
 
 
-def _with_names(line: str, seats: Sequence[str]) -> str:
-    """The engine says "seat 2"; a reader wants the bot's name.  A table row still
-    labelled "Seat N" (one :func:`_tables_with_names` did not recognise) keeps its label,
-    so that its columns stay aligned."""
+def _with_names(line: str, seats: Sequence[str], fallback: Mapping[int, int] = {}) -> str:
+    """The engine says "seat 2"; a reader wants the bot's name, and "[fallback]" after it
+    where the seat was played by the fallback (``fallback``: seat -> the column from
+    which it was).  A table row still labelled "Seat N" (one :func:`_tables_with_names`
+    did not recognise) keeps its label, so that its columns stay aligned."""
     if _TABLE_ROW.match(line):
         return line
-    return re.sub(
-        r"\bseat (\d+)\b",
-        lambda m: seats[int(m[1])] if int(m[1]) < len(seats) else m[0],
-        line,
-        flags=re.IGNORECASE,
-    )
+
+    def name(m: re.Match[str]) -> str:
+        seat = int(m[1])
+        if seat >= len(seats):
+            return m[0]
+        moved_by_fallback = seat in fallback and m.start() >= fallback[seat]
+        return seats[seat] + (" [fallback]" if moved_by_fallback else "")
+
+    return re.sub(r"\bseat (\d+)\b", name, line, flags=re.IGNORECASE)

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.package_data import package_folder
 from arena.settings import (
     LIMIT_KEYS,
@@ -193,7 +193,8 @@ class _Section:
         unknown = sorted(set(self.data) - self.used)
         if unknown:
             allowed = ", ".join(sorted(self.used))
-            raise self.error(unknown[0], f"unknown key; allowed here: {allowed}")
+            hint = did_you_mean(unknown[0], self.used)
+            raise self.error(unknown[0], f"unknown key{hint}; allowed here: {allowed}")
 
 
 class _Invalid(Exception):
@@ -217,8 +218,9 @@ def toml_value(value: Any, limit: int = SHOWN_VALUE) -> str:
         for item in value:
             parts.append(toml_value(item, limit))
             if sum(len(part) + 2 for part in parts) > limit:
-                return f"[{', '.join(parts)}, ... ({len(value)} items)]"
-        text = f"[{', '.join(parts)}]"
+                parts.append(f"... ({len(value)} items)")
+                break
+        text = f"[{', '.join(parts)}]"  # cut below like any text: nesting adds no length
     elif isinstance(value, Mapping):
         text = "{ " + ", ".join(f"{key} = {toml_value(item, limit)}"
                                 for key, item in value.items()) + " }"
@@ -473,6 +475,13 @@ def parse_league(text: str, path: Path) -> LeagueConfig:
         data = parse_toml(text)
     except TomlProblem as problem:
         raise ArenaError(f"{path}: {problem}") from None
+    return league_from_data(data, path)
+
+
+def league_from_data(data: Mapping[str, Any], path: Path) -> LeagueConfig:
+    """A league from the tables of a league file, with every check of the file; ``path``
+    names it in messages and its folder is where relative paths start (the notebook API,
+    arena/notebook.py, passes keyword arguments this way)."""
     base = Path(".") if is_bundled(path) else path.parent
     top = _Section(path, data)
     top.used.update(TOP_KEYS)

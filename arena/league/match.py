@@ -62,6 +62,9 @@ def match_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how the bots are contained (default auto)")
     parser.add_argument("--results-dir", metavar="DIR",
                         help="where the match is stored (default results/match-GAME-BOTS)")
+    from arena.runner.trace import add_trace_argument
+
+    add_trace_argument(parser)  # the games are then played in this process
 
 
 @dataclass(frozen=True)
@@ -73,11 +76,15 @@ class Sprt:
 
 
 def match_command(args: argparse.Namespace) -> int:
-    from arena.league.run import run_league
+    from arena.league.run import played_here, run_league
+    from arena.runner.trace import traces
 
     config, names = match_config(args)
     terminal = MatchTerminal(names, out=sys.stdout, err=sys.stderr)
-    return run_league(config, concurrency=config.concurrency, terminal=terminal)
+    if args.trace:
+        config = played_here(config)
+    with traces(args.trace):  # --trace: every line to and from a bot, timed
+        return run_league(config, concurrency=config.concurrency, terminal=terminal)
 
 
 def match_config(args: argparse.Namespace) -> tuple[LeagueConfig, list[str]]:

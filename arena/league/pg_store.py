@@ -489,6 +489,15 @@ class PgLeagueStore:
             "SELECT game_id, round, table_id FROM games WHERE game_id = ANY(?)",
             (list(game_ids),))}
 
+    def records_of(self, game_ids: Sequence[str]) -> Iterator[GameRecord]:
+        """The stored records of ``game_ids`` in full (ids not stored left out), in the
+        order they finished within each 500."""
+        ids = list(game_ids)
+        for start in range(0, len(ids), 500):
+            for row in self.db.named_rows("SELECT * FROM games WHERE game_id = ANY(?)"
+                                          " ORDER BY seq", (ids[start:start + 500],)):
+                yield self._record_from_row(row)
+
     def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]:
         pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         return [row[0] for row in self.db.rows(

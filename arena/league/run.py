@@ -35,6 +35,7 @@ from arena.league.store import LeagueStore, open_store
 from arena.records import GameResult
 from arena.runner.botspec import BotSpec
 from arena.runner.trusted import WARNING as TRUSTED_WARNING
+from arena.settings import TRUSTED
 
 EXIT_INTERRUPTED = 130
 T = TypeVar("T")
@@ -97,6 +98,22 @@ def run_interruptible(work: Callable[[], Awaitable[T]]) -> T | None:
         raise _single(group) from None
 
 
+
+def played_here(config: LeagueConfig, cluster: ClusterSettings | None = None
+                ) -> LeagueConfig:
+    """The league played in this process (no worker processes), where ``--trace`` sees
+    the bots' lines: worker processes and cluster workers would have to write the trace
+    themselves.  An ArenaError for a league that cannot be (on a cluster, or trusted)."""
+    from dataclasses import replace
+
+    if cluster is not None:
+        raise ArenaError("--trace traces the games played in this process: not with "
+                         "--cluster (trace a bot with `arena validate BOT --trace`)")
+    if config.limits.sandbox == TRUSTED:
+        raise ArenaError("--trace: under sandbox \"trusted\" the bots are played in-process, "
+                         "with no lines to trace; use --sandbox auto")
+    return replace(config, workers=1, nice=0)
+
 async def _cancel_on_signals(scope: trio.CancelScope) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _signal in signals:
@@ -129,6 +146,12 @@ class Terminal(LeagueListener):
         if not self.quiet and league.plan is not None:
             _describe(config, checked.roster, league.plan, self.err, league.shard,
                       league.stop_test)
+        if not self.quiet and config.game == "ra":
+            from arena.strategies.entry_points import describe_ra_engines
+
+            engines = describe_ra_engines(checked.roster, in_process=checked.trusted)
+            if engines:
+                print(f"{config.name}: Ra engine: {engines}", file=self.err)
         tournament = league.tournament
         self.stored_before = {result.game_id for result in league.stored_before}
         if not self.quiet and tournament is not None:

@@ -214,6 +214,7 @@ class LeagueStore(Protocol):
               unreadable: list[str] | None = None) -> Iterator[GameRecord]: ...
     def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]: ...
     def tables_of(self, game_ids: Sequence[str]) -> dict[str, tuple[int, str]]: ...
+    def records_of(self, game_ids: Sequence[str]) -> Iterator[GameRecord]: ...
     def find_game(self, game_id: str) -> GameRecord: ...
     def export(self, out: TextIO, game: str | None = None, num_players: int | None = None,
                unreadable: list[str] | None = None) -> int: ...
@@ -530,6 +531,20 @@ class Store:
                 f" ({', '.join('?' * len(chunk))})", chunk))
         return found
 
+    def records_of(self, game_ids: Sequence[str]) -> Iterator[GameRecord]:
+        """The stored records of ``game_ids`` in full (ids not stored are left out), in
+        the order they finished within each 500 (a failure's detail and stderr are only
+        in the record: ``arena games --failed``, the report's failures)."""
+        ids = list(game_ids)
+        for start in range(0, len(ids), 500):  # SQLite's limit on parameters
+            chunk = ids[start:start + 500]
+            cursor = self.connection.execute(
+                f"SELECT * FROM games WHERE game_id IN ({', '.join('?' * len(chunk))})"
+                " ORDER BY seq", chunk)
+            names = [column[0] for column in cursor.description]
+            for row in cursor:
+                yield self._record_from_row(dict(zip(names, row, strict=True)))
+
     def game_ids_matching(self, prefix: str, limit: int = 6) -> list[str]:
         """The ids of up to ``limit`` stored games starting with ``prefix``."""
         pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -541,9 +556,8 @@ class Store:
         """The game whose id is or starts with ``game_id`` (ArenaError if none or several)."""
         ids = self.game_ids_matching(game_id)
         if not ids:
-            raise ArenaError(
-                f"no game {game_id!r} in {self.path}; `arena export` lists the stored games"
-            )
+            raise ArenaError(f"no game {game_id!r} in {self.path}; `arena games "
+                             f"{self.path.parent}` lists the stored games")
         if len(ids) > 1:
             raise ArenaError(f"{game_id!r} matches several games ({', '.join(ids)}); "
                              "give more characters")

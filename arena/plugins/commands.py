@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
-from arena.plugins.discovery import DEFAULT_BOT_PATH, discover
+from arena.plugins.discovery import DEFAULT_BOT_PATH, discover, name_note
 from arena.plugins.registry import BotEntry, Registry
 from arena.runner.botspec import BotSpec
 from arena.settings import PROCESS_SANDBOX_LEVELS, seed_option
+
+if TYPE_CHECKING:
+    from arena.plugins.conformance import ConformanceReport
 
 
 def _add_path_option(parser: argparse.ArgumentParser) -> None:
@@ -57,11 +62,23 @@ def bots_command(args: argparse.Namespace) -> int:
 
         rows = [_bot_row(entry) for entry in entries]
         print(tabulate(rows, headers="keys", maxcolwidths=[None, None, 50, None, 30, 70]))
+        engines = _ra_engines(entries)
+        if engines:
+            print(f"Ra engine: {engines}")
     else:
         print("no bots found" + (f" for {args.game}" if args.game else ""))
     for problem in registry.problems:
         print(f"problem: {problem}")
     return 0
+
+
+def _ra_engines(entries: list[BotEntry]) -> str | None:
+    """Which Ra engine the bots that play on ours run on, as processes (the sandbox's
+    default; in-process, ARENA_RA_ENGINE counts too)."""
+    from arena.strategies.entry_points import describe_ra_engines
+
+    return describe_ra_engines([e.spec for e in entries if e.spec is not None and e.ready],
+                               in_process=False)
 
 
 def _bot_row(entry: BotEntry) -> dict[str, str]:
@@ -109,6 +126,8 @@ def format_games(games: Any) -> str:
 
 
 def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
+    from arena.strategies.entry_points import ra_engine_of
+
     bots = []
     for entry in entries:
         spec = entry.spec
@@ -118,6 +137,7 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "source": entry.source,
                 "ready": entry.ready,
                 "problems": entry.problems,
+                "notes": entry.notes,
                 "shadows": entry.shadows,
                 "shadowed_by": entry.shadowed_by,
                 "version": spec.version if spec else None,
@@ -127,6 +147,9 @@ def _bots_json(registry: Registry, entries: list[BotEntry]) -> dict[str, Any]:
                 "built": _built_json(spec),
                 "folder": str(spec.folder) if spec and spec.folder else None,
                 "content_hash": spec.content_hash if spec else None,
+                # the Ra engine its strategy plays on as a process: "compiled", "python",
+                # or null for a bot that does not play on ours
+                "ra_engine": ra_engine_of(spec, in_process=False) if spec else None,
             }
         )
     problems = [{"source": p.source, "message": p.message} for p in registry.problems]
@@ -189,6 +212,9 @@ def submit_command(args: argparse.Namespace) -> int:
         raise ArenaError(f"--check-games must be at least 1, not {args.check_games}")
     spec = load_manifest(args.path, registry.games, None, registry.unusable_games)
     _refuse_name_used_elsewhere(registry, spec.name, bots_dir / spec.name)
+    note = name_note(spec, args.path)
+    if note:
+        print(f"note: {note}", file=sys.stderr)
     # refusals first, so that nobody waits for a check whose result cannot be used
     action = planned_action(spec, args.path, bots_dir, replace=args.replace)
     from arena.plugins.builds import BuildFailed
@@ -297,12 +323,14 @@ def validate_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _add_sandbox_option(parser)
     _add_path_option(parser)
+    from arena.runner.trace import add_trace_argument
+
+    add_trace_argument(parser, bot_optional=True)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
 def validate_command(args: argparse.Namespace) -> int:
     import dataclasses
-    import sys
 
     import trio
 
@@ -314,7 +342,9 @@ def validate_command(args: argparse.Namespace) -> int:
         games_for,
         setting_line,
     )
+    from arena.runner.diagnosis import stderr_to_show
     from arena.runner.sandbox import choose_level
+    from arena.runner.trace import traces
     from arena.settings import Limits, usable_cores
 
     if args.games is not None and args.games < 1:
@@ -382,7 +412,8 @@ def validate_command(args: argparse.Namespace) -> int:
         )
 
     try:
-        report = trio.run(check)
+        with traces(args.trace, default_bot=spec.name):  # --trace: its lines, timed
+            report = trio.run(check)
     finally:
         shown.finish()
     exit_code = 130 if report.interrupted else 0 if report.passed else 1
@@ -401,37 +432,55 @@ def validate_command(args: argparse.Namespace) -> int:
     if report.violations:
         print("violations:")
     for violation in report.violations:
-        where = violation.check
-        if violation.seed is not None:
-            where += f" (seed {violation.seed})"
-        if violation.decision is not None:
-            where += f" at decision {violation.decision}"
-        print(f"  {where}: {violation.reason}: {violation.detail}")
-        last_lines = violation.stderr_tail.strip().splitlines()[-3:]
-        for line in last_lines:
+        print(f"  {violation.where()}: {violation.reason}: {violation.detail}")
+        for line in stderr_to_show(violation.stderr_tail, violation.detail, 3):
             print(f"      stderr: {line[:200]}")
     if report.interrupted:
         checked = ("the handshake, the ping and " if report.ping_seconds is not None
                    else "the handshake and " if report.handshake_seconds is not None else "")
-        found = (f"{len(report.violations)} violation(s)" if report.violations
-                 else "no violation so far")
+        found = (f"{_violations(report)}" if report.violations else "no violation so far")
         print(f"INTERRUPTED: {spec.name} {spec.version}: checked {checked}{games} of "
-              f"{report.total_games} games: {found}", file=sys.stdout)
+              f"{report.total_games} games: {found}{_listed(report)}", file=sys.stdout)
         return exit_code
-    more = (f", stopped after {len(report.violations)}: use --max-violations to see more"
-            if report.stopped_early else "")
-    print(f"FAILED: {spec.name} {spec.version}: {len(report.violations)} violation(s) in "
-          f"{games} games{more}")
+    stopped = (f"; stopped early, {games} of {report.total_games} games played"
+               if report.stopped_early else "")
+    print(f"FAILED: {spec.name} {spec.version}: {_violations(report)} in {games} games"
+          f"{_listed(report)}{stopped}")
     return 1
 
 
-def _named_bot(bot: str, registry: Registry) -> BotSpec:
-    """The bot a command names: a bot folder, else the name of a bot found."""
+def _violations(report: ConformanceReport) -> str:
+    """The count of violations the progress line showed: every one found."""
+    return f"{max(report.violations_found, len(report.violations))} violation(s)"
+
+
+def _listed(report: ConformanceReport) -> str:
+    """How many of them the report lists, when not all."""
+    found, shown = max(report.violations_found, len(report.violations)), len(report.violations)
+    return "" if shown == found else \
+        f" (the first {shown} listed above; --max-violations N lists more)"
+
+
+def _named_bot(given: str, registry: Registry) -> BotSpec:
+    """The bot a command names: a bot folder (its manifest read, a note on stderr if it
+    names the bot otherwise than the folder), else the name of a bot found; an argument
+    that looks like a path but is no folder is refused as such."""
     from arena.plugins.manifest import load_manifest
 
-    if Path(bot).is_dir():
-        return load_manifest(Path(bot), registry.games, None, registry.unusable_games)
-    return registry.bot(bot)
+    folder = Path(given).expanduser()
+    if folder.is_dir():
+        spec = load_manifest(folder, registry.games, None, registry.unusable_games)
+        note = name_note(spec, folder)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
+        return spec
+    if os.sep in given or "/" in given or given.startswith((".", "~")):
+        if folder.exists():
+            raise ArenaError(f"{given} is not a folder: give a bot's folder (with its "
+                             "bot.toml), or a bot's name (`arena bots` lists them)")
+        raise ArenaError(f"no folder {given}: give a bot's folder (with its bot.toml), or a "
+                         "bot's name (`arena bots` lists them)")
+    return registry.bot(given)
 
 
 # --- arena build --------------------------------------------------------------------------

@@ -64,8 +64,26 @@ class Violation:
     detail: str
     seed: int | None = None
     phase: str | None = None
-    decision: int | None = None
+    decision: int | None = None  # the game's decision number, as in its record
     stderr_tail: str = ""
+    own_decision: int | None = None  # which of the bot's own decisions that was (1 = its first)
+
+    def where(self) -> str:
+        """The check, its seed and the decision, in words."""
+        where = self.check
+        if self.seed is not None:
+            where += f" (seed {self.seed})"
+        if self.decision is not None:
+            where += f" at decision {self.decision}"
+            if self.own_decision is not None:
+                where += f" of the game (its {_ordinal(self.own_decision)})"
+        return where
+
+
+def _ordinal(number: int) -> str:
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(
+        number % 10, "th")
+    return f"{number}{suffix}"
 
 
 @dataclass
@@ -75,8 +93,9 @@ class SettingResult:
     game: str
     num_players: int
     games_played: int = 0
-    latencies: list[float] = field(default_factory=list)  # seconds, one per decision
-    violations: int = 0
+    decisions: int = 0  # requests the bot was sent, answered or not
+    latencies: list[float] = field(default_factory=list)  # seconds, one per answer
+    violations: int = 0  # every one found (the report keeps at most max_violations)
 
 
 @dataclass
@@ -108,12 +127,13 @@ class ConformanceReport:
             "opponents": self.opponents,
             "stopped_early": self.stopped_early,
             "interrupted": self.interrupted,
+            "violations_found": max(self.violations_found, len(self.violations)),
             "settings": [
                 {
                     "game": s.game,
                     "num_players": s.num_players,
                     "games": s.games_played,
-                    "decisions": len(s.latencies),
+                    "decisions": s.decisions,
                     "violations": s.violations,
                     "latency_ms": latency_summary(s.latencies),
                 }
@@ -150,13 +170,16 @@ def game_seed(seed: int, game: str, num_players: int, index: int) -> int:
 
 
 class TimedPlayer(WrappedPlayer):
-    """Wraps the bot under test to measure each decision, otherwise transparent."""
+    """Wraps the bot under test to count its decisions (the game's numbers of those it
+    was asked) and measure each answer, otherwise transparent."""
 
     def __init__(self, inner: Player, latencies: list[float]) -> None:
         super().__init__(inner)
         self.latencies = latencies
+        self.asked: list[int] = []
 
     async def choose(self, request: DecisionRequest) -> Reply | None:
+        self.asked.append(request.id)
         started = time.perf_counter()
         reply = await self.inner.choose(request)
         self.latencies.append(time.perf_counter() - started)
@@ -322,12 +345,7 @@ async def _play_all(
         raise _single(group) from None
     finally:  # also when interrupted: the report holds what was checked
         found.sort(key=lambda item: (item[0], item[1]))
-        kept = found[:max_violations]
-        for setting in planned:  # the violations the report keeps
-            setting.violations = 0
-        for setting_number, _index, _violation in kept:
-            planned[setting_number].violations += 1
-        report.violations.extend(v for _n, _i, v in kept)
+        report.violations.extend(v for _n, _i, v in found[:max_violations])
         report.settings.extend(s for s in planned if s.games_played)
         report.stopped_early = stop() and report.games_done < report.total_games
 
@@ -345,6 +363,7 @@ async def _check_handshake_and_ping(
             tail = await player.abandon(failure)
             report.violations.append(Violation(check, failure.reason, failure.detail,
                                                stderr_tail=tail))
+            report.violations_found += 1
             pool.checkin(player)
             return False
         elapsed = time.perf_counter() - started
@@ -381,7 +400,8 @@ async def _play_one(
     seat = index % count  # the bot takes every seat in turn
     others = _opponent_players(pool, opponents, game.name, count - 1, index)
     latencies: list[float] = []
-    seating: list[Player] = [*others[:seat], TimedPlayer(bot, latencies), *others[seat:]]
+    timed = TimedPlayer(bot, latencies)
+    seating: list[Player] = [*others[:seat], timed, *others[seat:]]
     this_seed = game_seed(seed, game.name, count, index)
     try:
         record = await play_game(game, seating, this_seed, limits=limits)
@@ -390,24 +410,34 @@ async def _play_one(
             if hasattr(other, "spec"):  # process players go back to the pool
                 pool.checkin(other)  # type: ignore[arg-type]
     setting.games_played += 1
-    setting.latencies.extend(latencies)  # a game cut short adds nothing
+    setting.decisions += len(timed.asked)  # a game cut short adds nothing
+    setting.latencies.extend(latencies)
     check = f"{game.name} {count}p game {index + 1}"
     entries: list[Mapping[str, Any]] = [*record.failures, *record.incidents]
     return [
         Violation(check, entry["reason"], entry["detail"], this_seed, entry.get("phase"),
-                  entry.get("decision"), entry.get("stderr_tail") or "")
+                  entry.get("decision"), entry.get("stderr_tail") or "",
+                  own_decision=_own(timed.asked, entry.get("decision"), entry.get("phase")))
         for entry in entries
         if entry["seat"] == seat  # an opponent's trouble is not this bot's violation
     ]
 
 
+def _own(asked: Sequence[int], decision: int | None, phase: str | None) -> int | None:
+    """Which of the bot's decisions the game's decision ``decision`` was (None for a
+    notice of another seat's decision, or no decision)."""
+    if phase != "decision" or decision not in asked:
+        return None
+    return asked.index(decision) + 1
+
+
 def setting_line(setting: SettingResult) -> str:
     summary = latency_summary(setting.latencies)
-    latency = "no decisions" if summary is None else (
+    latency = "no answer to time" if summary is None else (
         f"p50 {summary['p50']} ms, p90 {summary['p90']} ms, p99 {summary['p99']} ms, "
         f"max {summary['max']} ms")
     return (f"{setting.game} {setting.num_players}p: {setting.games_played} games, "
-            f"{len(setting.latencies)} decisions, {setting.violations} violations, {latency}")
+            f"{setting.decisions} decisions, {setting.violations} violations, {latency}")
 
 
 class ProgressLine:

@@ -7,7 +7,9 @@ Order (it only decides the order of listings; a name registered twice is unusabl
    games), each on its own;
 2. installed distributions with entry points in the group ``arena``, sorted by
    distribution name then entry-point name: their games, bots and bot folders;
-3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots``;
+3. bot folders (with a ``bot.toml``) under the given paths, default ``./bots`` (a
+   sub-folder there without one is listed as not ready, saying so: a roster naming it
+   learns why);
 4. the bot folders bundled with Ra Arena (package data: ``arena/bots/``).
 
 A bot folder is read only through ``arena.plugins.manifest.scan_bot_folder`` (never
@@ -33,6 +35,7 @@ from arena.games.base import Game
 from arena.package_data import package_folder
 from arena.plugins.manager import LoadedPlugins, describe, loaded_plugins
 from arena.plugins.manifest import (
+    IGNORED_NAMES,
     MANIFEST_NAME,
     NAME_PATTERN,
     ManifestError,
@@ -48,6 +51,8 @@ from arena.settings import FolderLimits, folder_limits
 BUNDLED_BOTS = package_folder("bots")
 DEFAULT_BOT_PATH = Path("bots")
 BUNDLED_LABEL = "bundled"
+NO_MANIFEST = (f"no {MANIFEST_NAME}: a bot folder needs one (`arena docs manifest`; "
+               "`arena new-bot NAME` makes a folder with one)")
 
 
 def discover(
@@ -179,17 +184,20 @@ def _collect_plugin_bots(
             folder_sources.append((Path(folder), source))
 
 
-def _bot_folders(path: Path) -> list[Path]:
-    """``path`` itself if it is a bot folder, else its sub-folders holding a bot.toml."""
+def _bot_folders(path: Path) -> tuple[list[Path], list[Path]]:
+    """``path`` itself if it is a bot folder, else its sub-folders holding a bot.toml;
+    and the sub-folders without one (a bot whose manifest is missing)."""
     if (path / MANIFEST_NAME).exists():
-        return [path]
-    return sorted(
+        return [path], []
+    children = sorted(
         child
         for child in path.iterdir()
         if not child.name.startswith(".")  # e.g. half-installed copies of `arena submit`
+        and child.name not in IGNORED_NAMES
         and child.is_dir()
-        and (child / MANIFEST_NAME).exists()
     )
+    with_manifest = [child for child in children if (child / MANIFEST_NAME).exists()]
+    return with_manifest, [child for child in children if child not in with_manifest]
 
 
 def _collect_bot_folders(
@@ -198,10 +206,16 @@ def _collect_bot_folders(
     seen: set[Path] = set()
     for path, plugin_source in paths:
         try:
-            folders = _bot_folders(path)
+            folders, without_manifest = _bot_folders(path)
         except OSError as error:
             registry.problems.append(Problem(f"bot path {path}", f"cannot be read: {error}"))
             continue
+        for folder in without_manifest:  # listed, so that a roster naming it says why
+            if folder.resolve() not in seen:
+                seen.add(folder.resolve())
+                registry.entries.append(BotEntry(
+                    folder.name, f"folder {folder}", None, [NO_MANIFEST], folder.resolve(),
+                    bundled=plugin_source == BUNDLED_LABEL, manifest=False))
         for folder in folders:
             if folder.resolve() in seen:  # e.g. ./bots is the bundled folder
                 continue
@@ -219,14 +233,29 @@ def _collect_bot_folders(
                                  bundled=plugin_source == BUNDLED_LABEL)
                 registry.entries.append(entry)
                 continue
-            registry.entries.append(BotEntry(spec.name, source, spec, folder=spec.folder,
-                                             bundled=plugin_source == BUNDLED_LABEL))
+            entry = BotEntry(spec.name, source, spec, folder=spec.folder,
+                             bundled=plugin_source == BUNDLED_LABEL)
+            note = name_note(spec, folder)
+            if note:
+                entry.notes.append(note)
+            registry.entries.append(entry)
+
+
+def name_note(spec: BotSpec, folder: Path) -> str:
+    """A word when a bot folder's manifest names the bot otherwise than the folder: leagues
+    and rosters know it by the manifest's name ("" when they agree)."""
+    called = folder.resolve().name
+    if spec.name == called:
+        return ""
+    return (f"{folder}'s {MANIFEST_NAME} names the bot {spec.name!r}, not {called!r}: "
+            f"leagues, rosters and `arena submit` use {spec.name!r}")
 
 
 def _mark_clashes(registry: Registry) -> None:
     by_name: dict[str, list[BotEntry]] = {}
     for entry in registry.entries:
-        by_name.setdefault(entry.name, []).append(entry)
+        if entry.manifest:  # a folder without one hides no bot of its name
+            by_name.setdefault(entry.name, []).append(entry)
     for name, entries in by_name.items():
         if len(entries) < 2:
             continue

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec, Parameter, parse_tcp_address
 from arena.runner.sandbox import SAFE_PATH
@@ -41,7 +41,7 @@ VERSION_RULE = 'a string such as "1.0.0" (1-40 characters: letters, digits, ".",
 # Resources a manifest may request: key -> what it means.  The cap is the arena's default
 # limit (arena/settings.py); a league clamps a request to its own caps when it runs.
 RESOURCE_MEANINGS: dict[str, str] = {
-    "memory_mb": "address space of the bot process in MiB (RLIMIT_AS)",
+    "memory_mb": "memory the bot's processes may use together, in MiB",
     "cores": "cores the bot may keep busy at once (a cgroup CPU quota, else CPU affinity)",
 }
 
@@ -178,7 +178,8 @@ def _shape_problems(data: Mapping[str, Any]) -> tuple[list[str], set[str]]:
     allowed = (*REQUIRED_KEYS, *OPTIONAL_KEYS)
     for key in data:
         if key not in allowed:
-            wrong(key, f"unknown key; allowed keys: {', '.join(allowed)}")
+            wrong(key, f"unknown key{did_you_mean(key, allowed)}; allowed keys: "
+                       f"{', '.join(allowed)}")
     for key in ("name", "version", "command", "games"):
         if key == "command":
             if "command" not in data and "connect" not in data:
@@ -397,7 +398,8 @@ def _games_problems(
             problems.append(f"key {key!r}: game {name!r} cannot be used: {unavailable[name]}")
             continue
         if game is None:
-            problems.append(f"key {key!r}: unknown game {name!r}; known games: {known}")
+            problems.append(f"key {key!r}: unknown game {name!r}{did_you_mean(name, games)}; "
+                            f"known games: {known}")
             continue
         allowed = f"{game.min_players}..{game.max_players}"
         if not counts:
@@ -418,7 +420,8 @@ def _resources_problems(resources: Mapping[str, float]) -> list[str]:
     for key, value in resources.items():
         if key not in RESOURCE_MEANINGS:
             allowed = ", ".join(f"{k} ({meaning})" for k, meaning in RESOURCE_MEANINGS.items())
-            problems.append(f"key 'resources.{key}': unknown resource; allowed: {allowed}")
+            problems.append(f"key 'resources.{key}': unknown resource"
+                            f"{did_you_mean(key, RESOURCE_MEANINGS)}; allowed: {allowed}")
         elif not 0 < value <= caps[key]:
             problems.append(f"key 'resources.{key}': {value} is outside 0 < {key} <= {caps[key]:g}")
     return problems
@@ -429,9 +432,10 @@ def command_problems(command: tuple[str, ...], folder: Path | None) -> list[str]
     return program_problems("command", command, folder)
 
 
-# the Debian package that brings a toolchain's program, named when it is missing
+# the Debian (and Ubuntu) package that brings a toolchain's program, named when it is
+# missing (here and by arena new-bot); default-*: the distribution's current Java
 TOOLCHAIN_PACKAGES = {
-    "javac": "openjdk-17-jdk-headless", "java": "openjdk-17-jre-headless",
+    "javac": "default-jdk-headless", "java": "default-jre-headless",
     "go": "golang-go", "rustc": "rustc", "cargo": "cargo", "gcc": "gcc", "cc": "gcc",
     "g++": "g++", "c++": "g++", "make": "make", "node": "nodejs", "npm": "npm",
 }

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.games.base import Game
 from arena.runner.botspec import BotSpec
 
@@ -38,6 +36,8 @@ class BotEntry:
     shadows: list[str] = field(default_factory=list)  # sources of the bots it hides
     shadowed_by: str | None = None  # the source of the bot used instead of this one
     bundled: bool = False
+    manifest: bool = True  # False: a folder among the bots that has no bot.toml
+    notes: list[str] = field(default_factory=list)  # said beside "ready" (no problem)
 
     @property
     def ready(self) -> bool:
@@ -49,7 +49,8 @@ class BotEntry:
             return f"not used: {self.shadowed_by} has its name"
         if not self.ready:
             return "; ".join(self.problems)
-        return "ready" + ("; used instead of " + ", ".join(self.shadows) if self.shadows else "")
+        return "; ".join(["ready", *(["used instead of " + ", ".join(self.shadows)]
+                                     if self.shadows else []), *self.notes])
 
 
 @dataclass
@@ -82,7 +83,11 @@ class Registry:
             reasons = "; ".join(f"{entry.source}: {entry.status}" for entry in matches)
             raise ArenaError(f"bot {name!r} cannot be used: {reasons}")
         known = ", ".join(sorted(self.bots)) or "none (put bot folders with a bot.toml in bots/)"
-        hint = _did_you_mean(name, self.bots)
+        hint = did_you_mean(name, self.bots)
+        for entry in self.entries:  # a bot whose manifest gives it another name
+            if entry.folder is not None and entry.folder.name == name and entry.manifest:
+                hint = (f" (the folder {entry.folder} holds the bot {entry.name!r}: the "
+                        "name in its bot.toml is the one leagues use)")
         raise ArenaError(f"unknown bot {name!r}{hint}; known bots: {known}")
 
     def game(self, name: str) -> Game:
@@ -93,12 +98,11 @@ class Registry:
                 reason = self.unusable_games[name]
                 raise ArenaError(f"game {name!r} cannot be used: {reason}") from None
             known = ", ".join(sorted(self.games)) or "none"
-            hint = _did_you_mean(name, self.games)
+            hint = did_you_mean(name, self.games)
             failed = "; ".join(str(problem) for problem in self.game_problems)
             failed = f" (plugins that failed to load: {failed})" if failed else ""
             raise ArenaError(f"unknown game {name!r}{hint}; known games: {known}{failed}"
                              ) from None
-
 
     def format(self, name: str) -> Any:
         """The league format called ``name``; an ArenaError naming the known ones."""
@@ -106,13 +110,9 @@ class Registry:
             return self.formats[name]
         except KeyError:
             known = ", ".join(self.formats) or "none"
-            hint = _did_you_mean(name, self.formats)
+            hint = did_you_mean(name, self.formats)
             failed = "; ".join(str(problem) for problem in self.problems)
             failed = f" (plugins that failed to load: {failed})" if failed else ""
             raise ArenaError(f"unknown format {name!r}{hint}; known formats: {known}{failed}"
                              ) from None
 
-
-def _did_you_mean(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -19,6 +19,9 @@ from arena.errors import ArenaError
 from arena.outputs import output_target, write_output
 from arena.rating import DEFAULT_BOOTSTRAP, DEFAULT_PRIOR_DRAWS
 from arena.records import GameResult
+
+if TYPE_CHECKING:
+    from arena.report.html import StartFailure
 from arena.settings import seed_option
 
 if TYPE_CHECKING:
@@ -269,6 +272,7 @@ def report_command(args: argparse.Namespace) -> int:
             games = games_section(league.results, replay_folder(output).name, written)
     page = render_report(
         league.results,
+        failed_at_start=_start_failures(league.results_dir, league.results),
         title=f"{league.name}: {league.rules}" if league.rules else league.name,
         anchor=league.anchor,
         bootstrap=league.bootstrap,
@@ -284,6 +288,22 @@ def report_command(args: argparse.Namespace) -> int:
     if replays:
         print(replays, file=target.notes)
     return 0
+
+
+def _start_failures(results_dir: Path, results: list[GameResult]) -> list[StartFailure]:
+    """Why bots died before their handshake in these games (read from the records of the
+    games with a failure)."""
+    from arena.league.store import open_store
+    from arena.report.html import start_failures
+
+    failed = [result.game_id for result in results if result.failures]
+    if not failed:
+        return []
+    store = open_store(results_dir)
+    try:
+        return start_failures(store.records_of(failed))
+    finally:
+        store.close()
 
 
 def _tuning(results_dir: Path) -> str:

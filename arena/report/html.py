@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -19,16 +20,18 @@ from arena.rating import (
     seat_advantage,
     seated,
 )
-from arena.records import GameResult
+from arena.records import GameRecord, GameResult
 from arena.report import svg
 from arena.report.leaderboard import (
     DASH,
+    SETTLED,
     Leaderboard,
     build_leaderboard,
     failure_text,
     standings_rows,
     superiority_text,
 )
+from arena.runner.diagnosis import died_at_start
 
 if TYPE_CHECKING:
     from arena.league.formats import Standings
@@ -46,11 +49,13 @@ def render_report(
     games: str = "",
     standings: Standings | None = None,
     tuning: str = "",
+    failed_at_start: Sequence[StartFailure] = (),
 ) -> str:
     """The whole page; ``stop`` is the league's sequential test as the store keeps it,
     ``games`` the HTML of its list of games (arena/viewer/index.py), ``standings`` a
     feed format's own ranking (Swiss, knockout: arena.league.formats), ``tuning`` the
-    section of a tune's store (arena/tune/report.py)."""
+    section of a tune's store (arena/tune/report.py), ``failed_at_start`` why bots died
+    before their handshake (:func:`start_failures` of the failed games)."""
     board = build_leaderboard(
         results,
         anchor=anchor,
@@ -70,7 +75,7 @@ def render_report(
         _history(results, board, prior_draws),
         _heat_map(board),
         _scores(results, board),
-        _failures(results, board),
+        _failures(results, board, failed_at_start),
         _seats(results, board),
         _meta_game(board),
         games,
@@ -142,21 +147,23 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
         )
         share = 100 * row.first_places / row.games
         score = DASH if row.average_score is None else f"{row.average_score:.1f}"
-        group = f"<td>{row.group + 1}</td>" if several else ""
+        group = f'<td data-label="group">{row.group + 1}</td>' if several else ""
         fails = failure_text(row.failures)
         bar = svg.interval_bar(row.elo, row.low, row.high, scale, colours[row.bot])
         lines.append(
-            f'<tr><td class="num">{row.rank}</td>{group}'
-            f'<td class="bot">{_swatch(colours[row.bot])}{escape(row.bot)}</td>'
+            f'<tr><td class="num rank">{row.rank}</td>{group}'
+            f'<td class="bot title">{_swatch(colours[row.bot])}{escape(row.bot)}</td>'
             f'<td class="num elo">{row.elo:.0f}</td>'
-            f'<td class="num muted">{row.low:.0f} – {row.high:.0f}</td>'
-            f'<td class="bar">{bar}</td>'
-            f'<td class="num">{ahead}</td>'
-            f'<td class="num">{row.games:,}</td>'
-            f'<td class="num">{row.first_places:,} <span class="muted">({share:.0f}%)</span></td>'
-            f'<td class="num">{row.average_place:.2f}</td>'
-            f'<td class="num">{score}</td>'
-            f'<td class="{"fail" if row.failures else "muted"}">{escape(fails)}</td></tr>'
+            f'<td class="num muted" data-label="95% interval">{row.low:.0f} – {row.high:.0f}'
+            f'</td><td class="bar">{bar}</td>'
+            f'<td class="num" data-label="ahead of next">{ahead}</td>'
+            f'<td class="num" data-label="games">{row.games:,}</td>'
+            f'<td class="num" data-label="first places">{row.first_places:,} '
+            f'<span class="muted">({share:.0f}%)</span></td>'
+            f'<td class="num" data-label="avg place">{row.average_place:.2f}</td>'
+            f'<td class="num" data-label="avg score">{score}</td>'
+            f'<td class="{"fail" if row.failures else "muted"}" data-label="failures">'
+            f"{escape(fails)}</td></tr>"
         )
     head = (
         "<tr><th>#</th>"
@@ -168,7 +175,7 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
         '<th class="num">avg place</th><th class="num">avg score</th><th>failures</th></tr>'
     )
     table = (
-        f'<div class="table-wrap"><table class="leaderboard"><thead>{head}</thead>'
+        f'<div class="table-wrap"><table class="leaderboard phone-cards"><thead>{head}</thead>'
         f"<tbody>{''.join(lines)}</tbody></table></div>"
     )
     return _section(
@@ -176,7 +183,9 @@ def _leaderboard(board: Leaderboard, colours: dict[str, str]) -> str:
         "Leaderboard",
         "Bradley–Terry Elo from every pair of seats in every game, with 95% intervals "
         "(bar). <em>Ahead of next</em> is the likelihood that a bot is truly stronger than "
-        "the one ranked below it.",
+        f"the one ranked below it: their order is settled from {100 * SETTLED:g}% on. An "
+        "interval is one bot's rating, so two may overlap while their order is settled: "
+        "their games measure the difference between them more closely.",
         table,
     )
 
@@ -195,12 +204,11 @@ def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: flo
     # more lines than colours is unreadable: the top of the table, in its colours
     order = [row.bot for row in board.rows][: len(svg.PALETTE)]
     shown = len(order)
-    chart = svg.line_chart(
-        sizes,
-        [(bot, history[bot]) for bot in order],
-        x_label="games played",
-        y_label="Elo",
-    )
+    lines = [(bot, history[bot]) for bot in order]
+    chart = svg.wide_and_phone(
+        svg.line_chart(sizes, lines, x_label="games played", y_label="Elo"),
+        svg.line_chart(sizes, lines, width=svg.PHONE_WIDTH, height=260,
+                       x_label="games played", y_label="Elo"))
     legend = "".join(
         f"<li>{_swatch(svg.colour(i))}{escape(bot)}</li>" for i, bot in enumerate(order)
     )
@@ -214,7 +222,7 @@ def _history(results: Sequence[GameResult], board: Leaderboard, prior_draws: flo
         "Rating over games",
         "The same fit, repeated on the first games in the order they finished; the last "
         f"point of each line is the leaderboard rating.{subset}",
-        f'<div class="chart">{chart}</div><ul class="legend">{legend}</ul>',
+        f'{chart}<ul class="legend">{legend}</ul>',
     )
 
 
@@ -241,17 +249,29 @@ def _heat_map(board: Leaderboard) -> str:
                     f"{superiority_text(ratings.superiority[i, j])}"
                 )
         tips.append(tip_row)
-    chart = svg.heat_map(order, rows, tips)
+    chart = svg.wide_and_phone(
+        svg.heat_map(order, rows, tips),
+        svg.heat_map(order, rows, tips, numbered_width=svg.PHONE_WIDTH))
+    numbers = "".join(f'<li><span class="number">{k}</span>{escape(bot)}</li>'
+                      for k, bot in enumerate(order, start=1))
     key = (
         '<div class="key"><span>row loses</span><span class="ramp"></span><span>row wins</span>'
         '<span class="never"></span><span>never met</span></div>'
+        f'<ul class="legend phone">{numbers}</ul>'
     )
+    # every pair once, in words: what a cell's tooltip says, for a screen without hover
+    pairs = "".join(f"<li>{escape(tips[i][j])}</li>" for i in range(len(order))
+                    for j in range(i + 1, len(order)))
+    count = len(order) * (len(order) - 1) // 2
+    listed = (f'<details class="pairs"><summary>Every pair in words ({count:,})</summary>'
+              f"<ul>{pairs}</ul></details>") if pairs else ""
     return _section(
         "pairwise",
         "Head to head",
         "Share of the points the row bot took from the column bot, counting every pair of "
-        "seats they shared (a tie is half a point). Hover a cell for details.",
-        f'<div class="chart">{chart}</div>{key}',
+        "seats they shared (a tie is half a point). Each pair's details: hover its cell, "
+        "or open the list below.",
+        f"{chart}{key}{listed}",
     )
 
 
@@ -274,7 +294,8 @@ def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
         per_bot = _scores_per_bot([r for r in results if r.game == engine])
         rows = [(row.bot, per_bot[row.bot]) for row in board.rows if row.bot in per_bot]
         heading = f"<h3>{escape(engine)}</h3>" if len(board.games) > 1 else ""
-        blocks.append(f'{heading}<div class="chart">{svg.box_plot(rows)}</div>')
+        blocks.append(heading + svg.wide_and_phone(
+            svg.box_plot(rows), svg.box_plot(rows, width=svg.PHONE_WIDTH, stacked=True)))
     return _section(
         "scores",
         "Scores",
@@ -284,7 +305,35 @@ def _scores(results: Sequence[GameResult], board: Leaderboard) -> str:
     )
 
 
-def _failures(results: Sequence[GameResult], board: Leaderboard) -> str:
+@dataclass(frozen=True)
+class StartFailure:
+    """Games in which a bot died before its handshake, for one cause."""
+
+    bot: str
+    reason: str
+    detail: str  # the diagnosis (arena/runner/diagnosis.py)
+    games: int
+    stderr: str  # its stderr in the newest of them: its first lines and its end
+
+
+def start_failures(records: Iterable[GameRecord]) -> list[StartFailure]:
+    """The failures of ``records`` where a bot died before its handshake (or could not
+    be started), one per bot and cause, the most frequent first."""
+    found: dict[tuple[str, str, str], list[Any]] = {}
+    for record in records:
+        for failure in record.failures:
+            if died_at_start(failure["detail"]):
+                key = (failure["bot"], failure["reason"], failure["detail"])
+                found.setdefault(key, [0, ""])
+                found[key][0] += 1
+                found[key][1] = failure.get("stderr_tail", "")
+    return sorted((StartFailure(bot, reason, detail, games, stderr)
+                   for (bot, reason, detail), (games, stderr) in found.items()),
+                  key=lambda item: (-item.games, item.bot, item.detail))
+
+
+def _failures(results: Sequence[GameResult], board: Leaderboard,
+              failed_at_start: Sequence[StartFailure] = ()) -> str:
     reasons = sorted({reason for row in board.rows for reason in row.failures})
     failed_games: Counter[str] = Counter()
     for result in results:
@@ -299,19 +348,30 @@ def _failures(results: Sequence[GameResult], board: Leaderboard) -> str:
             if not row.failures:
                 continue
             cells = "".join(
-                f'<td class="num">{row.failures.get(r, 0) or DASH}</td>' for r in reasons
+                f'<td class="num" data-label="{escape(r)}">{row.failures.get(r, 0) or DASH}</td>'
+                for r in reasons
             )
             rate = 100 * failed_games[row.bot] / row.games
             lines.append(
-                f'<tr><td class="bot">{escape(row.bot)}</td>{cells}'
-                f'<td class="num">{failed_games[row.bot]:,} / {row.games:,} '
-                f'<span class="muted">({rate:.1f}%)</span></td></tr>'
+                f'<tr><td class="bot title">{escape(row.bot)}</td>{cells}'
+                f'<td class="num" data-label="games failed">{failed_games[row.bot]:,} / '
+                f'{row.games:,} <span class="muted">({rate:.1f}%)</span></td></tr>'
             )
         body = (
-            f'<div class="table-wrap"><table><thead><tr><th>bot</th>{head}'
+            f'<div class="table-wrap"><table class="phone-cards"><thead><tr><th>bot</th>{head}'
             f'<th class="num">games failed</th></tr></thead><tbody>{"".join(lines)}'
             "</tbody></table></div>"
         )
+    if failed_at_start:
+        items = "".join(
+            f'<li><span class="bot">{escape(item.bot)}</span>, {escape(item.reason)} in '
+            f'{item.games:,} game{"s" if item.games != 1 else ""}: {escape(item.detail)}'
+            + (f'<details><summary>its stderr</summary><pre class="stderr">'
+               f"{escape(item.stderr)}</pre></details>" if item.stderr.strip() else "")
+            + "</li>"
+            for item in failed_at_start)
+        body += (f'<h3 id="failed-at-start">Why bots could not start</h3>'
+                 f'<ul class="start-failures">{items}</ul>')
     return _section(
         "failures",
         "Failures",
@@ -328,18 +388,21 @@ def _seats(results: Sequence[GameResult], board: Leaderboard) -> str:
     for effect in effects:
         fair = 100 / effect.num_players
         lines.append(
-            f'<tr><td class="num">{effect.num_players}</td><td class="num">{effect.seat + 1}</td>'
-            f'<td class="num">{effect.games:,}</td>'
-            f'<td class="num">{100 * effect.first_share:.1f}% '
+            f'<tr><td class="title phone">{effect.num_players} players, seat {effect.seat + 1}'
+            f'</td><td class="num desk">{effect.num_players}</td>'
+            f'<td class="num desk">{effect.seat + 1}</td>'
+            f'<td class="num" data-label="games">{effect.games:,}</td>'
+            f'<td class="num wide" data-label="wins">{100 * effect.first_share:.1f}% '
             f'<span class="muted">({100 * effect.first_low:.1f}–{100 * effect.first_high:.1f}; '
             f"fair {fair:.0f}%)</span></td>"
-            f'<td class="num">{effect.average_place:.2f}</td>'
-            f'<td class="num">{_signed(effect.elo_advantage)} <span class="muted">'
-            f"({_signed(effect.elo_low)} to {_signed(effect.elo_high)})</span></td>"
-            f'<td class="bar">{svg.centred_bar(effect.elo_advantage, limit)}</td></tr>'
+            f'<td class="num" data-label="avg place">{effect.average_place:.2f}</td>'
+            f'<td class="num wide" data-label="Elo vs other seats">{_signed(effect.elo_advantage)} '
+            f'<span class="muted">({_signed(effect.elo_low)} to {_signed(effect.elo_high)})'
+            f'</span></td><td class="bar">{svg.centred_bar(effect.elo_advantage, limit)}</td></tr>'
         )
     table = (
-        '<div class="table-wrap"><table class="seats"><thead><tr><th class="num">players</th>'
+        '<div class="table-wrap"><table class="seats phone-cards"><thead><tr>'
+        '<th class="phone"></th><th class="num">players</th>'
         '<th class="num">seat</th><th class="num">games</th><th class="num">wins</th>'
         '<th class="num">avg place</th><th class="num">Elo vs other seats</th><th></th>'
         f"</tr></thead><tbody>{''.join(lines)}</tbody></table></div>"
@@ -413,9 +476,10 @@ def _sequential_test(stop: Mapping[str, Any]) -> str:
 
 def _meta_game(board: Leaderboard) -> str:
     lines = "".join(
-        f'<tr><td class="bot">{escape(row.bot)}</td><td class="num">{row.elo:.0f}</td>'
-        f'<td class="num">{100 * (row.alpha_rank or 0.0):.1f}%</td>'
-        f'<td class="num">{100 * (row.nash or 0.0):+.1f}</td></tr>'
+        f'<tr><td class="bot title">{escape(row.bot)}</td>'
+        f'<td class="num" data-label="Elo">{row.elo:.0f}</td>'
+        f'<td class="num" data-label="α-Rank">{100 * (row.alpha_rank or 0.0):.1f}%</td>'
+        f'<td class="num" data-label="Nash">{100 * (row.nash or 0.0):+.1f}</td></tr>'
         for row in board.rows
     )
     support = ", ".join(board.nash_support) or DASH
@@ -427,7 +491,8 @@ def _meta_game(board: Leaderboard) -> str:
         "<em>Nash</em>: the bot's margin, in points per 100 pairings, against the maximum-"
         f"entropy Nash mix of bots ({escape(support)}); 0 for the bots in that mix. They "
         "differ from Elo when strength is not one number (cycles, kingmaking).",
-        '<div class="table-wrap"><table><thead><tr><th>bot</th><th class="num">Elo</th>'
+        '<div class="table-wrap"><table class="phone-cards"><thead><tr><th>bot</th>'
+        '<th class="num">Elo</th>'
         '<th class="num">α-Rank</th><th class="num">Nash</th></tr></thead>'
         f"<tbody>{lines}</tbody></table></div>",
     )

@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from arena.league.formats import BracketRound, Standings
 
 DASH = "—"
+# "ahead of next" from which a pair's order counts as settled: the 95% interval of the
+# two bots' difference excludes 0 (one-sided 97.5%).  One definition for the notes, the
+# report and the server's marks, so that none can say "not settled" beside ">99.9%".
+SETTLED = 0.975
 
 
 @dataclass(frozen=True)
@@ -262,21 +266,38 @@ class LiveLeaderboard:
                       player_counts=tuple(sorted(self.player_counts)), luce={}, meta=None)
 
 
+def order_settled(ahead_of_next: float | None) -> bool:
+    """Whether a bot's place above the next one is settled (see :data:`SETTLED`)."""
+    return ahead_of_next is not None and not math.isnan(ahead_of_next) \
+        and ahead_of_next >= SETTLED
+
+
 def _unsettled(rows: Sequence[BotRow]) -> list[str]:
-    """A warning for each pair of neighbours whose order the games have not settled."""
-    pairs = []
+    """A warning for each pair of neighbours whose order the games have not settled,
+    and a word on the pairs whose intervals overlap although their order is settled
+    (each interval is one bot's rating; "ahead of next" weighs their difference)."""
+    unsettled, overlapping = [], []
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if upper.group == lower.group and lower.high >= upper.low:
-            chance = "" if upper.ahead_of_next is None else (
-                f", {upper.bot} stronger with likelihood {superiority_text(upper.ahead_of_next)}"
-            )
-            pairs.append(f"{upper.bot} / {lower.bot}{chance}")
-    if not pairs:
-        return []
-    return [
-        "Order not settled: these neighbours' 95% intervals overlap, so more games could "
-        "swap them: " + "; ".join(pairs) + "."
-    ]
+        if upper.group != lower.group:
+            continue
+        likelihood = DASH if upper.ahead_of_next is None \
+            else superiority_text(upper.ahead_of_next)
+        pair = f"{upper.bot} / {lower.bot} ({upper.bot} ahead: {likelihood})"
+        if not order_settled(upper.ahead_of_next):
+            unsettled.append(pair)
+        elif lower.high >= upper.low:
+            overlapping.append(pair)
+    notes = []
+    if unsettled:
+        notes.append(
+            f"Order not settled: {'; '.join(unsettled)}. The likelihood that the upper bot "
+            f"is the stronger is below {100 * SETTLED:g}%, so more games could swap them.")
+    if overlapping:
+        notes.append(
+            f"Settled although their 95% intervals overlap: {'; '.join(overlapping)}. An "
+            "interval is one bot's rating; \"ahead of next\" weighs the difference "
+            "between the two, which their games measure more closely.")
+    return notes
 
 
 def _meta_notes(meta: MetaRanking | None) -> list[str]:

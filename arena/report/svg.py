@@ -55,6 +55,23 @@ def _fmt(value: float) -> str:
     return f"{value:.0f}" if abs(value - round(value)) < 1e-9 else f"{value:.1f}"
 
 
+# the width a phone's drawings are made for: a 390 px screen less the page's margins, so
+# that their text is drawn at nearly the size it is written (11-12 px)
+PHONE_WIDTH = 340
+
+
+def wide_and_phone(wide: str, phone: str) -> str:
+    """A chart drawn twice, each shown where it reads (report.css shows one or the other):
+    scaled down to a phone, the wide one's labels would shrink to a few pixels."""
+    return f'<div class="chart desk">{wide}</div><div class="chart phone">{phone}</div>'
+
+
+def label_room(names: Sequence[str]) -> int:
+    """The width bots' names take as labels (12 px, bold), so that a long one is not cut
+    at the drawing's edge: 150 px at least, 320 at most."""
+    return int(min(320, max(150, 7.4 * max((len(name) for name in names), default=0) + 18)))
+
+
 def _open(width: float, height: float, label: str, wide: bool = False) -> str:
     css = ' class="wide"' if wide else ""
     return (
@@ -170,9 +187,13 @@ def quartiles(values: Sequence[float]) -> tuple[float, float, float, float, floa
     return ordered[0], at(0.25), at(0.5), at(0.75), ordered[-1]
 
 
-def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100) -> str:
-    """Horizontal box plots: whiskers min–max, box quartiles, line median, dot mean."""
-    label_width, right, row_height, top = 150, 20, 28, 8
+def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100,
+             stacked: bool = False) -> str:
+    """Horizontal box plots: whiskers min–max, box quartiles, line median, dot mean.
+    ``stacked``: each bot's name above its box rather than beside it (a narrow drawing,
+    for a phone: the boxes keep the whole width, and a long name is never cut)."""
+    label_width, right, row_height, top = (12, 12, 44, 8) if stacked else (
+        label_room([name for name, _ in rows]), 20, 28, 8)
     axis_height = 30
     height = top + row_height * len(rows) + axis_height
     everything = [v for _, values in rows for v in values]
@@ -195,7 +216,7 @@ def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100) 
     for i, (name, values) in enumerate(rows):
         if not values:
             continue
-        y = top + row_height * i + row_height / 2
+        y = top + row_height * i + row_height / 2 + (8 if stacked else 0)
         low, q1, median, q3, high = quartiles(values)
         mean = sum(values) / len(values)
         tip = escape(
@@ -203,9 +224,11 @@ def box_plot(rows: Sequence[tuple[str, Sequence[float]]], *, width: int = 1100) 
             f"{q3:g}, max {high:g}, mean {mean:.1f}"
         )
         fill = colour(i)
+        label = (f'<text x="0" y="{y - 13:.1f}" class="label">{escape(name)}</text>'
+                 if stacked else f'<text x="{label_width - 10}" y="{y + 4:.1f}" '
+                 f'text-anchor="end" class="label">{escape(name)}</text>')
         parts.append(
-            f'<g><title>{tip}</title><text x="{label_width - 10}" y="{y + 4:.1f}" '
-            f'text-anchor="end" class="label">{escape(name)}</text>'
+            f'<g><title>{tip}</title>{label}'
             f'<line x1="{px(low):.1f}" x2="{px(high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
             f'stroke="{MUTED}" stroke-width="1.2"/>'
             f'<rect x="{px(q1):.1f}" y="{y - 8:.1f}" width="{max(1.5, px(q3) - px(q1)):.1f}" '
@@ -259,31 +282,45 @@ def heat_map(
     names: Sequence[str],
     rates: Sequence[Sequence[float]],
     tips: Sequence[Sequence[str]],
+    numbered_width: int | None = None,
 ) -> str:
-    """Row-against-column win rates; NaN (never met) is a hatched grey cell."""
+    """Row-against-column win rates; NaN (never met) is a hatched grey cell.
+
+    ``numbered_width``: drawn that wide with the bots numbered 1, 2, ... in rank order
+    instead of named (for a phone, beside a numbered list of the names): the cells share
+    the width, and a cell too small for its percentage shows its colour alone."""
     n = len(names)
-    cell = 52 if n <= 8 else 44 if n <= 12 else 32 if n <= 20 else 24
-    # rotated column labels reach up and to the right by about 0.7 of their length
-    reach = 0.7 * 7.5 * max((len(name) for name in names), default=0)
-    label_width, top = 150, int(min(160, 24 + reach))
-    width = int(label_width + cell * n + max(10, reach - cell / 2))
-    height = top + cell * n + 10
+    if numbered_width is not None:
+        label_width, top = 28, 22
+        cell = max(8, (numbered_width - label_width - 4) // max(n, 1))
+        width, height = label_width + cell * n + 4, top + cell * n + 4
+        labels = [str(k) for k in range(1, n + 1)]
+    else:
+        cell = 52 if n <= 8 else 44 if n <= 12 else 32 if n <= 20 else 24
+        # rotated column labels reach up and to the right by about 0.7 of their length
+        reach = 0.7 * 7.5 * max((len(name) for name in names), default=0)
+        label_width, top = label_room(names), int(min(160, 24 + reach))
+        width = int(label_width + cell * n + max(10, reach - cell / 2))
+        height = top + cell * n + 10
+        labels = list(names)
     parts = [
         _open(width, height, "pairwise win rates"),
         '<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" '
         'patternTransform="rotate(45)"><rect width="6" height="6" fill="#f0f2f5"/>'
         '<line x1="0" y1="0" x2="0" y2="6" stroke="#d3d8de" stroke-width="2"/></pattern></defs>',
     ]
-    for j, name in enumerate(names):
+    for j, name in enumerate(labels):
         x = label_width + cell * j + cell / 2
         parts.append(
+            f'<text x="{x:.1f}" y="{top - 8}" text-anchor="middle" class="label">{name}</text>'
+            if numbered_width is not None else
             f'<text transform="translate({x:.1f} {top - 8}) rotate(-45)" class="label">'
             f"{escape(name)}</text>"
         )
-    for i, name in enumerate(names):
+    for i, name in enumerate(labels):
         y = top + cell * i
         parts.append(
-            f'<text x="{label_width - 10}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" '
+            f'<text x="{label_width - 8}" y="{y + cell / 2 + 4:.1f}" text-anchor="end" '
             f'class="label">{escape(name)}</text>'
         )
         for j in range(n):
@@ -300,11 +337,12 @@ def heat_map(
             else:
                 (fill, ink), text = rate_colour(rate), f"{100 * rate:.0f}"
             size = 12 if cell >= 40 else 10 if cell >= 30 else 8
+            shown = (f'<text x="{x + cell / 2:.1f}" y="{y + cell / 2 + size / 3:.1f}" '
+                     f'text-anchor="middle" style="fill:{ink}" font-size="{size}">{text}</text>'
+                     if numbered_width is None or cell >= 26 else "")
             parts.append(
                 f'<g><title>{escape(tips[i][j])}</title><rect x="{x}" y="{y}" width="{cell}" '
-                f'height="{cell}" fill="{fill}" stroke="#ffffff"/><text x="{x + cell / 2:.1f}" '
-                f'y="{y + cell / 2 + size / 3:.1f}" text-anchor="middle" style="fill:{ink}" '
-                f'font-size="{size}">{text}</text></g>'
+                f'height="{cell}" fill="{fill}" stroke="#ffffff"/>{shown}</g>'
             )
     parts.append("</svg>")
     return "".join(parts)

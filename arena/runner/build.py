@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.runner.botspec import BotSpec
+from arena.runner.cgroups import MEMORY_LOOK_SECONDS
 from arena.runner.failures import BotFailure
 from arena.runner.process import StderrLog
 from arena.runner.sandbox import PYTHON_PLACEHOLDER, BotLaunch, prepare_launch
@@ -116,6 +117,7 @@ def _watch(launch: BotLaunch, work: Path, limits: BuildLimits, log: StderrLog,
             plan.close_fds()
             os.close(write_end)
         launch.started()
+        launch.watch_memory(process.pid)  # (where no control group bounds its memory)
         try:
             return _follow(process, read_end, launch, work, limits, log, started, progress)
         finally:
@@ -134,19 +136,25 @@ def _follow(process: subprocess.Popen[bytes], output: int, launch: BotLaunch, wo
     ended_at: float | None = None  # when its first process ended
     output_open = True
     folders = [work, *([launch.scratch] if launch.scratch is not None else [])]
+    watch = launch.memory_watch
+    wait = 0.1 if watch is None else MEMORY_LOOK_SECONDS
+    next_memory_look = started
     while True:
         now = time.monotonic()
         chunk = b""
         if output_open:
-            readable, _, _ = select.select([output], [], [], 0.1)
+            readable, _, _ = select.select([output], [], [], wait)
             if readable:
                 chunk = os.read(output, 65536)
                 output_open = bool(chunk)  # else every process of it closed its output
                 log.add(chunk)
         else:
-            time.sleep(0.05)
+            time.sleep(min(wait, 0.05))
         if progress is not None:
             progress(now - started, chunk)
+        if watch is not None and now >= next_memory_look:
+            next_memory_look = now + MEMORY_LOOK_SECONDS
+            watch.enforce(process.pid)
         if (over := launch.exceeded()) is not None:
             return over[1]
         if now >= next_disk_look:

@@ -14,7 +14,8 @@ of files the bot writes to a tmpfs included.  What this machine offers, best fir
     ``pids.max``; going over is read from ``memory.oom_control`` (``oom_kill``) and
     ``pids.events``.
 ``rlimits``
-    neither: the per-process rlimits only (a warning says so).
+    neither: the per-process rlimits, and for memory the arena's own watch over the
+    bot's processes (:class:`MemoryWatch`), which kills a bot that goes over.
 
 Where the machine allows it (cgroup v2's ``cpu`` controller, or a writable v1 ``cpu``
 hierarchy) each bot also gets a CPU quota: ``Limits.cores`` CPU-seconds per second over
@@ -31,11 +32,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import os
 import secrets
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -287,6 +289,194 @@ class BotGroup:
         for path in (*self.paths, *([self.quota_path] if self.quota_path else [])):
             _remove_group(path)
         self.paths, self.quota_path = (), None
+
+
+# The memory watch: how often it looks at a bot's processes (a bot that allocates a
+# gigabyte a second is stopped within about 20 MB of its limit) ...
+MEMORY_LOOK_SECONDS = 0.02
+# ... every how many looks it also reads the children of every thread (a process started
+# from another thread than the first; a JVM has 15, a read each) ...
+THREADS_LOOK_EVERY = 10
+# ... and looks for processes that left the tree (a setsid double fork: their parent
+# died, the init process took them), which means reading all of /proc
+STRAYS_LOOK_EVERY = 25
+# the exact measure (smaps_rollup: about 0.5 ms for a JVM) at most this often, unless
+# the resident sum grew by more than was left below the limit at the last one
+EXACT_LOOK_SECONDS = 0.5
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+class MemoryWatch:
+    """A bot's real memory where no control group bounds it (:data:`MEMORY_LOOK_SECONDS`
+    apart; its process channel kills the bot when :meth:`look` says it went over):
+
+    * its processes: the first one and every process below it, and those that left the
+      tree (``strays``: the processes of its own uid, or of its own user namespace;
+      under bwrap none can leave, orphans go to the sandbox's own init);
+    * their resident memory (``/proc/PID/statm``) summed, and only when the sum is over
+      the limit the exact measure: proportional set sizes (``smaps_rollup``), where a
+      page that forked processes share, or a library the whole machine maps, is counted
+      once;
+    * under bwrap, the files in its private ``/tmp`` (a tmpfs: memory too).
+
+    Address space reserved and never touched (a JVM's heap, Go's arenas) costs nothing
+    and counts nothing.  What no process maps (a memfd only written to, a System V
+    segment no process attaches) is not seen: docs/security.md."""
+
+    def __init__(self, memory_mb: int) -> None:
+        self.memory_mb = memory_mb
+        self.limit = memory_mb << 20
+        self.over: str | None = None  # why it was stopped, once it went over
+        self.processes: list[int] = []  # the bot's processes at the last look
+        self._leader = 0
+        self._strays: Callable[[], Iterable[int]] | None = None
+        self._stray_roots: list[int] = []
+        self._private_tmp = False
+        self._looks = 0
+        # the last exact measure: (resident sum then, exact figure, when)
+        self._exact = (0, 0, -math.inf)
+
+    def start(self, leader: int, strays: Callable[[], Iterable[int]] | None = None,
+              private_tmp: bool = False) -> None:
+        """Watch the process ``leader`` (the bot's first) and everything it starts."""
+        self._leader, self._strays, self._private_tmp = leader, strays, private_tmp
+
+    def look(self) -> bool:
+        """Measure once; True (and :attr:`over` says why, :attr:`processes` which to
+        kill) when the bot's processes together use more than its limit."""
+        self._looks += 1
+        if self._strays is not None and self._looks % STRAYS_LOOK_EVERY == 1:
+            self._find_strays()
+        resident = self._walk(every_thread=self._looks % THREADS_LOOK_EVERY == 1)
+        used = resident + self._tmp_used(self.processes)
+        if used > self.limit:
+            used = self._exact_use(resident, used, self.processes)
+        if used <= self.limit:
+            return False
+        # to be killed: exactly the bot's processes now (a stray found half a second
+        # ago may be gone, its pid another's)
+        if self._strays is not None:
+            self._find_strays()
+        self._walk(every_thread=True)
+        self.over = (f"went over its memory limit of {self.memory_mb} MiB (all its "
+                     f"processes together used {used >> 20} MiB; no control group here, "
+                     "the arena's memory watch stopped it)")
+        return True
+
+    def enforce(self, leader: int) -> bool:
+        """:meth:`look`, and once over kill every process of the bot (and the process
+        group of ``leader``, its first): True then (:attr:`over` says why)."""
+        if not self.look():
+            return False
+        for pid in self.processes:  # found in this look: none can be reused yet
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(leader, signal.SIGKILL)
+        return True
+
+    def _find_strays(self) -> None:
+        assert self._strays is not None
+        with contextlib.suppress(OSError):
+            self._stray_roots = list(self._strays())
+
+    def _walk(self, every_thread: bool) -> int:
+        """Find the bot's processes (:attr:`processes`); their resident bytes."""
+        found: list[int] = []
+        seen: set[int] = set()
+        resident = 0
+        todo = [self._leader, *self._stray_roots]
+        everyone = None if _CHILDREN_FILES else _children_of_all()
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as handle:
+                    pages = int(handle.read().split()[1])
+                todo += _children(pid, every_thread) if everyone is None \
+                    else everyone.get(pid, [])
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+            found.append(pid)
+            resident += pages * _PAGE
+        self.processes = found
+        return resident
+
+    def _exact_use(self, resident: int, estimate: int, pids: list[int]) -> int:
+        """Proportional set sizes (plus the private tmpfs), or a bound on them from the
+        last exact measure while it cannot have been crossed."""
+        last_resident, last_exact, when = self._exact
+        now = time.monotonic()
+        if now - when < EXACT_LOOK_SECONDS and \
+                last_exact + resident - last_resident <= self.limit:
+            return last_exact + resident - last_resident
+        exact = estimate - resident
+        for pid in pids:
+            with contextlib.suppress(OSError, ValueError), \
+                    open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"Pss:"):
+                        exact += int(line.split()[1]) << 10
+                        break
+        self._exact = (resident, exact, now)
+        return exact
+
+    def _tmp_used(self, pids: list[int]) -> int:
+        """Bytes in the bot's private /tmp (bwrap), seen through a process inside: the
+        tmpfs of exactly its limit's size (bubblewrap sizes it so; a process still
+        setting up the sandbox sees the machine's /tmp, which is not the bot's)."""
+        if not self._private_tmp:
+            return 0
+        for pid in pids:
+            if pid != self._leader:  # the leader is bubblewrap, outside the sandbox
+                try:
+                    info = os.statvfs(f"/proc/{pid}/root/tmp")
+                except OSError:
+                    continue
+                if info.f_blocks * info.f_frsize == self.limit:
+                    return (info.f_blocks - info.f_bfree) * info.f_frsize
+        return 0
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every live process below it (one look at all of /proc)."""
+    children = _children_of_all()
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _children_of_all() -> dict[int, list[int]]:
+    """Every process's children, from each one's parent in /proc/PID/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat_line = Path(f"/proc/{entry}/stat").read_text()
+                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
+                children.setdefault(parent, []).append(int(entry))
+    return children
+
+
+# /proc/PID/task/TID/children (a kernel built with CONFIG_PROC_CHILDREN, as distributions
+# build theirs): without them the memory watch reads every process's parent instead
+_CHILDREN_FILES = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
+def _children(pid: int, every_thread: bool) -> list[int]:
+    """The children of ``pid``: those its first thread started, or every thread's."""
+    threads = os.listdir(f"/proc/{pid}/task") if every_thread else [str(pid)]
+    children: list[int] = []
+    for thread in threads:
+        with contextlib.suppress(FileNotFoundError), \
+                open(f"/proc/{pid}/task/{thread}/children", "rb") as handle:
+            children += map(int, handle.read().split())  # (FileNotFoundError: it ended)
+    return children
 
 
 def _remove_group(path: Path, patience: float = 5.0) -> None:

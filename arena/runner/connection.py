@@ -55,6 +55,7 @@ from arena.runner.protocol import (
     ping,
     quit_message,
 )
+from arena.runner.trace import traced
 from arena.settings import Limits
 
 JSON = Any
@@ -208,15 +209,29 @@ class BotConnection:
         return decode_bot_message(await self._running().receive_line())
 
     async def _start(self) -> None:
+        """Open a fresh channel and do the handshake.  A failure is marked as one before
+        the handshake: the channel then says whether the bot died, and why."""
+        try:
+            await self._handshake()
+        except BotFailure as failure:
+            failure.before_handshake = True
+            raise
+
+    async def _handshake(self) -> None:
         with trio.move_on_after(self.limits.handshake_seconds) as scope:
-            channel = await self._opener()
+            channel = traced(await self._opener(), self.name)  # --trace: its lines, timed
             self._channel = channel
             self.kind = channel.kind
             if channel.pid is not None:
                 self.pids.append(channel.pid)
             await channel.send(encode(hello(arena.__version__, self.limits.protocol_json(),
                                             self.spec.parameters_json())))
-            message = await self._receive()
+            line = await channel.receive_line()
+            try:
+                message = decode_bot_message(line)
+            except BotFailure as failure:
+                failure.output = line  # a runtime's own words, maybe (diagnosis.py)
+                raise
         if scope.cancelled_caught:
             if self._channel is None:
                 raise BotFailure("timeout", f"not reached within "

@@ -27,3 +27,7 @@ class BotFailure(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+        # set by the connection for a failure of a fresh bot before its ready: its
+        # channel then looks at whether it died, and why (arena/runner/diagnosis.py)
+        self.before_handshake = False
+        self.output = b""  # the line it wrote instead of its ready, if any

@@ -65,6 +65,11 @@ class LineReader:
             raise BotFailure("oversize", self._oversize_detail())
         return line[:-1] if line.endswith(b"\r") else line
 
+    def take_buffered(self) -> bytearray:
+        """Everything read and not returned as lines yet (the reader is then empty)."""
+        rest, self._buffer, self._scanned = self._buffer, bytearray(), 0
+        return rest
+
     @property
     def buffered(self) -> int:
         """Bytes read but not yet returned as lines."""

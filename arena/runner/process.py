@@ -35,22 +35,34 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import trio
 
+from arena.runner.cgroups import MEMORY_LOOK_SECONDS
+from arena.runner.diagnosis import could_not_start, died_before_handshake
 from arena.runner.failures import BotFailure
 from arena.runner.lines import CHUNK, LineReader
 from arena.runner.pipes import PipeEnd
 from arena.runner.protocol import BotMessage, decode_bot_message, encode
-from arena.runner.sandbox import BotLaunch, LaunchPlan, prepare_launch
+from arena.runner.sandbox import (
+    BotLaunch,
+    LaunchPlan,
+    address_space_backstop,
+    prepare_launch,
+)
 
 if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
-    from arena.runner.cgroups import BotGroup
+    from arena.runner.cgroups import BotGroup, MemoryWatch
     from arena.settings import Limits
 
+# the start of a bot's stderr kept in memory: why a runtime could not start
+STDERR_HEAD_BYTES = 4096
+# what is read of a dead bot's unread output to see why it died
+OUTPUT_LOOK_BYTES = 4096
 # a reply caught by the quick wait yields to the event loop only if it has not run for
 # this long: a yield costs as much as the quick wait saves, but other tasks (games played
 # alongside, stderr drainers) must not wait more than about this
@@ -71,7 +83,9 @@ async def _yield_now_and_then() -> None:
 class StderrLog:
     """A bot's stderr: the log file keeps its first and last ``cap // 2`` bytes (what
     went wrong first, and how it ended) with a line saying how much was dropped between;
-    the last ``tail`` bytes are also kept in memory for the game record."""
+    the last ``tail`` bytes are also kept in memory for the game record, and the first
+    :data:`STDERR_HEAD_BYTES` for a bot that dies before its handshake (a runtime says
+    first why it cannot start)."""
 
     def __init__(self, path: Path | None, cap: int, tail: int) -> None:
         self.path = path
@@ -84,10 +98,13 @@ class StderrLog:
         self._end = bytearray()  # the last bytes beyond the head, written at close
         self._tail_size = tail
         self._tail = bytearray()
+        self._first = bytearray()  # the first STDERR_HEAD_BYTES, for excerpt()
         self.written = 0
         self.total = 0
 
     def add(self, chunk: bytes) -> None:
+        if len(self._first) < STDERR_HEAD_BYTES:
+            self._first += chunk[: STDERR_HEAD_BYTES - len(self._first)]
         self.total += len(chunk)
         if self._file is not None:
             part = chunk[: self._head_cap - self.written] if self.written < self._head_cap \
@@ -109,6 +126,22 @@ class StderrLog:
         if self.total > len(self._tail):
             text = "..." + text
         return text
+
+    def head(self) -> str:
+        """The first :data:`STDERR_HEAD_BYTES` (all of it when that is all)."""
+        return bytes(self._first).decode("utf-8", errors="replace")
+
+    def excerpt(self) -> str:
+        """Its start and its end, at most ``tail`` bytes in all (all of it when short),
+        with a line where bytes are left out."""
+        if self.total <= self._tail_size or not self._tail_size:
+            return self.tail()
+        first = self._first[: self._tail_size // 4]
+        end = self._tail[len(self._tail) - (self._tail_size - len(first)):]
+        left_out = self.total - len(first) - len(end)
+        return (bytes(first).decode("utf-8", errors="replace")
+                + f"\n[arena: {left_out} bytes of stderr left out here]\n"
+                + bytes(end).decode("utf-8", errors="replace"))
 
     def close(self) -> None:
         if self._file is not None:
@@ -149,9 +182,10 @@ def bot_cpu_seconds(pgid: int, group: BotGroup | None) -> float:
 
 class BotProcess:
     def __init__(self, plan: LaunchPlan, max_line: int, stderr_log: StderrLog,
-                 quick_wait_seconds: float = 0.0) -> None:
-        """Start the process now.  Raises BotFailure("crash") if it cannot be started.
-        ``quick_wait_seconds``: see the module docstring."""
+                 quick_wait_seconds: float = 0.0, command: Sequence[str] = ()) -> None:
+        """Start the process now.  Raises BotFailure("crash") if it cannot be started
+        (its detail says why: ``command`` is the bot's own argv, without a sandbox's
+        prefix).  ``quick_wait_seconds``: see the module docstring."""
         pipes = [os.pipe2(os.O_CLOEXEC) for _ in range(3)]
         child_ends = (pipes[0][0], pipes[1][1], pipes[2][1])
         try:
@@ -164,7 +198,10 @@ class BotProcess:
             for read_end, write_end in pipes:
                 os.close(read_end)
                 os.close(write_end)
-            raise BotFailure("crash", f"could not start {plan.argv[0]!r}: {error}") from None
+            detail = could_not_start(command or plan.argv, Path(plan.cwd),
+                                     plan.env.get("PATH", ""), error) \
+                if isinstance(error, OSError) else f"could not start {plan.argv[0]!r}: {error}"
+            raise BotFailure("crash", detail) from None
         finally:
             plan.close_fds()
             for fd in child_ends:
@@ -203,6 +240,20 @@ class BotProcess:
             self._poller = select.poll()
             self._poller.register(self._stdout.fd, select.POLLIN)
         return any(events & select.POLLIN for _, events in self._poller.poll(0))
+
+    def rest_of_output(self, limit: int = OUTPUT_LOOK_BYTES) -> bytes:
+        """What the bot wrote that the arena has not read, up to ``limit`` bytes, without
+        waiting (for a dead bot: the rest of what it said)."""
+        rest = bytes(self._lines.take_buffered())
+        while self._stdout.fd >= 0 and len(rest) < limit:
+            try:
+                chunk = os.read(self._stdout.fd, limit - len(rest))
+            except OSError:  # nothing more now (EAGAIN), or closed
+                break
+            if not chunk:
+                break
+            rest += chunk
+        return rest[:limit]
 
     async def send_raw(self, data: bytes) -> None:
         """Write already encoded lines."""
@@ -335,6 +386,8 @@ class BotProcess:
 
 # ------------------------------------------------------------------ the channel
 
+# the failures before a bot's ready that may be its death (its channel then says why)
+START_DEATHS = ("crash", "malformed", "timeout")
 # a process that has used this share of its CPU-seconds limit is replaced between games
 CPU_RECYCLE = 0.5
 # Quick decisions look at the bot's control group at most this often (every other
@@ -399,10 +452,16 @@ class ProcessChannel:
 
     def _check_group(self) -> None:
         """BotFailure("memory", "processes" or "cpu") once the bot's processes went over
-        a limit of their control group."""
+        a limit of their control group (or the memory watch stopped them)."""
         self._next_group_look = time.perf_counter() + GROUP_LOOK_SECONDS
-        if self.launch.group is not None and (over := self.launch.exceeded()) is not None:
+        if (over := self.launch.exceeded()) is not None:
             raise BotFailure(*over)
+
+    async def watch_memory(self, watch: MemoryWatch) -> None:
+        """Where no control group bounds the bot's memory: :func:`enforce_memory` until
+        the process is killed (the connection then reads the end of its output, and
+        :meth:`BotLaunch.exceeded` names the reason)."""
+        await enforce_memory(watch, self.process.pid, lambda: self.process.killed)
 
     async def close(self, grace: float) -> None:
         with trio.CancelScope(shield=True):
@@ -413,8 +472,14 @@ class ProcessChannel:
 
     async def abort(self, failure: BotFailure, grace: float) -> str:
         process, launch = self.process, self.launch
+        starting = failure.before_handshake and failure.reason in START_DEATHS
+        if starting:  # a runtime that cannot start says so and exits: did it?
+            with trio.move_on_after(grace):
+                await process.wait()
         if (over := launch.exceeded()) is not None:
             failure.reason, failure.detail = over  # the real cause of the crash or stall
+        elif starting and process.returncode is not None:
+            await self._diagnose_start(failure, grace)
         elif failure.reason == "crash":  # say how it ended: exit code, signal, still running
             failure.detail = await process.exit_description(failure.detail, grace)
             cause = launch.crash_cause(process.returncode)
@@ -433,7 +498,30 @@ class ProcessChannel:
         # let the drainer read what the bot wrote last (often why it failed)
         with trio.move_on_after(grace):
             await self.process.stderr_done.wait()
-        return self.process.stderr_log.tail()
+        log = self.process.stderr_log
+        return log.excerpt() if failure.before_handshake else log.tail()
+
+    async def _diagnose_start(self, failure: BotFailure, grace: float) -> None:
+        """The bot died before its handshake: say why (arena/runner/diagnosis.py)."""
+        process, launch = self.process, self.launch
+        returncode = process.returncode
+        assert returncode is not None
+        cause = launch.crash_cause(returncode)
+        if cause is not None and cause[0] == "forbidden":
+            failure.reason, failure.detail = cause
+            return
+        with trio.move_on_after(grace):  # it is dead: its stderr ends soon
+            await process.stderr_done.wait()
+        log = process.stderr_log
+        stderr = log.head() if log.total <= STDERR_HEAD_BYTES else f"{log.head()}\n{log.tail()}"
+        output = b"\n".join((failure.output, process.rest_of_output()))
+        signal_number = launch.signal_of(returncode)
+        failure.reason = "crash"
+        failure.detail = died_before_handshake(
+            launch.command, Path(launch.plan.cwd), launch.plan.env.get("PATH", ""),
+            None if signal_number else returncode, signal_number,
+            output.decode("utf-8", errors="replace"), stderr, launch.limits.memory_mb,
+            address_space_backstop(launch.limits) >> 20)
 
     def worn_out(self) -> bool:
         """Has the process used CPU_RECYCLE of its CPU-seconds limit?  Scanning /proc
@@ -447,6 +535,16 @@ class ProcessChannel:
         used = bot_cpu_seconds(self.process.pid, self.launch.group)
         self._cpu_used, self._cpu_checked_at = used, now
         return self._cpu_used > threshold
+
+
+async def enforce_memory(watch: MemoryWatch, leader: int, done: Callable[[], bool]) -> bool:
+    """:meth:`MemoryWatch.enforce` every :data:`~arena.runner.cgroups.MEMORY_LOOK_SECONDS`
+    until ``done()``; True once it killed the bot (``watch.over`` says why)."""
+    while not done():
+        await trio.sleep(MEMORY_LOOK_SECONDS)
+        if not done() and watch.enforce(leader):
+            return True
+    return False
 
 
 def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
@@ -464,7 +562,7 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
                         limits.stderr_log_bytes, limits.stderr_tail_bytes)
         try:
             process = BotProcess(plan, limits.max_line_bytes, log,
-                                 limits.quick_reply_wait_seconds)
+                                 limits.quick_reply_wait_seconds, launch.command)
         except BotFailure:
             log.close()
             raise
@@ -473,7 +571,11 @@ def open_process_channel(spec: BotSpec, limits: Limits, nursery: trio.Nursery,
         launch.release()
         raise
     nursery.start_soon(process.drain_stderr)
-    return ProcessChannel(process, limits, launch)
+    channel = ProcessChannel(process, limits, launch)
+    watch = launch.watch_memory(process.pid)
+    if watch is not None:
+        nursery.start_soon(channel.watch_memory, watch)
+    return channel
 
 
 def bound_logs(log_dir: Path, total: int) -> None:

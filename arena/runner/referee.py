@@ -26,8 +26,10 @@ only while some seat wants them.
 
 Forfeits and placements: the seats that did not forfeit keep the engine's order among
 themselves (place = 1 + number of non-forfeiting seats placed strictly better by the
-engine); every forfeiting seat shares the place after them (number of non-forfeiting
-seats + 1).  Scores stay the engine's.
+engine); every forfeiting seat is placed last, k-th of the k seats, however many others
+forfeited too (two forfeits of four: 1, 2, 4, 4; every seat forfeits: all k-th).  So a
+forfeit never wins, never ties with a seat that played on, and a bot that forfeits
+every game has an average place of k.  Scores stay the engine's.
 
 Time: a decision may take at most ``min(move_seconds + bank left, clock left)`` (the bank
 and the whole-game clock count only when the limits set them).  Its elapsed time is
@@ -68,12 +70,12 @@ JSON = Any
 
 
 def adjusted_placements(engine_placements: Sequence[int], forfeits: set[int]) -> list[int]:
-    """Placements with every forfeiting seat after every other seat (see module doc)."""
+    """Placements with every forfeiting seat last, k-th of k (see module doc)."""
     stayed = [s for s in range(len(engine_placements)) if s not in forfeits]
     result = []
     for seat, place in enumerate(engine_placements):
         if seat in forfeits:
-            result.append(len(stayed) + 1)
+            result.append(len(engine_placements))
         else:
             result.append(1 + sum(1 for other in stayed if engine_placements[other] < place))
     return result

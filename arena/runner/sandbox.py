@@ -49,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import glob
 import itertools
 import math
 import os
@@ -84,6 +85,9 @@ ARENA_PACKAGE = str(Path(arena.__file__).resolve().parent)
 # /etc files that dynamic linking, locales and user lookups read
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
              "nsswitch.conf", "passwd", "group", "hosts")
+# /etc folders of runtimes, those this machine has: Debian's OpenJDK keeps its
+# configuration there (java.security: without it SecureRandom, and so UUID, fail)
+ETC_RUNTIME_FOLDERS = ("java*",)
 BWRAP_INSTALL_HINT = (
     "the bwrap sandbox needs bubblewrap, which is not installed: "
     "install it with `apt-get install bubblewrap` (Debian/Ubuntu), "
@@ -112,6 +116,16 @@ REFUSED_SYSCALLS = ("io_uring_setup", "io_uring_enter", "io_uring_register",
 NAMESPACE_CLONE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
                          0x20000000, 0x40000000, 0x00000080)
 LEVELS = PROCESS_SANDBOX_LEVELS  # the levels a bot process can run at
+# RLIMIT_AS is a backstop, not the memory limit (a control group, else the memory watch,
+# bounds what a bot really uses): runtimes reserve far more address space than they
+# touch (a JVM with -Xmx8g about 11 GiB, Node 11 GiB for one WebAssembly memory), and
+# reserving costs nothing.  The backstop only stops an allocation of absurd size at once.
+ADDRESS_SPACE_FLOOR_MB = 32 << 10
+ADDRESS_SPACE_PER_MEMORY_MB = 16
+# the share of memory_mb a managed runtime's heap is sized to by default (the rest: its
+# code, stacks, metadata and buffers); Go's GOMEMLIMIT counts all of Go's own memory
+MANAGED_HEAP_SHARE = 0.5
+GO_MEMORY_SHARE = 0.75
 _scratch_numbers = itertools.count(1)
 # CPU -> bots of this process pinned to it now (affinity, where no cgroup CPU quota)
 _cpu_users: Counter[int] = Counter()
@@ -147,8 +161,10 @@ class SandboxChoice:
         if self.accounting.enforced:
             line += f"; per-bot memory and process limits by {self.accounting.why}"
         else:
-            line += ("; WARNING: memory limits are per process only, not per bot (no "
-                     f"usable cgroups: {self.accounting.why})")
+            line += (f"; WARNING: no usable cgroups ({self.accounting.why}): memory per "
+                     "bot watched by the arena every "
+                     f"{cgroups.MEMORY_LOOK_SECONDS * 1000:g} ms, not by the kernel; CPU "
+                     "time per process only")
             if self.process_bound == "rlimit-uid":
                 line += "; processes per bot by RLIMIT_NPROC of its own uid"
             elif self.process_bound == "rlimit-userns":
@@ -316,8 +332,11 @@ class BotLaunch:
     limits: Limits
     identity: identity.BotIdentity | None = None
     group: cgroups.BotGroup | None = None
+    # its memory, looked at by the arena where no control group bounds it
+    memory_watch: cgroups.MemoryWatch | None = None
     scratch: Path | None = None
     cpus: tuple[int, ...] = ()  # the CPUs it is pinned to (no cgroup CPU quota here)
+    command: tuple[str, ...] = ()  # the bot's own argv (no sandbox prefix)
     # level none run by a user other than root: the user namespace of its own (its
     # inode), where every process it starts stays (it may not make another): what the
     # release kills, as a leased uid is swept when the arena runs as root
@@ -335,8 +354,29 @@ class BotLaunch:
         os.close(self._userns_report)
         self._userns_report = -1
 
+    def watch_memory(self, leader: int) -> cgroups.MemoryWatch | None:
+        """Start the memory watch on the started bot whose first process is ``leader``
+        (None: its control group bounds its memory).  Processes that leave its tree are
+        found by its uid, or its user namespace; under bwrap none can leave."""
+        watch = self.memory_watch
+        if watch is None:
+            return None
+        if self.level == "bwrap":  # orphans stay in its PID namespace, below the leader
+            watch.start(leader, private_tmp=True)
+        elif self.identity is not None:
+            uid = self.identity.uid
+            watch.start(leader, lambda: identity.processes_of(uid))
+        elif self.userns is not None:
+            userns = self.userns
+            watch.start(leader, lambda: identity.processes_in_user_namespace(userns))
+        else:
+            watch.start(leader)
+        return watch
+
     def exceeded(self) -> tuple[str, str] | None:
         """(reason, detail) if the bot went over its memory or process limit."""
+        if self.memory_watch is not None and self.memory_watch.over is not None:
+            return "memory", self.memory_watch.over
         if self.group is None:
             return None
         reason = self.group.exceeded()
@@ -351,8 +391,7 @@ class BotLaunch:
         reports a signal as 128 + its number) by which signal."""
         if returncode is None:
             return None
-        signal_number = -returncode if returncode < 0 else (
-            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
+        signal_number = self.signal_of(returncode)
         if signal_number == signal.SIGSYS:
             return "forbidden", ("made a system call the sandbox forbids (such as mount, "
                                  "unshare, ptrace, bpf or keyctl); killed by SIGSYS")
@@ -362,6 +401,12 @@ class BotLaunch:
             except ValueError:
                 return None
         return None
+
+    def signal_of(self, returncode: int) -> int:
+        """The signal that ended the bot's first process, 0 if it exited (bubblewrap
+        reports its child's signal as 128 + its number)."""
+        return -returncode if returncode < 0 else (
+            returncode - 128 if self.level == "bwrap" and returncode > 128 else 0)
 
     def why_silent(self, leader: int, returncode: int | None, output_inode: int,
                    input_inode: int | None = None) -> str | None:
@@ -374,7 +419,7 @@ class BotLaunch:
             how = (f"exited with code {returncode}" if returncode >= 0
                    else f"killed by signal {-returncode}")
             return f"{how}; a process it started kept its output open"
-        bot = set(_descendants(leader))
+        bot = set(cgroups.descendants(leader))
         if self.identity is not None:
             bot |= set(identity.processes_of(self.identity.uid))
         output, reads = f"pipe:[{output_inode}]", f"pipe:[{input_inode}]"
@@ -433,7 +478,8 @@ def prepare_launch(spec: BotSpec, limits: Limits, *, build: bool = False) -> Bot
     sweep_leftovers(limits.bot_uid)
     if identity.running_as_root() and spec.folder is not None:
         _check_readable_by_others(spec.folder.resolve())
-    launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits)
+    launch = BotLaunch(LaunchPlan([], "", {}, _nothing), choice.level, limits,
+                       command=tuple(bot_argv(spec)))
     try:
         if identity.running_as_root():
             launch.identity = identity.lease_identity(limits.bot_uid)
@@ -441,6 +487,8 @@ def prepare_launch(spec: BotSpec, limits: Limits, *, build: bool = False) -> Bot
             launch.group = cgroups.BotGroup(choice.accounting, limits.memory_mb << 20,
                                             limits.max_processes, limits.cpu_seconds,
                                             limits.cores)
+        else:
+            launch.memory_watch = cgroups.MemoryWatch(limits.memory_mb)
         if choice.accounting.cpu_quota is None:
             launch.cpus = _pick_cpus(limits.cores)
             _cpu_users.update(launch.cpus)
@@ -489,6 +537,11 @@ def _check_readable_by_others(folder: Path) -> None:
                          f"readable by all, e.g. `chmod -R a+rX {folder}`")
 
 
+def bot_argv(spec: BotSpec) -> list[str]:
+    """The bot's command with "{python}" made the arena's interpreter."""
+    return [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
+
+
 def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
                 bot: identity.BotIdentity | None = None,
                 group: cgroups.BotGroup | None = None,
@@ -499,7 +552,7 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
     ``userns_report``: the write end of a pipe on which the child says which user
     namespace it entered (level none, run by a user other than root)."""
     choice = choice or choose_level(limits.sandbox)
-    argv = [part.replace(PYTHON_PLACEHOLDER, sys.executable) for part in spec.command]
+    argv = bot_argv(spec)
     home = SANDBOX_HOME if choice.level == "bwrap" else str(scratch)
     folder = str(spec.folder.resolve()) if spec.folder is not None else home
     env = {
@@ -511,6 +564,7 @@ def plan_launch(spec: BotSpec, limits: Limits, scratch: Path | None,
         "PYTHONPATH": ARENA_ROOT,
         "PYTHONDONTWRITEBYTECODE": "1",  # the bot's folder may be read-only
         "PYTHONHASHSEED": "0",  # same seed, same game, also for bots that iterate sets
+        **runtime_environment(limits),
     }
     if build:
         env.update(build_environment(home))
@@ -578,6 +632,34 @@ def _pipe_pair() -> tuple[int, int]:
     read_end, write_end = os.pipe2(os.O_CLOEXEC)
     os.set_blocking(read_end, False)  # a child that never wrote leaves it empty
     return write_end, read_end
+
+
+def runtime_environment(limits: Limits) -> dict[str, str]:
+    """Settings that size managed runtimes by the bot's limits rather than by the
+    machine's (a JVM would reserve a quarter of the machine's memory for its heap and
+    start a GC thread per CPU; Go and Node would run a thread per CPU, and ``pids.max``
+    counts threads).  A bot's own flags override them (``java -Xmx300m``, ``node
+    --max-old-space-size=N``, ``debug.SetMemoryLimit``); whatever it sets, its real
+    memory stays bounded by the control group or the memory watch.  The JVM's own
+    messages go to stderr (by default they go to stdout, where they break the
+    protocol); with one core it picks the serial collector by itself, and a bot may
+    still choose another."""
+    heap_mb = max(16, int(limits.memory_mb * MANAGED_HEAP_SHARE))
+    threads = str(math.ceil(limits.cores))
+    return {
+        "JAVA_TOOL_OPTIONS": (
+            f"-XX:MaxRAM={limits.memory_mb}m "
+            f"-XX:MaxRAMPercentage={MANAGED_HEAP_SHARE * 100:g} "
+            f"-XX:ActiveProcessorCount={threads} -XX:-UsePerfData "
+            "-XX:+DisplayVMOutputToStderr -XX:+ErrorFileToStderr"),
+        "GOMEMLIMIT": f"{int(limits.memory_mb * GO_MEMORY_SHARE)}MiB",
+        "GOMAXPROCS": threads,
+        "NODE_OPTIONS": f"--max-old-space-size={heap_mb} --v8-pool-size={threads}",
+        # OpenMP and BLAS (numpy) start a thread per CPU
+        "OMP_NUM_THREADS": threads,
+        "OPENBLAS_NUM_THREADS": threads,
+        "MKL_NUM_THREADS": threads,
+    }
 
 
 # ------------------------------------------------------------------ Landlock (level none)
@@ -654,23 +736,6 @@ def landlock_ruleset(readable: list[str], listable: list[str], writable: list[st
     return int(ruleset)
 
 
-def _descendants(root: int) -> list[int]:
-    """``root`` and every live process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                stat_line = Path(f"/proc/{entry}/stat").read_text()
-                parent = int(stat_line[stat_line.rindex(")") + 2:].split()[1])
-                children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo += children.get(pid, [])
-    return found
-
-
 def _nothing() -> None:
     pass
 
@@ -706,6 +771,9 @@ def bwrap_argv(folder: str, limits: Limits, *, writable_folder: bool = False) ->
     args += ["--perms", "0755", "--dir", "/etc"]  # (bubblewrap's own default: 0700)
     for name in ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for pattern in ETC_RUNTIME_FOLDERS:
+        for path in sorted(glob.glob(f"/etc/{pattern}")):
+            args += ["--ro-bind", path, path]
     # files in the tmpfs are memory: bounded by the memory limit (and, with cgroups,
     # charged to the bot)
     args += ["--proc", "/proc", "--dev", "/dev",
@@ -839,8 +907,9 @@ def child_setup(limits: Limits, group: cgroups.BotGroup | None,
     build's: only a loopback that is down); ``userns_report``: a pipe to write the inode
     of the user namespace it entered to."""
     mib = 1 << 20
+    address_space = address_space_backstop(limits)
     settings = [
-        (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
+        (resource.RLIMIT_AS, address_space, address_space),
         # SIGXCPU at the soft limit, SIGKILL at the hard one
         (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5),
         (resource.RLIMIT_FSIZE, limits.max_file_mb * mib, limits.max_file_mb * mib),
@@ -927,6 +996,11 @@ def _check(result: int, what: str) -> None:
     if result != 0:
         code = ctypes.get_errno()
         raise OSError(code, f"sandbox set-up: {what}: {os.strerror(code)}")
+
+
+def address_space_backstop(limits: Limits) -> int:
+    """RLIMIT_AS in bytes: see ADDRESS_SPACE_FLOOR_MB."""
+    return max(ADDRESS_SPACE_FLOOR_MB, ADDRESS_SPACE_PER_MEMORY_MB * limits.memory_mb) << 20
 
 
 def rlimit_setter(limits: Limits) -> Callable[[], None]:

@@ -47,9 +47,9 @@ def create_app(server: Server) -> Any:
     templates.env.filters["when"] = when
     app.state.templates = templates
     app.state.services = Services.of(server)
-    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
     limit = server.settings.max_archive_bytes + FORM_OVERHEAD
     install_error_handlers(app, server, limit)
     for router in (api.router, pages.router, account.router, admin.router):
         app.include_router(router)
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")  # (after them)
     return BodyLimit(app, limit)

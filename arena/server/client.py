@@ -92,6 +92,10 @@ def request(method: str, url: str, *, token: str | None = None, **options: Any) 
         headers["Authorization"] = f"Bearer {token}"
     try:
         response = httpx.request(method, url, headers=headers, timeout=120, **options)
+    except httpx.ConnectError as problem:  # refused, no route, unknown host
+        server = url.split("/api/", 1)[0]
+        raise ArenaError(f"cannot reach the server at {server} ({problem}): is it running? "
+                         "(`arena serve FOLDER` starts one; check the URL and port)") from None
     except httpx.HTTPError as problem:
         raise ArenaError(f"{url}: {problem}") from None
     try:

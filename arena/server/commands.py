@@ -443,6 +443,7 @@ def upload_command(args: argparse.Namespace) -> int:
     import time
 
     from arena.plugins.manifest import IGNORED_NAMES, MANIFEST_NAME, peek_name
+    from arena.runner.diagnosis import stderr_to_show
     from arena.server import client
     from arena.server.archives import pack_folder
 
@@ -478,7 +479,6 @@ def upload_command(args: argparse.Namespace) -> int:
     if version["state"] == "rejected" and build_log:  # a failed build: its log's end
         for line in build_log[-20:]:
             print(f"  build: {line[:200]}")
-    tail = (version.get("stderr_tail") or "").strip().splitlines()[-5:]
-    for line in tail:
+    for line in stderr_to_show(version.get("stderr_tail") or "", version["message"], 5):
         print(f"  stderr: {line[:200]}")
     return 0 if version["state"] == "valid" else 1

@@ -44,6 +44,9 @@ from arena.server.watch import EVENTS, LadderView
 
 BUILD_CACHE_NAME = "builds"  # in the server folder: the built copies of uploaded bots
 LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
+# a house bot's ladder name: arena/NAME@TAG (TAG: its content hash, so that an upgraded
+# bundled bot is a new entrant); no account may be called "arena" (accounts.py)
+HOUSE_PREFIX = "arena/"
 
 
 def sweep_staging(uploads: Path) -> int:
@@ -232,7 +235,7 @@ class Server:
             counts = tuple(n for n in spec.games.get(self.settings.game, ())
                            if n in self.settings.players)
             tag = (spec.content_hash or spec.version)[:8]
-            specs.append(dataclasses.replace(spec, name=f"arena/{name}@{tag}",
+            specs.append(dataclasses.replace(spec, name=f"{HOUSE_PREFIX}{name}@{tag}",
                                              games={self.settings.game: counts}))
         return specs
 

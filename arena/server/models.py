@@ -131,6 +131,7 @@ class LeaderboardRow(BaseModel):
     version_id: int | None
     page: str | None
     unsettled: bool = Field(description="more games could swap it with a neighbour")
+    shown: str = Field(description="its name on the pages (a house bot's without its tag)")
 
 
 class LadderGame(BaseModel):
@@ -138,11 +139,13 @@ class LadderGame(BaseModel):
 
     game_id: str
     bots: list[str]
+    shown: list[str] = Field(description="the seats' names on the pages")
 
 
 class RecentGame(LadderGame):
     placements: list[int]
     failures: dict[str, str]
+    order: list[int] = Field(description="its seats, best placed first")
 
 
 class Leaderboard(BaseModel):
@@ -152,7 +155,10 @@ class Leaderboard(BaseModel):
     num_players: int
     games: int = Field(description="ladder games rated")
     bots: list[LeaderboardRow]
+    settled_at: float = Field(description="a place is settled when the chance it is ahead "
+                                          "of the next (ahead_of_next) reaches this")
     roster: list[str] = Field(description="the ladder names playing now")
+    roster_shown: list[str] = Field(description="the roster's names on the pages")
     in_progress: list[LadderGame]
     recent: list[RecentGame] = Field(description="the newest stored games")
 

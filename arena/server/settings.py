@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, did_you_mean
 from arena.tomlinput import TomlProblem, parse_toml
 
 if TYPE_CHECKING:
@@ -203,8 +203,8 @@ def load_settings(folder: Path) -> ServerSettings:
     values: dict[str, Any] = {}
     for section, table in data.items():
         if section not in _KEYS or not isinstance(table, dict):
-            raise ArenaError(f"{path}: unknown section [{section}]; allowed: "
-                             f"{', '.join(_KEYS)}")
+            raise ArenaError(f"{path}: unknown section [{section}]"
+                             f"{did_you_mean(section, _KEYS)}; allowed: {', '.join(_KEYS)}")
         for key, value in table.items():
             if key == "public_deals":  # a league's research option, never a contest's
                 raise ArenaError(
@@ -212,7 +212,8 @@ def load_settings(folder: Path) -> ServerSettings:
                     "secret: with public deals every bot could compute the tiles and dice "
                     "to come (docs/security.md); remove the key")
             if key not in _KEYS[section]:
-                raise ArenaError(f"{path}: key '{section}.{key}': unknown key; allowed here: "
+                raise ArenaError(f"{path}: key '{section}.{key}': unknown key"
+                                 f"{did_you_mean(key, _KEYS[section])}; allowed here: "
                                  f"{', '.join(_KEYS[section])}")
             values[key] = _checked(path, f"{section}.{key}", value, *_KEYS[section][key])
     if "players" in values:

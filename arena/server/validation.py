@@ -17,6 +17,7 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.plugins.builds import BuildFailed
 from arena.runner.botspec import BotSpec
+from arena.runner.diagnosis import died_at_start
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import disk_full, printable
 from arena.settings import Limits
@@ -43,8 +44,11 @@ async def conformance(spec: BotSpec, games: Mapping[str, Game], opponents: Seque
 
     report = await check_bot(spec, games, opponents, games_per_setting=games_per_setting,
                              limits=limits, max_violations=1)
-    tails = [v.stderr_tail for v in report.violations if v.stderr_tail]
-    tail = (tails[-1] if tails else "")[-STDERR_TAIL_CHARS:]
+    shown = [v for v in report.violations if v.stderr_tail]
+    tail = shown[-1].stderr_tail if shown else ""
+    if len(tail) > STDERR_TAIL_CHARS:  # a bot that died at its start: its first lines say why
+        tail = tail[:STDERR_TAIL_CHARS] if died_at_start(shown[-1].detail) \
+            else tail[-STDERR_TAIL_CHARS:]
     if report.passed:
         played = sum(s.games_played for s in report.settings)
         return Outcome(True, f"passed the conformance check ({played} games)",

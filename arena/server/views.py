@@ -9,7 +9,8 @@ import hashlib
 import math
 import re
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -100,26 +101,43 @@ def rating_chart(results: list[GameResult], name: str,
     player count came in: the ratings refitted on growing prefixes of those games
     (``history(count)``: arena.rating.rating_history of them), centred like the
     leaderboard's table; "" before its second game."""
-    from arena.report.svg import line_chart
+    from arena.report.svg import PHONE_WIDTH, line_chart, wide_and_phone
 
     mine = [result for result in results if name in result.bots]
     if len(mine) < 2:
         return ""
     count = mine[-1].num_players
     sizes, history_of = history(count)
-    return line_chart(sizes, [(name, history_of.get(name, []))], width=700, height=260,
-                      x_label=f"{count}-player ladder games", y_label="Elo")
+    lines = [(name, history_of.get(name, []))]
+    games = f"{count}-player ladder games"
+    return wide_and_phone(
+        line_chart(sizes, lines, width=1100, height=320, x_label=games, y_label="Elo"),
+        line_chart(sizes, lines, width=PHONE_WIDTH, height=240, x_label=games, y_label="Elo"))
+
+
+def shown_names(names: Iterable[str]) -> dict[str, str]:
+    """How the pages name ladder bots: a house bot (arena/NAME@TAG) without its tag where
+    no other house bot of that name is among ``names`` (after an upgrade of the bundled
+    bots, the old and the new both keep their tags); every other name as it is."""
+    from arena.server.core import HOUSE_PREFIX
+
+    names = set(names)
+    bases = Counter(name.split("@", 1)[0] for name in names if name.startswith(HOUSE_PREFIX))
+    return {name: base if name.startswith(HOUSE_PREFIX) and bases[base] == 1 else name
+            for name in names for base in [name.split("@", 1)[0]]}
 
 
 def mark_unsettled(rows: list[dict[str, Any]]) -> None:
-    """``unsettled`` on each row whose 95% interval overlaps a neighbour's in the same
-    group (the report's "order not settled": more games could swap them)."""
+    """``unsettled`` on both rows of each pair of neighbours in the same group whose
+    order is not settled (the report's notion, ``order_settled``: more games could swap
+    them)."""
+    from arena.report.leaderboard import order_settled
+
     for row in rows:
         row["unsettled"] = False
     for upper, lower in zip(rows, rows[1:], strict=False):
-        if None in (upper.get("low"), lower.get("high")):
-            continue
-        if upper.get("group") == lower.get("group") and lower["high"] >= upper["low"]:
+        if upper.get("group") == lower.get("group") \
+                and not order_settled(upper.get("ahead_of_next")):
             upper["unsettled"] = lower["unsettled"] = True
 
 

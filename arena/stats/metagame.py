@@ -58,9 +58,12 @@ class PayoffEntry:
 
 
 def fractional_places(placements: Sequence[int]) -> list[float]:
-    """Places with ties shared: two bots tied for first both count 1.5."""
+    """Places with ties shared: two bots tied for first both count 1.5.  A tied group
+    counts the mean of the positions it takes after the seats placed better, whatever
+    number it is given (two forfeits of four, placed 4 and 4, count 3.5 each)."""
     return [
-        p + (sum(1 for q in placements if q == p) - 1) / 2.0 for p in placements
+        sum(1 for q in placements if q < p) + (sum(1 for q in placements if q == p) + 1) / 2.0
+        for p in placements
     ]
 
 

@@ -24,7 +24,10 @@ from :data:`arena.strategies.mcts.STEPS`), ``dice-greedy``, ``dice-mcts`` and
 slashes: ``/iterations=N`` searches a fixed number of iterations per decision instead of
 by time (deterministic, and independent of the machine's load), and ``/KEY=VALUE``
 changes one of its settings (e.g. ``mcts/exploration=0.5``) to try an idea before it
-becomes a step.
+becomes a step.  ``greedy`` and ``mcts`` take ``/engine=python`` (or ``compiled``): the
+Ra engine they play on, the compiled core where it is built by default; the same
+decisions, at another speed (``mcts mcts/engine=python --move-seconds 0.5`` measures
+what the compiled core is worth at a time control).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ def make_player(spec: str) -> PythonPlayer:
     name, *options = spec.split("/")
     base, _, step = name.partition("@")
     searching = base in ("mcts", "dice-mcts")
+    engine, options = _engine_option(spec, base, options)
     if (step or options) and not searching:
         raise ArenaError(f"bot {spec!r}: only mcts and dice-mcts take @STEP or /KEY=VALUE")
     simple: dict[str, Callable[[], PythonPlayer]] = {
@@ -74,7 +78,7 @@ def make_player(spec: str) -> PythonPlayer:
     elif base == "greedy":
         from arena.strategies.players import greedy_player
 
-        player = greedy_player()
+        player = greedy_player(engine=engine)
     elif base == "dice-greedy":
         from arena.strategies.dice_greedy import dice_greedy_player
 
@@ -84,7 +88,7 @@ def make_player(spec: str) -> PythonPlayer:
         from arena.strategies.players import mcts_player
 
         settings, iterations = _settings(STEPS, step, options, spec)
-        player = mcts_player(iterations=iterations, settings=settings)
+        player = mcts_player(iterations=iterations, settings=settings, engine=engine)
     elif base == "dice-mcts":
         from arena.strategies.dice_mcts import STEPS as DICE_STEPS
         from arena.strategies.dice_mcts import dice_mcts_player
@@ -96,6 +100,30 @@ def make_player(spec: str) -> PythonPlayer:
                          "dice-greedy, dice-mcts[@STEP]")
     player.name = spec
     return player
+
+
+def _engine_option(spec: str, base: str, options: Sequence[str]
+                   ) -> tuple[str | None, list[str]]:
+    """``/engine=compiled|python|auto`` (greedy and mcts: the Ra engine they play on), and
+    the other options."""
+    engine = None
+    rest = []
+    for option in options:
+        key, _, value = option.partition("=")
+        if key != "engine":
+            rest.append(option)
+            continue
+        if base not in ("greedy", "mcts"):
+            raise ArenaError(f"bot {spec!r}: only greedy and mcts take /engine=")
+        from arena.games.base import GameOptionError
+        from arena.games.ra import engines
+
+        try:
+            engines.resolve(value)
+        except GameOptionError as error:
+            raise ArenaError(f"bot {spec!r}: {error}") from None
+        engine = value
+    return engine, rest
 
 
 def _settings(steps: dict[str, Any], step: str, options: Sequence[str],

@@ -13,7 +13,9 @@ against what the others would gain:
   keeping the god; otherwise draws;
 * **disaster**: loses the tile whose loss costs it least.
 
-Decisions take about a millisecond; the same observation always gives the same choice.
+Decisions take about a millisecond in Python; on a position of the compiled Ra core the
+same choice (the same code ported to C, float operation by float operation) takes a few
+microseconds.  The same observation always gives the same choice, on either engine.
 
 Its constants are tunable parameters (:class:`GreedyParameters`, declared in its
 bot.toml; ``arena tune greedy``, docs/tuning.md): the three margins above and the weight
@@ -22,11 +24,12 @@ of each part of the valuation (:class:`~arena.strategies.valuation.Weights`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import astuple, dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, cast
 
-from arena.games.ra import RaState, determinize
+from arena.games.ra import determinize, engines
+from arena.games.ra.state import RaState, RaStateViews
 from arena.games.ra.tiles import (
     AUCTION,
     AUCTION_TRACK_LENGTH,
@@ -43,6 +46,9 @@ from arena.games.ra.tiles import (
     TURN,
 )
 from arena.strategies.valuation import AS_WRITTEN, Weights, holding_value, take_gain, win_gain
+
+if TYPE_CHECKING:
+    from arena.games.ra.compiled import CompiledRaState
 
 JSON = Any
 
@@ -75,6 +81,12 @@ class GreedyParameters:
         return cls(valuation=valuation, **{k: float(v) for k, v in values.items() if k in own})
 
 
+    def for_the_core(self) -> tuple[float, ...]:
+        """These numbers in the order the compiled core reads them (_core.pyx's
+        Parameters): the margins, then the valuation's weights in their own order."""
+        return (self.denial, self.bid_margin, self.god_margin, *astuple(self.valuation))
+
+
 AS_MADE = GreedyParameters()
 
 
@@ -90,7 +102,7 @@ def _lowest_sun_above(suns: list[int], high: int) -> int | None:
     return None
 
 
-def rival_gain(state: RaState, seat: int, high: int,
+def rival_gain(state: RaStateViews, seat: int, high: int,
                weights: Weights = AS_WRITTEN) -> float | None:
     """What the lot is worth to ``seat`` if he outbids ``high`` with his cheapest sun;
     None when he cannot outbid."""
@@ -98,7 +110,7 @@ def rival_gain(state: RaState, seat: int, high: int,
     return None if sun is None else win_gain(state, seat, sun, weights=weights)
 
 
-def bid_scores(state: RaState, legal: list[int],
+def bid_scores(state: RaStateViews, legal: list[int],
                parameters: GreedyParameters = AS_MADE) -> dict[int, float]:
     """Expected worth of each legal bid to the seat bidding now (pass = 0)."""
     weights = parameters.valuation
@@ -124,7 +136,8 @@ def bid_scores(state: RaState, legal: list[int],
     return scores
 
 
-def choose_bid(state: RaState, legal: list[int], parameters: GreedyParameters = AS_MADE) -> int:
+def choose_bid(state: RaStateViews, legal: list[int],
+               parameters: GreedyParameters = AS_MADE) -> int:
     scores = bid_scores(state, legal, parameters)
     best = max(scores, key=lambda a: (scores[a], -a)) if scores else PASS
     if PASS in legal and (not scores or scores[best] < parameters.bid_margin):
@@ -132,7 +145,7 @@ def choose_bid(state: RaState, legal: list[int], parameters: GreedyParameters = 
     return best
 
 
-def invoke_value(state: RaState, weights: Weights = AS_WRITTEN) -> float:
+def invoke_value(state: RaStateViews, weights: Weights = AS_WRITTEN) -> float:
     """Expected worth to the seat on turn of invoking Ra now (he bids last)."""
     seat = state.cur
     mine = state.up[seat]
@@ -155,7 +168,7 @@ def invoke_value(state: RaState, weights: Weights = AS_WRITTEN) -> float:
     return nobody * cheap + (1.0 - nobody) * contested
 
 
-def draw_threshold(state: RaState) -> float:
+def draw_threshold(state: RaStateViews) -> float:
     """How much an auction must be worth now to beat drawing another tile."""
     room = AUCTION_TRACK_LENGTH - len(state.track)
     threshold = 1.0 + 0.6 * room
@@ -166,7 +179,7 @@ def draw_threshold(state: RaState) -> float:
     return threshold
 
 
-def best_god_take(state: RaState, legal: list[int],
+def best_god_take(state: RaStateViews, legal: list[int],
                   weights: Weights = AS_WRITTEN) -> tuple[int, float]:
     best, best_gain = -1, float("-inf")
     for action in legal:
@@ -177,7 +190,8 @@ def best_god_take(state: RaState, legal: list[int],
     return best, best_gain
 
 
-def choose_turn(state: RaState, legal: list[int], parameters: GreedyParameters = AS_MADE) -> int:
+def choose_turn(state: RaStateViews, legal: list[int],
+                parameters: GreedyParameters = AS_MADE) -> int:
     options: dict[int, float] = {}
     if DRAW in legal:
         options[DRAW] = 0.0
@@ -189,13 +203,13 @@ def choose_turn(state: RaState, legal: list[int], parameters: GreedyParameters =
     return max(options, key=lambda a: (options[a], -a))
 
 
-def choose_god_follow_up(state: RaState, legal: list[int],
+def choose_god_follow_up(state: RaStateViews, legal: list[int],
                          parameters: GreedyParameters = AS_MADE) -> int:
     god, gain = best_god_take(state, legal, parameters.valuation)
     return god if god >= 0 and gain > parameters.god_margin else END_TURN
 
 
-def choose_discard(state: RaState, legal: list[int], weights: Weights = AS_WRITTEN) -> int:
+def choose_discard(state: RaStateViews, legal: list[int], weights: Weights = AS_WRITTEN) -> int:
     seat = state.cur
     holds = [list(h) for h in state.hold]
     best, best_value = legal[0], float("-inf")
@@ -209,8 +223,11 @@ def choose_discard(state: RaState, legal: list[int], weights: Weights = AS_WRITT
     return best
 
 
-def greedy_action(state: RaState, parameters: GreedyParameters = AS_MADE) -> int:
-    """The greedy choice (an engine action int) for the seat deciding in ``state``."""
+def greedy_action(state: RaStateViews, parameters: GreedyParameters = AS_MADE) -> int:
+    """The greedy choice (an engine action int) for the seat deciding in ``state``: in C
+    for a position of the compiled core, else by the functions above."""
+    if not isinstance(state, RaState):
+        return cast("CompiledRaState", state).greedy_action(parameters.for_the_core())
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
@@ -227,25 +244,40 @@ def greedy_action(state: RaState, parameters: GreedyParameters = AS_MADE) -> int
 
 
 def state_from_observation(observation: dict[str, JSON], legal: list[dict[str, JSON]],
-                           seed: int = 0) -> tuple[RaState, list[int]]:
-    """A full state for the observation (the bag's order from ``seed``) and the engine
-    actions in the order of ``legal``."""
-    state = determinize(observation, int(observation["seat"]), seed)
-    actions = state.legal_actions()
-    if [state.action_to_json(a) for a in actions] != legal:
+                           seed: int = 0, engine: str | None = None
+                           ) -> tuple[RaStateViews, list[int]]:
+    """A full state for the observation (the bag's order from ``seed``) in ``engine``
+    (engines.resolve) and the engine actions in the order of ``legal``."""
+    pure = determinize(observation, int(observation["seat"]), seed)
+    actions = pure.legal_actions()
+    if [pure.action_to_json(a) for a in actions] != legal:
         raise ValueError("the legal list does not match the observation's position")
-    return state, actions
+    return engines.as_engine(pure, engine), actions
+
+
+def greedy_options(argv: Sequence[str] | None, description: str = "") -> dict[str, JSON]:
+    """The greedy bot's arguments (None: ``sys.argv``): ``--engine``; argparse exits on a
+    bad one.  The bot program and its in-process entry point read the same."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    engines.add_engine_argument(parser)
+    return {"engine": parser.parse_args(argv).engine}
 
 
 class GreedyStrategy:
     """``choose(observation, legal) -> index`` for the SDK or a PythonPlayer, weighing as
-    ``parameters`` say (set later, from hello, by :meth:`configure`)."""
+    ``parameters`` say (set later, from hello, by :meth:`configure`), on the Ra engine
+    ``engine`` ("compiled", "python", "auto"; None: the process's choice, see
+    arena/games/ra/engines.py): the same choices on both."""
 
     name = "greedy"
     version = "1.0.0"
 
-    def __init__(self, parameters: GreedyParameters = AS_MADE) -> None:
+    def __init__(self, parameters: GreedyParameters = AS_MADE,
+                 engine: str | None = None) -> None:
         self.parameters = parameters
+        self.engine = engines.resolve(engine)
 
     def configure(self, values: Mapping[str, float] | None) -> None:
         """Weigh with ``values`` (hello's ``parameters``; None: as made)."""
@@ -254,5 +286,5 @@ class GreedyStrategy:
     def choose(self, observation: dict[str, JSON], legal: list[dict[str, JSON]]) -> int:
         if len(legal) == 1:
             return 0
-        state, actions = state_from_observation(observation, legal)
+        state, actions = state_from_observation(observation, legal, engine=self.engine)
         return actions.index(greedy_action(state, self.parameters))

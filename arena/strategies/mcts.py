@@ -27,16 +27,23 @@ gets only part of a core (then replies are slow too, so it keeps a wider margin)
 driver, the time and the paired rounds are shared with dice-mcts
 (:mod:`arena.strategies.search`); this module holds what is Ra's: the tree, the
 playouts and the rewards.
+
+It searches on either Ra engine (``MctsStrategy(engine=...)``, arena/games/ra/engines.py):
+on the compiled core every playout runs in C from one call (``Core.paired_playout``:
+the same rewards, so the same decisions at a fixed iteration count, tens of times more
+playouts per second); on the pure-Python engine, by the functions below.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from arena.games.ra import RaState
+from arena.games.ra import engines
+from arena.games.ra.state import RaState, RaStateViews
 from arena.games.ra.tiles import OVER, TURN
 from arena.strategies import search as driver
 from arena.strategies.greedy import greedy_action, state_from_observation
@@ -50,6 +57,9 @@ from arena.strategies.search import (
     serve_search_bot,
 )
 from arena.strategies.valuation import seat_values
+
+if TYPE_CHECKING:
+    from arena.games.ra.compiled import CompiledRaState
 
 # Installed copies of the bot (tools/outside_ais/install.py writes them) import
 # serve_search_bot from here, and the Ra tests the driver's constants and its
@@ -151,16 +161,18 @@ class Node:
 NOT_ASKED = -2
 
 
-def rewards(state: RaState, settings: MctsSettings = DEFAULT) -> list[float]:
+def rewards(state: RaStateViews, settings: MctsSettings = DEFAULT) -> list[float]:
     """Per seat, in [0, 1]: how well it stands against its best rival, or against each
     rival on average (``settings.reward``)."""
+    if not isinstance(state, RaState):
+        return _compiled(state).rewards(settings.reward == "pairwise", settings.margin_scale)
     values = seat_values(state)
     if settings.reward == "pairwise":
         return driver.pairwise_rewards(values, settings.margin_scale)
     return driver.best_rival_rewards(values, settings.margin_scale)
 
 
-def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
+def search(root: RaStateViews, rng: random.Random, *, seconds: float | None = None,
            iterations: int | None = None,
            settings: MctsSettings = DEFAULT) -> tuple[int, Node]:
     """The best action for the seat deciding in ``root``, by ISMCTS for ``seconds`` of
@@ -182,7 +194,7 @@ def search(root: RaState, rng: random.Random, *, seconds: float | None = None,
     return driver.most_visited(legal, visits), tree
 
 
-def _paired_search(root: RaState, rng: random.Random, legal: list[int],
+def _paired_search(root: RaStateViews, rng: random.Random, legal: list[int],
                    clock: SearchClock, settings: MctsSettings) -> tuple[int, Node]:
     """Flat Monte Carlo over the root's actions with common random numbers: each round
     draws one seed and plays every action out from it (``paired_root``).  The tree
@@ -191,13 +203,23 @@ def _paired_search(root: RaState, rng: random.Random, legal: list[int],
     tree = Node(n)
     for action in legal:
         tree.children[action] = Node(n)
-    best, tree.visits = driver.paired_search(
-        legal, lambda a, seed: _playout(root, a, seed, settings), rng, clock, root.cur,
-        tree.children)
+    playout: Callable[[int, int], list[float]]
+    if isinstance(root, RaState):
+        def playout(action: int, seed: int) -> list[float]:
+            return _playout(root, action, seed, settings)
+    else:  # the whole playout in C, from one call
+        core_playout = _compiled(root).paired_playout
+        pairwise = settings.reward == "pairwise"
+        scale, horizon = settings.margin_scale, settings.rollout_decisions
+
+        def playout(action: int, seed: int) -> list[float]:
+            return core_playout(action, seed, pairwise, scale, horizon)
+    best, tree.visits = driver.paired_search(legal, playout, rng, clock, root.cur,
+                                             tree.children)
     return best, tree
 
 
-def _playout(root: RaState, action: int, seed: int, settings: MctsSettings) -> list[float]:
+def _playout(root: RaStateViews, action: int, seed: int, settings: MctsSettings) -> list[float]:
     """The rewards of ``action`` then the rollout policy to the epoch's end (or the
     horizon), the bag and the policy's random numbers drawn from ``seed``."""
     # a fresh generator instead of a copy of the root's (copying one is most of a
@@ -210,10 +232,13 @@ def _playout(root: RaState, action: int, seed: int, settings: MctsSettings) -> l
     return rewards(state, settings)
 
 
-def _roll_out(state: RaState, epoch: int, rng: random.Random, settings: MctsSettings
+def _roll_out(state: RaStateViews, epoch: int, rng: random.Random, settings: MctsSettings
               ) -> None:
     """The rollout policy to the end of ``epoch`` (or the horizon's turn)."""
     horizon = settings.rollout_decisions
+    if not isinstance(state, RaState):
+        _compiled(state).roll_out(epoch, rng, horizon)
+        return
     played = 0
     while state.phase != OVER and state.epoch == epoch:
         if 0 <= horizon <= played and state.phase == TURN:
@@ -222,7 +247,12 @@ def _roll_out(state: RaState, epoch: int, rng: random.Random, settings: MctsSett
         played += 1
 
 
-def _iterate(root: RaState, tree: Node, rng: random.Random, n: int,
+def _compiled(state: RaStateViews) -> CompiledRaState:
+    """``state``, held by the compiled core (its playouts in C)."""
+    return cast("CompiledRaState", state)
+
+
+def _iterate(root: RaStateViews, tree: Node, rng: random.Random, n: int,
              settings: MctsSettings) -> None:
     state = root.clone(rng)  # a fresh sample of the bag's future, drawn from rng
     exploration = settings.exploration
@@ -284,16 +314,22 @@ class MctsStrategy(TimedSearch):
 
     Time as :class:`TimedSearch` handles it.  ``seconds`` caps the thinking time (None:
     as much as the arena's time allows, safely); ``iterations`` fixes the work instead,
-    which makes the bot fully deterministic."""
+    which makes the bot fully deterministic.  ``engine``: the Ra engine it searches on
+    ("compiled", "python", "auto"; None: the process's choice, engines.py); at a fixed
+    iteration count both give the same decisions."""
 
     name = "mcts"
-    version = "1.3.0"  # bump with any change of play: leagues tell versions apart by it
+    # bump with any change of play: leagues tell versions apart by it (1.4: the same search
+    # on the compiled Ra core where it is built, many times the playouts at a time control)
+    version = "1.4.0"
     settings: MctsSettings
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
-                 seed: int = 0, settings: MctsSettings = DEFAULT) -> None:
+                 seed: int = 0, settings: MctsSettings = DEFAULT,
+                 engine: str | None = None) -> None:
         super().__init__(seconds, iterations, seed)
         self.settings = settings
+        self.engine = engines.resolve(engine)
 
     def epochs_left(self, observation: dict[str, JSON]) -> float:
         return epochs_left(observation)
@@ -302,7 +338,7 @@ class MctsStrategy(TimedSearch):
                 started: float) -> int:
         if len(legal) == 1:
             return 0
-        state, actions = state_from_observation(observation, legal)
+        state, actions = state_from_observation(observation, legal, engine=self.engine)
         seconds = self.seconds_left(observation, started)
         if seconds is not None and seconds < MIN_SEARCH_SECONDS:
             self.last_iterations = 0

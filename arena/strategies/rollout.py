@@ -1,4 +1,6 @@
-"""A cheap default policy for MCTS rollouts: plausible Ra play at a few µs per decision.
+"""A cheap default policy for MCTS rollouts: plausible Ra play at a few µs per decision
+(and a few ns in the compiled Ra core, which has the same policy in C, drawing the same
+random numbers: ``Core.roll_out`` and ``paired_playout`` in ``_core.pyx``).
 
 Far weaker than greedy, but much better than uniform random (which bids its highest suns
 on empty lots and never lets a lot grow), and random enough that rollouts explore.
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from arena.games.ra import RaState
+from arena.games.ra.state import RaStateViews
 from arena.games.ra.tiles import (
     AUCTION,
     BID_BASE,
@@ -31,14 +33,14 @@ QUICK_VALUE = (
 )  # fmt: skip
 
 
-def lot_value(state: RaState) -> float:
+def lot_value(state: RaStateViews) -> float:
     value = state.center * 0.15
     for tile in state.track:
         value += QUICK_VALUE[tile]
     return value
 
 
-def rollout_action(state: RaState, rng: random.Random) -> int:
+def rollout_action(state: RaStateViews, rng: random.Random) -> int:
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
@@ -64,7 +66,7 @@ def rollout_action(state: RaState, rng: random.Random) -> int:
     return legal[rng.randrange(len(legal))]  # a disaster's choice
 
 
-def _best_take(state: RaState, legal: list[int]) -> int:
+def _best_take(state: RaStateViews, legal: list[int]) -> int:
     """The god take of the most valuable tile, if one is worth a god (else -1)."""
     best, best_value = -1, 2.5
     track = state.track

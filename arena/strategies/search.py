@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -279,9 +280,15 @@ def pairwise_rewards(values: list[float], scale: float) -> list[float]:
     scale)``, its margin over each (the pairwise order the leaderboard rates)."""
     others = len(values) - 1
     tanh = math.tanh
-    # the seat's own term is tanh(0) = 0 and drops out of the sum
-    return [0.5 + 0.5 * sum(tanh((value - v) / scale) for v in values) / others
-            for value in values]
+    rewards = []
+    for value in values:
+        # the seat's own term is tanh(0) = 0 and drops out; added left to right, as the
+        # compiled Ra core adds (sum() of floats rounds otherwise from Python 3.12 on)
+        total = 0.0
+        for v in values:
+            total += tanh((value - v) / scale)
+        rewards.append(0.5 + 0.5 * total / others)
+    return rewards
 
 
 def best_rival_rewards(values: list[float], scale: float) -> list[float]:
@@ -378,24 +385,37 @@ class TimedSearch:
         raise NotImplementedError
 
 
-def serve_search_bot(make: Callable[..., TimedSearch], description: str) -> None:
+def serve_search_bot(make: Callable[..., TimedSearch], description: str,
+                     ra_engine: bool = False) -> None:
     """The protocol bot of a search strategy (arena/bots/mcts, arena/bots/dice-mcts):
     ``--seconds S`` caps the thinking per decision, ``--iterations N`` fixes the search
-    instead (deterministic: the same decisions as in-process for the same game seed)."""
+    instead (deterministic: the same decisions as in-process for the same game seed);
+    with ``ra_engine``, ``--engine`` chooses the Ra engine it searches on."""
     from arena.sdk import run
 
-    strategy = make(**search_options(None, description))
+    strategy = make(**search_options(None, description, ra_engine))
+    engine = getattr(strategy, "engine", None)
+    if engine is not None:  # in the bot's log: what it searches on
+        from arena.games.ra.engines import describe
+
+        print(f"{strategy.name} {strategy.version} on {describe(engine)}", file=sys.stderr)
     run(strategy.choose, name=strategy.name, version=strategy.version,
         on_new_game=strategy.new_game, on_request=strategy.on_request)
 
 
-def search_options(argv: Sequence[str] | None, description: str = "") -> dict[str, Any]:
-    """``seconds`` and ``iterations`` from a search bot's arguments (None: ``sys.argv``);
-    argparse exits (SystemExit) on a bad one.  The in-process entry points
+def search_options(argv: Sequence[str] | None, description: str = "",
+                   ra_engine: bool = False) -> dict[str, Any]:
+    """``seconds`` and ``iterations`` from a search bot's arguments (None: ``sys.argv``),
+    and with ``ra_engine`` the ``engine`` (arena/games/ra/engines.py); argparse exits
+    (SystemExit) on a bad one.  The in-process entry points
     (arena/strategies/entry_points.py) read the same arguments."""
     import argparse
 
     parser = argparse.ArgumentParser(description=description)
+    if ra_engine:
+        from arena.games.ra.engines import add_engine_argument
+
+        add_engine_argument(parser)
     parser.add_argument("--seconds", type=float, default=None,
                         help="think at most this long per decision")
     parser.add_argument("--iterations", type=int, default=None,
@@ -405,7 +425,10 @@ def search_options(argv: Sequence[str] | None, description: str = "") -> dict[st
         parser.error("--seconds must be more than 0")
     if options.iterations is not None and options.iterations < 1:
         parser.error("--iterations must be at least 1")
-    return {"seconds": options.seconds, "iterations": options.iterations}
+    found = {"seconds": options.seconds, "iterations": options.iterations}
+    if ra_engine:
+        found["engine"] = options.engine
+    return found
 
 
 def _positive(value: object) -> float | None:

@@ -7,10 +7,12 @@ monuments), the epochs after.  The greedy bot compares positions with it and MCT
 to score rollouts cut short at an epoch's end.  All numbers are rough points; the
 weights are judgement calls documented in bots/README.md, not fitted constants.
 
-Pure functions of a :class:`~arena.games.ra.RaState`'s public fields (never the bag's
-order), fast enough to be called a few hundred times per decision.  :class:`Weights`
-scales each part of the estimate (all 1.0: as written); the greedy bot declares them as
-tunable parameters (its bot.toml, ``arena tune``: docs/tuning.md).
+Pure functions of a Ra position's public fields (never the bag's order), fast enough to
+be called a few hundred times per decision, for a position of either engine; the
+compiled core has the same valuation in C (``holding_value`` in ``_core.pyx``), float
+operation by float operation, which the search and greedy bots use on its positions.
+:class:`Weights` scales each part of the estimate (all 1.0: as written); the greedy bot
+declares them as tunable parameters (its bot.toml, ``arena tune``: docs/tuning.md).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.games.ra import RaState
+from arena.games.ra.state import RaStateViews
 from arena.games.ra.tiles import (
     CIVILIZATIONS,
     DROUGHT,
@@ -70,12 +72,12 @@ class Weights:
 AS_WRITTEN = Weights()
 
 
-def epoch_progress(state: RaState) -> float:
+def epoch_progress(state: RaStateViews) -> float:
     """How far the epoch is, 0..1, by the Ra track."""
     return state.ra_count / state.ra_limit
 
 
-def seat_values(state: RaState) -> list[float]:
+def seat_values(state: RaStateViews) -> list[float]:
     """Each seat's estimated final score (exact when the game is over)."""
     if state.phase == OVER:
         return [float(s) for s in state.scores]
@@ -85,11 +87,15 @@ def seat_values(state: RaState) -> list[float]:
     ]
 
 
-def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int,
-                  weights: Weights = AS_WRITTEN) -> float:
+Suns = tuple[Sequence[Sequence[int]], Sequence[Sequence[int]]]  # face up, face down
+
+
+def holding_value(state: RaStateViews, holds: Sequence[Sequence[int]], seat: int,
+                  weights: Weights = AS_WRITTEN, suns: Suns | None = None) -> float:
     """What ``holds[seat]`` (and the seat's suns) should still score, given everybody's
-    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost), each part
-    counted as ``weights`` says."""
+    holdings ``holds`` (which may be hypothetical: a lot added, a tile lost) and suns
+    ``suns`` (face up and face down per seat; default the state's), each part counted as
+    ``weights`` says."""
     hold = holds[seat]
     epoch = state.epoch
     later = EPOCHS - epoch  # scorings after this epoch's
@@ -99,7 +105,8 @@ def holding_value(state: RaState, holds: Sequence[Sequence[int]], seat: int,
     value += weights.niles * _nile_value(hold, later, progress)
     value += weights.civilizations * _civilization_value(hold, progress)
     value += weights.monuments * monument_value(hold)
-    value += _sun_value(state, seat, progress, weights)
+    value += _sun_value(state, seat, progress, weights,
+                        (state.up, state.down) if suns is None else suns)
     return value
 
 
@@ -146,10 +153,12 @@ def monument_value(hold: Sequence[int]) -> float:
     return 0.9 * (value + MONUMENT_VARIETY_EXTRA[kinds])
 
 
-def _sun_value(state: RaState, seat: int, progress: float, weights: Weights) -> float:
+def _sun_value(state: RaStateViews, seat: int, progress: float, weights: Weights,
+               suns: Suns) -> float:
     """Final sun-sum majority (uncertain until the last epoch) and the tempo of face-up
     suns (each one can still win a lot this epoch)."""
-    sums = [sum(u) + sum(d) for u, d in zip(state.up, state.down, strict=True)]
+    up, down = suns
+    sums = [sum(u) + sum(d) for u, d in zip(up, down, strict=True)]
     mine = sums[seat]
     high, low = max(sums), min(sums)
     majority = 0.0 if high == low else 5.0 if mine == high else -5.0 if mine == low else 0.0
@@ -157,13 +166,13 @@ def _sun_value(state: RaState, seat: int, progress: float, weights: Weights) -> 
     weight = (0.4, 0.6, 0.9)[state.epoch - 1]
     value = weights.sun_majority * (weight * majority + 0.25 * (mine - mean))
     tempo = weights.sun_tempo * SUN_TEMPO
-    return value + tempo * len(state.up[seat]) * sun_use_chance(state)
+    return value + tempo * len(up[seat]) * sun_use_chance(state, up)
 
 
-def sun_use_chance(state: RaState) -> float:
+def sun_use_chance(state: RaStateViews, up: Sequence[Sequence[int]] | None = None) -> float:
     """The chance that a face-up sun gets used before the epoch ends: few Ra tiles left
-    and many suns on the table means some will not be."""
-    suns_up = sum(len(u) for u in state.up)
+    and many suns on the table (``up``, default the state's) means some will not be."""
+    suns_up = sum(len(u) for u in (state.up if up is None else up))
     if not suns_up:
         return 0.0
     # Roughly two auctions per Ra tile still to come (one drawn, one invoked).
@@ -175,7 +184,7 @@ def sun_use_chance(state: RaState) -> float:
 
 
 def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
-               state: RaState, weights: Weights = AS_WRITTEN) -> list[list[int]]:
+               state: RaStateViews, weights: Weights = AS_WRITTEN) -> list[list[int]]:
     """Everybody's holdings after ``seat`` takes ``tiles`` (disasters among them strike
     after the rest is placed, choosing the least valuable losses)."""
     new = [list(h) for h in holds]
@@ -191,7 +200,7 @@ def with_tiles(holds: Sequence[Sequence[int]], seat: int, tiles: Sequence[int],
     return new
 
 
-def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int,
+def strike(state: RaStateViews, holds: list[list[int]], seat: int, disaster: int,
            weights: Weights = AS_WRITTEN) -> None:
     """Apply one disaster to ``holds[seat]`` in place, losing as little as possible."""
     hold = holds[seat]
@@ -212,7 +221,7 @@ def strike(state: RaState, holds: list[list[int]], seat: int, disaster: int,
         hold[cheapest_loss(state, holds, seat, held, weights)] -= 1
 
 
-def cheapest_loss(state: RaState, holds: list[list[int]], seat: int,
+def cheapest_loss(state: RaStateViews, holds: list[list[int]], seat: int,
                   candidates: Sequence[int], weights: Weights = AS_WRITTEN) -> int:
     """The tile among ``candidates`` whose loss costs ``seat`` the least."""
     best_tile, best_value = candidates[0], float("-inf")
@@ -226,24 +235,20 @@ def cheapest_loss(state: RaState, holds: list[list[int]], seat: int,
     return best_tile
 
 
-def win_gain(state: RaState, seat: int, bid: int, tiles: Sequence[int] | None = None,
+def win_gain(state: RaStateViews, seat: int, bid: int, tiles: Sequence[int] | None = None,
              weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by winning the auction of ``tiles`` (default: the auction
     track) with sun ``bid``: the lot, minus a face-up sun, plus the centre sun face down."""
     lot = state.track if tiles is None else tiles
     before = holding_value(state, state.hold, seat, weights)
     holds = with_tiles(state.hold, seat, lot, state, weights)
-    up, down = state.up[seat], state.down[seat]
-    state.up[seat] = [s for s in up if s != bid]
-    state.down[seat] = down + [state.center]
-    try:
-        after = holding_value(state, holds, seat, weights)
-    finally:
-        state.up[seat], state.down[seat] = up, down
-    return after - before
+    up, down = list(state.up), list(state.down)
+    up[seat] = [s for s in up[seat] if s != bid]
+    down[seat] = [*down[seat], state.center]
+    return holding_value(state, holds, seat, weights, (up, down)) - before
 
 
-def take_gain(state: RaState, seat: int, tile: int, weights: Weights = AS_WRITTEN) -> float:
+def take_gain(state: RaStateViews, seat: int, tile: int, weights: Weights = AS_WRITTEN) -> float:
     """How much ``seat`` gains by taking ``tile`` with a god (the god is spent)."""
     before = holding_value(state, state.hold, seat, weights)
     holds = with_tiles(state.hold, seat, [tile], state, weights)

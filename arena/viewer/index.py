@@ -50,12 +50,13 @@ def games_section(results: Sequence[GameResult], folder_name: str, linked: set[s
         game_id = escape(result.game_id)
         if result.game_id in linked:
             game_id = f'<a href="{escape(folder_name)}/{game_id}.html">{game_id}</a>'
-        rows.append(f"<tr><td>{game_id}</td>"
-                    f"<td>{escape(result.game)}</td><td>{seats}</td></tr>")
+        rows.append(f'<tr><td class="title">{game_id}</td>'
+                    f'<td data-label="engine">{escape(result.game)}</td>'
+                    f'<td class="result" data-label="result">{seats}</td></tr>')
     return (
         '<section id="games">\n<h2>Games</h2>\n<p class="lead">Every game, best placed first; '
         "the id opens the game's replay, to step through decision by decision.</p>\n"
-        '<div class="table-wrap"><table><thead><tr><th>game</th><th>engine</th>'
+        '<div class="table-wrap"><table class="phone-cards"><thead><tr><th>game</th><th>engine</th>'
         f"<th>result</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>\n"
         "</section>\n"
     )

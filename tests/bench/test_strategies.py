@@ -1,4 +1,5 @@
-"""``arena bench ra-bots`` reports both strategies (no speed is asserted here)."""
+"""``arena bench ra-bots`` reports both strategies on each Ra engine (no speed is asserted
+here)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,19 @@ import pytest
 
 from arena.bench.strategies import run_benchmark
 from arena.errors import ArenaError
+from arena.games.ra import engines
 
 
-def test_the_speed_benchmark_reports_both_strategies() -> None:
-    result = run_benchmark(argparse.Namespace(seconds=0.2, players=[3], seed=1, json=False))
-    greedy_row, mcts_row = result["rows"]
-    assert greedy_row["bot"] == "greedy" and greedy_row["decisions"] > 20
-    assert greedy_row["max ms"] >= greedy_row["mean ms"] > 0
-    assert mcts_row["bot"] == "mcts" and mcts_row["iterations/s"] > 0
+def test_the_speed_benchmark_reports_both_strategies_on_each_engine() -> None:
+    result = run_benchmark(argparse.Namespace(seconds=0.4, players=[3], seed=1, json=False))
+    kinds = ["compiled", "python"] if engines.compiled_available() else ["python"]
+    rows = result["rows"]
+    assert [(row["bot"], row["engine"]) for row in rows] == \
+        [("greedy", kind) for kind in kinds] + [("mcts", kind) for kind in kinds]
+    for row in rows:
+        if row["bot"] == "greedy":
+            assert row["decisions"] > 20 and row["max ms"] >= row["mean ms"] > 0
+        else:
+            assert row["iterations/s"] > 0
     with pytest.raises(ArenaError, match="2-5 players"):
         run_benchmark(argparse.Namespace(seconds=0.2, players=[6], seed=1, json=False))

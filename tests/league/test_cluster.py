@@ -157,7 +157,7 @@ class _FakeClient:
         pass
 
     def submit(self, function: Any, settings: Any, specs: Any, packed: Any,
-               request: list[tuple[str, list[str], int]], *args: Any, **options: Any
+               request: list[tuple[Any, ...]], *args: Any, **options: Any
                ) -> _FakeFuture:
         (worker,) = options["workers"]
         self.sent.append((worker, len(request)))
@@ -165,7 +165,7 @@ class _FakeClient:
             self.held[worker] += 1
             self.most_held[worker] = max(self.most_held[worker], self.held[worker])
         replies = [(game_id, _FakeRecord(game_id, time.time()), None, worker)
-                   for game_id, _, _ in request]
+                   for game_id, *_ in request]  # (id, seats, seed, parameters)
         return _FakeFuture(self, worker, (replies, self.slot_seconds * len(request),
                                           time.time()))
 

@@ -166,7 +166,8 @@ def test_the_store_is_found_from_the_league_file_wherever_the_command_runs(
 
 
 def test_a_misspelt_required_key_is_named_as_unknown(tmp_path: Path) -> None:
-    with pytest.raises(ArenaError, match="key 'nmae': unknown key; allowed here: .*name"):
+    with pytest.raises(ArenaError, match="key 'nmae': unknown key \\(did you mean 'name'\\?\\); "
+                                         "allowed here: .*name"):
         parse_league('nmae = "x"\ngame = "ra"\nplayers = 3\n', tmp_path / "l.toml")
 
 

@@ -35,8 +35,9 @@ def test_misbehaving_bots_forfeit_with_the_right_reason(tmp_path: Path, capsys) 
         want = {seat: EXPECTED[bot] for seat, bot in enumerate(result.bots) if bot in EXPECTED}
         assert dict(result.failures) == want, result
         stayed = [seat for seat in range(2) if seat not in want]
-        for seat in want:  # forfeits are placed after every seat that stayed
-            assert result.placements[seat] == len(stayed) + 1
+        for seat in want:  # forfeits are placed last (2nd of 2), after any seat that stayed
+            assert result.placements[seat] == 2
+            assert all(result.placements[other] == 1 for other in stayed)
     game = store.find_game(results[0].game_id)
     assert game.engine["actions"]  # the full record, replayable
     assert main(["replay", results[0].game_id[:8], "--results", str(league)]) == 0

@@ -1,9 +1,12 @@
 """`arena replay PREFIX` over every league under ./results: a prefix of several games
-says so, and lists them."""
+says so, and lists them; the story names the bots, marks the moves a fallback made for a
+failed seat, and places every forfeit last."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,3 +64,75 @@ def _words(line: str) -> list[tuple[int, str]]:
     import re
 
     return [(m.start(), m.group()) for m in re.finditer(r"\S+", line)]
+
+
+def _crashing(name: str, at: int) -> Any:
+    """A player that answers first-legal until its ``at``-th decision, which raises (0:
+    it crashes as the game starts)."""
+    from arena.runner.players import PythonPlayer
+
+    asked = {"n": 0}
+
+    def choose(observation: Any, legal: list[Any]) -> int:
+        asked["n"] += 1
+        if asked["n"] >= at:
+            raise RuntimeError("boom")
+        return 0
+
+    def start(info: Any) -> None:
+        if at == 0:
+            raise RuntimeError("dead at start")
+
+    return PythonPlayer(name, choose, on_new_game=start, observation=False)
+
+
+@pytest.mark.parametrize(("game", "at"), [("ra", 3), ("ra", 0), ("ra_dice", 4)])
+def test_the_story_marks_the_moves_the_fallback_made(game: str, at: int) -> None:
+    import trio
+
+    from arena.league.commands import tell
+    from arena.plugins import load_game
+    from arena.runner.players import random_player
+    from arena.runner.referee import play_game
+
+    record = trio.run(play_game, load_game(game), [_crashing("crasher", at),
+                                                   random_player("other")], 5)
+    (failure,) = record.failures
+    own = [n for n, step in enumerate(record.engine["actions"], start=1) if step["seat"] == 0]
+    first = own[max(at, 1) - 1]  # the decision the fallback made first
+    if at:
+        assert failure["decision"] == first
+    text = tell(record)
+    assert (f"crasher (seat 0) failed: from decision {first} on its moves are the "
+            "fallback's") in text[2]
+    story_end = text.index("Result in the league (a forfeit places last):")
+    story = text[4:story_end]
+    marked = next(i for i, line in enumerate(story) if "crasher [fallback]" in line)
+    # before: the bot's own moves, unmarked; after: no unmarked move of the seat (the
+    # score tables keep its name: a score is the seat's, whoever played it)
+    assert not any("[fallback]" in line for line in story[:marked])
+    if at != 0:
+        assert any("crasher" in line for line in story[4:marked])  # its own moves
+    else:  # only the setup was told before its first (fallback) move
+        assert all("crasher" not in line or line.startswith(("Suns", "crasher holds"))
+                   for line in story[:marked])
+    rows = re.compile(r"^\s+crasher\s+-?\d")
+    for line in story[marked + 1:]:
+        if not rows.match(line):
+            assert line.count("crasher") == line.count("crasher [fallback]"), line
+    assert text[story_end + 1].startswith("1. other") and "2. crasher" in text[story_end + 2]
+
+
+def test_when_both_seats_forfeit_both_are_placed_last() -> None:
+    import trio
+
+    from arena.league.commands import tell
+    from arena.plugins import load_game
+    from arena.runner.referee import play_game
+
+    record = trio.run(play_game, load_game("ra"), [_crashing("crasher", 0),
+                                                   _crashing("garbage", 2)], 5)
+    assert record.placements == (2, 2)
+    text = tell(record)
+    result = text[text.index("Result in the league (a forfeit places last):") + 1:][:2]
+    assert [line.split()[:2] for line in result] == [["2.", "crasher"], ["2.", "garbage"]]

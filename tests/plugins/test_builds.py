@@ -258,7 +258,7 @@ def test_a_known_toolchain_missing_is_named_with_its_package(tmp_path: Path,
         spec_of(folder)
     assert raised.value.problems == [
         f"key 'build': executable 'javac' not found on the bots' PATH ({tmp_path / 'empty'}): "
-        "is it installed? (Debian: apt-get install openjdk-17-jdk-headless)"]
+        "is it installed? (Debian: apt-get install default-jdk-headless)"]
 
 
 def test_build_must_be_an_argv(tmp_path: Path) -> None:
@@ -325,10 +325,7 @@ def built_and_runs(folder: Path, argv: list[str]) -> str:
                           check=True, timeout=60).stdout
 
 
-@pytest.mark.xfail(strict=True, reason="javac, a JVM, cannot reserve its compressed class "
-                   "space under RLIMIT_AS 2048 MiB: the runtime helper's branch i40-runtime "
-                   "changes how memory is bounded (remove this mark when it is merged)")
-@needs("javac", "openjdk-17-jdk-headless")
+@needs("javac", "default-jdk-headless")
 def test_java_builds_with_javac(tmp_path: Path) -> None:
     folder = language_bot(tmp_path, {"Bot.java": 'public class Bot { public static void '
                                      'main(String[] a) { System.out.println("java ok"); } }\n'},

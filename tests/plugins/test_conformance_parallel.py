@@ -9,7 +9,6 @@ import io
 import json
 import os
 import signal
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,15 +25,14 @@ from arena.plugins.conformance import (
     run_check,
 )
 from arena.plugins.manifest import load_manifest
-from tests.plugins.test_validate import FAST, ZOO, ZOO_FAILURES, zoo_bot
+from tests.plugins.test_validate import FAST, ZOO, ZOO_FAILURES, zoo_bot, zoo_limits
 
 
 def check_zoo_in_parallel(tmp_path: Path, script: str) -> ConformanceReport:
     registry = discover([], include_bundled=False)
     spec = load_manifest(zoo_bot(tmp_path, script), registry.games)
-    limits = replace(FAST, handshake_seconds=1.0) if script == "slow_start" else FAST
-    return run_check(spec, registry.games, [], games_per_setting=6, limits=limits,
-                     max_violations=1, concurrency=3)
+    return run_check(spec, registry.games, [], games_per_setting=6,
+                     limits=zoo_limits(script), max_violations=1, concurrency=3)
 
 
 @pytest.mark.skipif(not ZOO.is_dir(), reason="the runner's zoo is not there")
@@ -71,7 +69,9 @@ def test_the_kept_violations_are_the_first_in_the_order_of_the_check(tmp_path: P
     assert len(checks) == 2 and checks[0] == "ra 2p game 1"
     assert checks == sorted(checks, key=lambda c: int(c.rsplit(" ", 1)[1]))
     assert report.stopped_early and report.games_done < report.total_games == 8
-    assert report.settings[0].violations == 2
+    # every violation found is counted, as the progress line counts them, though the
+    # report lists only the first two
+    assert report.settings[0].violations == report.violations_found >= 2
 
 
 def test_by_default_the_bot_takes_every_seat_once(capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,13 +39,22 @@ def zoo_bot(tmp_path: Path, script: str) -> Path:
     return folder
 
 
+def zoo_limits(script: str) -> Limits:
+    """The limits a zoo bot is checked under: a bot that must miss the handshake misses a
+    short one as surely as a long one; a memory bomb reaches a small limit well within
+    its time (touching 2 GiB takes a while on a busy machine)."""
+    if script == "slow_start":
+        return replace(FAST, handshake_seconds=1.0)
+    if script == "alloc_8gb":
+        return replace(FAST, memory_mb=256, move_seconds=5.0)
+    return FAST
+
+
 def check_zoo(tmp_path: Path, script: str, games: int = 2) -> ConformanceReport:
     registry = discover([], include_bundled=False)
     spec = load_manifest(zoo_bot(tmp_path, script), registry.games)
-    # a bot that must miss the handshake misses a short one as surely as a long one
-    limits = replace(FAST, handshake_seconds=1.0) if script == "slow_start" else FAST
-    return run_check(spec, registry.games, [], games_per_setting=games, limits=limits,
-                     max_violations=1)
+    return run_check(spec, registry.games, [], games_per_setting=games,
+                     limits=zoo_limits(script), max_violations=1)
 
 
 # script -> (check that fails, reason)
@@ -62,7 +71,7 @@ ZOO_FAILURES = {
     "illegal": ("ra 2p game 1", "illegal"),
     "wrong_id": ("ra 2p game 1", "protocol"),
     "close_stdout": ("ra 2p game 1", "crash"),
-    "alloc_8gb": ("ra 2p game 1", "crash"),
+    "alloc_8gb": ("ra 2p game 1", "memory"),
     "fork_sleeper": ("ra 2p game 1", "crash"),
     "exit_after_game": ("ra 2p game 2", "crash"),  # noticed before the next game
 }
@@ -146,3 +155,29 @@ def test_percentiles_are_nearest_rank() -> None:
 def test_bundled_bot_passes_in_the_bwrap_sandbox(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "first", "--games", "1", "--game", "ra", "--sandbox", "bwrap"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("PASSED: first")
+
+
+def test_the_counts_agree_with_each_other(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43: a progress line said 4 violations and the summary 3; a setting said "0
+    decisions" beside a violation "at decision 2".  Now the summary counts every
+    violation found, as the progress line does, and says how many it lists; decisions
+    count every request the bot was sent, and a violation says which of its own it was."""
+    folder = zoo_bot(tmp_path, "illegal")  # an illegal index at every decision
+    assert main(["validate", str(folder), "--games", "4", "--max-violations", "1",
+                 "--concurrency", "2", "--sandbox", "none"]) == 1
+    captured = capsys.readouterr()
+    progress = captured.err.strip().splitlines()[-1]
+    found = int(progress.rsplit("violations ", 1)[1])
+    summary = captured.out.strip().splitlines()[-1]
+    assert summary.startswith(f"FAILED: illegal 1: {found} violation(s) in ")
+    assert found >= 2 and "(the first 1 listed above; --max-violations N lists more)" in summary
+    (listed,) = [line for line in captured.out.splitlines() if ": illegal: " in line]
+    assert " of the game (its 1st): illegal" in listed
+    assert main(["validate", str(folder), "--games", "2", "--json", "--sandbox", "none"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    (setting,) = report["settings"]
+    assert report["violations_found"] == setting["violations"] == len(report["violations"]) == 2
+    assert setting["decisions"] == 2  # asked once per game, failing at once
+    assert setting["latency_ms"] is not None
+    assert [v["own_decision"] for v in report["violations"]] == [1, 1]

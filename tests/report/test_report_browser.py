@@ -114,3 +114,59 @@ def test_console_errors_would_be_caught(tmp_path: Path) -> None:
     messages = console_messages(shown.stderr)
     assert any("boom" in m for m in messages)
     assert any("missing is not defined" in m for m in messages)
+
+
+PHONE = 390
+
+
+def test_the_report_reads_on_a_phone(league: list[GameResult], tmp_path: Path) -> None:
+    """Issue 43: at 390 px the leaderboard was cut at the interval column, the charts'
+    labels shrank to 2-3 px, the seat table and the games' results were off screen, and
+    "hover a cell" did nothing.  Now no figure needs sideways scrolling, every label of a
+    chart shown is drawn at least 8 px high, and each pair's details are a tap away."""
+    import time
+
+    from arena.viewer.index import games_section
+    from tests.viewer.browser import Browser
+
+    page = tmp_path / "report.html"
+    page.write_text(render_report(league, title="Phone league", bootstrap=30,
+                                  games=games_section(league[:40], "games", set())),
+                    encoding="utf-8")
+    browser = Browser(tmp_path / "profile-phone", width=1280, height=1000)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        for width, shot in ((1280, "report-desktop.png"), (PHONE, "report-phone.png")):
+            browser.call("Emulation.setDeviceMetricsOverride", session=True, width=width,
+                         height=1000, deviceScaleFactor=1, mobile=width == PHONE)
+            browser.call("Page.navigate", session=True, url=page.as_uri())
+            for _ in range(100):
+                if browser.evaluate("document.readyState") == "complete":
+                    break
+                time.sleep(0.05)
+            assert browser.evaluate("document.documentElement.scrollWidth") <= width
+            # every figure of every table, and every chart, inside the screen
+            outside = browser.evaluate(f"""[...document.querySelectorAll(
+                'td, .chart svg')].filter((e) => e.getClientRects().length
+                && (e.getBoundingClientRect().right > {width} + 0.5
+                    || e.getBoundingClientRect().left < 0)).map((e) => e.outerHTML.slice(0, 80))""")
+            assert outside == [], outside
+            # the charts' words and numbers as they are drawn, in pixels
+            smallest = browser.evaluate("""Math.min(...[...document.querySelectorAll(
+                '.chart svg text')].filter((t) => t.getClientRects().length)
+                .map((t) => t.getBoundingClientRect().height))""")
+            assert smallest >= 8, f"a chart label is {smallest:.1f} px high at {width} px"
+            browser.screenshot(ARTIFACTS / shot)
+        # at phone width: a card per leaderboard row, each figure under its label
+        labels = browser.evaluate("""[...document.querySelector('table.leaderboard tr td'
+            + '[data-label]').parentElement.querySelectorAll('td[data-label]')].map(
+            (td) => getComputedStyle(td, '::before').content)""")
+        assert '"95% interval"' in labels and '"avg place"' in labels
+        browser.click("details.pairs summary")
+        shown = browser.evaluate("[...document.querySelectorAll('details.pairs li')]"
+                                 ".filter((li) => li.getClientRects().length).length")
+        bots = len(build_leaderboard(league, bootstrap=0).rows)
+        assert shown == bots * (bots - 1) // 2
+        assert browser.problems == [], browser.problems
+    finally:
+        browser.close()

@@ -65,7 +65,7 @@ def test_report_shows_every_section_and_bot(league: list[GameResult]) -> None:
         assert f"{row.elo:.0f}" in text and f"{row.low:.0f} – {row.high:.0f}" in text
     assert "Spring league" in text and "400" in text
     assert "timeout" in text and "crash" in text
-    leaderboard_rows = page.split('<table class="leaderboard">')[1].split("</table>")[0]
+    leaderboard_rows = page.split('<table class="leaderboard phone-cards">')[1].split("</table>")[0]
     assert leaderboard_rows.count("<tr>") == 1 + len(board.rows)
 
 
@@ -147,7 +147,8 @@ def test_rating_history_draws_at_most_ten_lines() -> None:
     results = simulate_league(spread_ratings(14), 300, seed=2)
     page = render_report(results, bootstrap=0)
     history = page.split('id="history"')[1].split("</section>")[0]
-    assert history.count("<polyline") == 10
+    wide, phone = history.split('class="chart desk"')[1].split('class="chart phone"')
+    assert wide.count("<polyline") == phone.count("<polyline") == 10  # drawn for each
     assert "Only the 10 highest-rated of the 14 bots are drawn." in history
     assert "bot013" in history and "bot000" not in history
 

@@ -9,6 +9,7 @@ import pytest
 from arena.errors import ArenaError
 from arena.records import GameResult
 from arena.report.leaderboard import (
+    SETTLED,
     build_leaderboard,
     filter_results,
     leaderboard_json,
@@ -162,19 +163,37 @@ def test_leaderboard_table_is_what_the_league_run_prints(league: list[GameResult
     assert " 1500 " in charlie and "Anchored" in text
 
 
-def test_neighbours_whose_intervals_overlap_are_flagged() -> None:
+def test_neighbours_whose_order_is_not_settled_are_flagged() -> None:
     from arena.bench.synthetic import simulate_league
 
     # two bots 10 Elo apart cannot be told apart in 200 games; the third is far below
-    results = simulate_league({"a": 1510.0, "b": 1500.0, "c": 900.0}, 200, (2, 3), seed=4)
+    results = simulate_league({"a": 1510.0, "b": 1500.0, "c": 900.0}, 200, (2, 3), seed=2)
     board = build_leaderboard(results, bootstrap=0)
     unsettled = [n for n in board.notes if n.startswith("Order not settled")]
     assert len(unsettled) == 1
     top, second, third = board.rows
     assert f"{top.bot} / {second.bot}" in unsettled[0] and f"{second.bot} / c" not in unsettled[0]
-    assert second.high >= top.low and third.high < second.low
-    assert top.ahead_of_next is not None and 0.2 < top.ahead_of_next < 0.999
+    assert top.ahead_of_next is not None and 0.2 < top.ahead_of_next < SETTLED
+    assert superiority_text(top.ahead_of_next) in unsettled[0]
+    assert second.ahead_of_next is not None and second.ahead_of_next > SETTLED
     assert third.ahead_of_next is None
+
+
+def test_a_settled_order_is_never_called_unsettled_even_when_intervals_overlap() -> None:
+    """Issue 43: "Order not settled" beside "ahead >99.9%" read as a contradiction.  The
+    order is judged by the likelihood alone; overlapping intervals of a settled pair get
+    a note saying why they do not contradict it."""
+    from arena.bench.synthetic import simulate_league
+
+    results = simulate_league({"a": 1560.0, "b": 1500.0, "c": 1450.0, "d": 1400.0}, 300,
+                              (3, 4), seed=3)
+    board = build_leaderboard(results, bootstrap=0)
+    top, second = board.rows[:2]
+    assert second.high >= top.low  # the intervals overlap ...
+    assert top.ahead_of_next is not None and top.ahead_of_next >= SETTLED  # ... yet settled
+    assert not any(n.startswith("Order not settled") for n in board.notes)
+    (overlap,) = [n for n in board.notes if n.startswith("Settled although")]
+    assert f"{top.bot} / {second.bot}" in overlap and "one bot's rating" in overlap
 
 
 def test_failure_rates_by_reason(league: list[GameResult]) -> None:

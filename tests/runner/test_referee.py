@@ -154,6 +154,15 @@ def test_a_failing_seat_forfeits_and_is_played_out(answer: Any, reason: str) -> 
     assert NIM.replay(outcome.engine).is_terminal()
 
 
+def test_when_every_seat_forfeits_all_share_the_last_place() -> None:
+    limits = Limits(move_seconds=0.05)
+    outcome = run([Scripted("bad", _illegal), Scripted("worse", _wrong_id)], seed=2,
+                  limits=limits)
+    assert outcome.forfeits == {0: "illegal", 1: "protocol"}
+    assert outcome.placements == (2, 2)  # neither is first: a forfeit never wins
+    assert sorted(outcome.engine_placements) != [2, 2]  # the engine did rank them
+
+
 def test_the_fallback_is_seeded_by_game_seed_and_seat() -> None:
     limits = Limits(move_seconds=0.05)
     games = [run([Scripted("bad", _illegal), first_player()], seed=s, limits=limits,
@@ -236,9 +245,11 @@ def test_bad_seating_and_options_are_user_errors() -> None:
 def test_adjusted_placements_examples() -> None:
     assert adjusted_placements([1, 2, 3, 4], set()) == [1, 2, 3, 4]
     assert adjusted_placements([1, 2, 3, 4], {0}) == [4, 1, 2, 3]
-    assert adjusted_placements([1, 2, 3, 4], {0, 2}) == [3, 1, 3, 2]
+    assert adjusted_placements([1, 2, 3, 4], {0, 2}) == [4, 1, 4, 2]
     assert adjusted_placements([1, 1, 3, 4], {3}) == [1, 1, 3, 4]
-    assert adjusted_placements([2, 1, 2], {0, 1, 2}) == [1, 1, 1]
+    # every seat forfeits: all share the last place, never the first
+    assert adjusted_placements([2, 1, 2], {0, 1, 2}) == [3, 3, 3]
+    assert adjusted_placements([1, 2], {0, 1}) == [2, 2]
 
 
 @settings(max_examples=200, deadline=None)
@@ -248,8 +259,9 @@ def test_adjusted_placements_put_forfeits_last_and_keep_the_order(
     forfeits = set(data.draw(st.sets(st.sampled_from(range(len(engine))))))
     places = adjusted_placements(engine, forfeits)
     stayed = [s for s in range(len(engine)) if s not in forfeits]
-    for s in forfeits:
-        assert places[s] == len(stayed) + 1
+    for s in forfeits:  # last, k-th of k, and never beside a seat that played on
+        assert places[s] == len(engine)
+        assert all(places[a] < places[s] for a in stayed)
     for a in stayed:
         assert 1 <= places[a] <= len(stayed)
         for b in stayed:

@@ -196,6 +196,13 @@ def wait_until(check, seconds: float, what: str):  # type: ignore[no-untyped-def
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def arena(*args: str, env: dict[str, str], stdin: str = "", timeout: float = 300
+          ) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` in a subprocess (a client of a real server, as a user runs it)."""
+    return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
 def start_server(folder: Path, port: int, log: Path, env: dict[str, str] | None = None
                  ) -> subprocess.Popen[bytes]:
     """A real ``arena serve FOLDER`` on 127.0.0.1:PORT (its output appended to ``log``),

@@ -205,6 +205,12 @@ async def test_upload_validates_and_refusals(server_folder: tuple[Path, str]) ->
         assert rejected["state"] == "rejected" and "failed the conformance check" in \
             rejected["message"]
         assert "I crash on purpose" in rejected["stderr_tail"]
+        # why, in one line: the bot died before its handshake (runner/diagnosis.py), on
+        # its page too
+        why = ("handshake: crash: died before its handshake: its stderr ends: I crash on "
+               "purpose; exited with code 3")
+        assert rejected["message"].endswith(why)
+        assert why in (await api.client.get("/bots/ada/broken")).text
         # the report and the stderr are the owner's (and admins'): not bob's, not anyone's
         for headers in ({}, {"Authorization": f"Bearer {bob}"}):
             seen = (await api.client.get(f"/api/v1/versions/{answer.json()['id']}",
@@ -447,9 +453,16 @@ async def test_the_remaining_routes(tmp_path: Path, capsys: pytest.CaptureFixtur
         not_mine = await client.post("/account/tokens/999/revoke",
                                      data={"csrf": csrf_of(account.text)})
         assert not_mine.status_code == 404
-        # the stylesheet; a wrong method is JSON too
-        css = await client.get("/static/server.css")
-        assert css.status_code == 200 and "body" in css.text
+        # the stylesheets: the report's own, then the server's rules; a wrong method is
+        # JSON too
+        from importlib import resources
+
+        css = await client.get("/static/report.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+        # the very file arena report inlines
+        assert css.text == resources.files("arena.report").joinpath("report.css").read_text()
+        own = await client.get("/static/server.css")
+        assert own.status_code == 200 and "header.site" in own.text
         for response in (css, account, wrong := await client.put("/api/v1/register", json={})):
             assert response.headers["x-frame-options"] == "DENY"
             assert "frame-ancestors 'none'" in response.headers["content-security-policy"]

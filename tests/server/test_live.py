@@ -17,6 +17,7 @@ import trio
 
 from tests.server.conftest import (
     PASSWORD,
+    arena,
     bot_folder,
     free_port,
     in_process,
@@ -26,12 +27,6 @@ from tests.server.conftest import (
 )
 
 pytestmark = pytest.mark.slow
-
-
-def arena(*args: str, env: dict[str, str], stdin: str = "", timeout: float = 300
-          ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], input=stdin, env=env,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 def test_a_real_server_login_upload_validate_and_play(

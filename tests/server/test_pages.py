@@ -133,7 +133,7 @@ async def test_bot_page_results_chart_and_failure_triage(
         page = await api.client.get("/bots/bob/beta")
         assert page.status_code == 200
         html = page.text
-        assert "Against each opponent" in html and "<td>ada/alpha@1</td>" in html
+        assert "Against each opponent" in html and '<td class="title">ada/alpha@1</td>' in html
         assert '<section class="failure-group" data-reason="crash">' in html
         assert "crash: 4 games" in html
         failure = records[-1].failures[0]
@@ -296,3 +296,17 @@ async def test_friendly_games_are_played_apart_and_never_rated(
             assert (await api.client.get(f"/games/{game_id}")).status_code == 200
             record = (await api.client.get(f"/games/{game_id}/record.json")).json()
             assert record["game_id"] == game_id and ada in json.dumps(record)
+
+
+@pytest.mark.no_store
+def test_house_bots_are_shown_without_their_tag_where_the_name_is_unique() -> None:
+    """Issue 43: "Newest games" was a wall of bot@hash.  A house bot (arena/NAME@TAG) is
+    shown as arena/NAME unless another house bot of that name is shown beside it (the old
+    and the new after an upgrade); an uploaded bot's version number stays."""
+    from arena.server.views import shown_names
+
+    assert shown_names(["arena/random@08636689", "ada/alpha@1", "arena/first@e85759f5"]) \
+        == {"arena/random@08636689": "arena/random", "ada/alpha@1": "ada/alpha@1",
+            "arena/first@e85759f5": "arena/first"}
+    upgraded = shown_names(["arena/random@08636689", "arena/random@1a2b3c4d"])
+    assert upgraded == {name: name for name in upgraded}

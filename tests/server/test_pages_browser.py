@@ -3,7 +3,8 @@ register, log in, upload a bot on the upload page, see its verdict arrive and th
 appear on the live leaderboard without a reload, open one of its games and step through
 it, open the failure list of a bot that crashes in the ladder and its replay at the
 failing decision; no page breaks its Content-Security-Policy (a blocked script or style
-would be a console message); no page is wider than a phone.
+would be a console message); no page is wider than a phone, and no figure of a table or
+chart is off a phone's screen.
 
 Screenshots of the main pages, at desktop and phone width, go to
 results/test-artifacts/server-pages/ (docs/images/ has copies). Without Chromium the test
@@ -144,6 +145,12 @@ class Pages:
             time.sleep(0.3)
             wide = self.js("document.documentElement.scrollWidth")
             assert wide <= PHONE, f"{name} is {wide} px wide at phone width"
+            # no figure hides off screen in a scrolling box either (a table is cards)
+            outside = self.js(f"""[...document.querySelectorAll('main td, main .chart svg')]
+                .filter((e) => e.getClientRects().length
+                        && e.getBoundingClientRect().right > {PHONE} + 0.5)
+                .map((e) => e.outerHTML.slice(0, 80))""")
+            assert outside == [], f"{name} at phone width: {outside}"
             self.whole_page(SHOTS / f"{name}-phone.png", PHONE)
         finally:
             self.browser.call("Emulation.clearDeviceMetricsOverride", session=True)

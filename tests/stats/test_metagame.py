@@ -59,6 +59,9 @@ def test_payoff_tensor_per_composition_whatever_the_seating() -> None:
 def test_fractional_places_share_the_tied_places() -> None:
     assert fractional_places([1, 1, 3, 4]) == [1.5, 1.5, 3, 4]
     assert fractional_places([2, 1, 2]) == [2.5, 1, 2.5]
+    # forfeits share the last place number; they count the positions they take
+    assert fractional_places([4, 1, 4, 2]) == [3.5, 1, 3.5, 2]
+    assert fractional_places([2, 2]) == [1.5, 1.5]
 
 
 def test_pairwise_game_is_the_leaderboard_win_rate() -> None:

@@ -15,7 +15,7 @@ import trio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.games.ra import GAME, RaState
+from arena.games.ra import GAME, RaGame, RaState
 from arena.games.ra.scenario import build_state
 from arena.games.ra.tiles import BID_BASE, PASS
 from arena.runner.players import random_player
@@ -238,7 +238,7 @@ def test_the_pairwise_reward_counts_every_rival(monkeypatch: pytest.MonkeyPatch)
     # Seats 0 and 1 tie at the top, far ahead of seat 2: against its best rival seat 0 is
     # only level, but it is ahead in one of its two pairings, as the leaderboard counts.
     monkeypatch.setattr("arena.strategies.mcts.seat_values", lambda _state: [30.0, 30.0, 0.0])
-    state = GAME.new_game(3, 1)
+    state = RaGame("python").new_game(3, 1)  # the Python valuation, replaced above
     best_rival = rewards(state, MctsSettings(reward="best_rival"))
     pairwise = rewards(state, MctsSettings(reward="pairwise"))
     assert best_rival[0] == pytest.approx(0.5)

@@ -1,4 +1,5 @@
-"""``RaGame``: new games, restoring, replaying and telling records."""
+"""``RaGame``: new games, restoring, replaying and telling records, in either engine
+(``engines.py``: the compiled core where it is built, else the pure-Python one)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Game, GameOptionError, ReplayError
-from arena.games.ra import editions, jsonio
+from arena.games.base import Game, GameError, GameOptionError, ReplayError
+from arena.games.ra import editions, engines, jsonio
 from arena.games.ra.editions import DEFAULT_EDITION
-from arena.games.ra.state import RaState
+from arena.games.ra.state import RaState, RaStateViews
 from arena.games.ra.tiles import (
     CENTER_SUN,
     NUM_ACTIONS,
@@ -37,6 +38,13 @@ class RaGame(Game):
     replays_from_draws = True  # start_from_record: its secret deals' records keep no seed
     board_package = "arena.games.ra"  # its replay.js and replay.css: the replay page
 
+    def __init__(self, engine: str | None = None) -> None:
+        """``engine``: "compiled", "python" or "auto"; None (the bundled game): what
+        ``ARENA_RA_ENGINE`` says when each game starts (engines.py)."""
+        if engine is not None:
+            engines.resolve(engine)  # a bad choice fails here, not at the first game
+        self.engine = engine
+
     def default_options(self) -> dict[str, Any]:
         return {"edition": DEFAULT_EDITION}
 
@@ -45,12 +53,12 @@ class RaGame(Game):
 
     def new_game(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None = None
-    ) -> RaState:
+    ) -> RaStateViews:
         return self._start(num_players, seed, editions.full_options(options))
 
     def replay_start(
         self, num_players: int, seed: int, options: Mapping[str, Any] | None
-    ) -> RaState:
+    ) -> RaStateViews:
         """Records name their edition; one whose options name none was played before
         editions existed and replays under the rules of then."""
         if isinstance(options, Mapping) and "edition" not in options:
@@ -58,7 +66,7 @@ class RaGame(Game):
             return self._start(num_players, seed, {})
         return self.new_game(num_players, seed, options)
 
-    def start_from_record(self, record: Mapping[str, Any]) -> RaState:
+    def start_from_record(self, record: Mapping[str, Any]) -> RaStateViews:
         """A record of a secret deal (no seed): its game with the recorded suns and, in
         order, the recorded draws.  One with a seed starts from it (its hidden future, the
         bag's order after the last draw, included)."""
@@ -91,9 +99,9 @@ class RaGame(Game):
         state = blank_state(num_players, suns, seed if type(seed) is int else None,
                             RecordedDrawsOnly(), list(FULL_BAG), rules)
         state.stacked = draws[::-1]  # the next draw is the last
-        return state
+        return self._in_my_engine(state)
 
-    def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaState:
+    def _start(self, num_players: int, seed: int, options: dict[str, Any]) -> RaStateViews:
         if type(num_players) is not int or not 2 <= num_players <= 5:
             raise GameOptionError(f"Ra is for 2-5 players, not {num_players!r}")
         if type(seed) is not int:
@@ -102,10 +110,23 @@ class RaGame(Game):
         groups = list(SUN_GROUPS[num_players])
         rng.shuffle(groups)  # the books: players receive the sun groups at random
         suns = [sorted(g) for g in groups]
+        if engines.resolve(self.engine) == engines.COMPILED:
+            return engines.compiled_class().blank(num_players, suns, seed, rng,
+                                                  list(FULL_BAG), options)
         return blank_state(num_players, suns, seed, rng, list(FULL_BAG), options)
 
-    def state_from_json(self, data: Mapping[str, Any]) -> RaState:
-        return jsonio.state_from_json(data)
+    def state_from_json(self, data: Mapping[str, Any]) -> RaStateViews:
+        try:
+            return self._in_my_engine(jsonio.state_from_json(data))
+        except ValueError as error:  # a field out of range: the core checks them all
+            raise GameError(f"saved Ra state is damaged: {error}") from None
+
+    def _in_my_engine(self, state: RaState) -> RaStateViews:
+        """A fresh pure ``state`` in this game's engine, drawing from its own generator
+        (a record's RecordedDrawsOnly too)."""
+        if engines.resolve(self.engine) == engines.COMPILED:
+            return engines.compiled_class().from_pure(state, state.rng)
+        return state
 
     def narrate(self, record: Mapping[str, Any]) -> list[str]:
         from arena.games.ra.narrate import narrate
@@ -144,8 +165,9 @@ def blank_state(
     bag: list[int],
     options: dict[str, Any],
 ) -> RaState:
-    """A state at the start of epoch 1 with the given suns and bag (no tiles held), under
-    ``options`` (full options, or {} for the rules from before editions)."""
+    """A state of the pure engine at the start of epoch 1 with the given suns and bag (no
+    tiles held), under ``options`` (full options, or {} for the rules from before
+    editions); ``engines.as_engine`` converts it."""
     state = RaState.__new__(RaState)
     state.num_players = num_players
     state.seed = seed

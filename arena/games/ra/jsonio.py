@@ -33,7 +33,7 @@ from arena.games.ra.tiles import (
 )
 
 if TYPE_CHECKING:
-    from arena.games.ra.state import RaState
+    from arena.games.ra.state import RaState, RaStateViews
 
 FORMAT = 1  # version of the to_json layout (later keys are optional, so still 1)
 
@@ -74,14 +74,14 @@ def tile_counts(counts: list[int], keep_zeros: bool = False) -> dict[str, int]:
     return {name: count for name, count in zip(TILE_NAMES, counts, strict=True) if count}
 
 
-def bag_counts(state: RaState) -> list[int]:
+def bag_counts(state: RaStateViews) -> list[int]:
     counts = [0] * NUM_TILE_TYPES
     for tile in state.bag:
         counts[tile] += 1
     return counts
 
 
-def observation(state: RaState, seat: int) -> dict[str, Any]:
+def observation(state: RaStateViews, seat: int) -> dict[str, Any]:
     """All public information, for ``seat``: never the bag's order.
 
     Built for every decision, so the slow parts are cached in the state across
@@ -116,13 +116,7 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
             "then": [TILE_NAMES[d] for d in reversed(state.dis_pending)],
             "after": DISASTER_AFTER_NAMES[state.dis_after],
         }
-    bag = state.bag
-    bag_names = state._obs_bag
-    if bag_names is None or state._obs_bag_of is not bag or state._obs_bag_len != len(bag):
-        # a new state or bag (or one changed outside _draw): count once; draws keep it up
-        bag_names = state._obs_bag = tile_counts(bag_counts(state), keep_zeros=True)
-        state._obs_bag_of = bag
-        state._obs_bag_len = len(bag)
+    bag_names, bag_size = state._observed_bag()
     return {
         "game": "ra",
         "seat": seat,
@@ -141,11 +135,24 @@ def observation(state: RaState, seat: int) -> dict[str, Any]:
         "disaster": disaster,
         "disasters_waiting": [TILE_NAMES[d] for d in state.god_disasters],
         "bag": bag_names.copy(),
-        "bag_size": len(bag),
+        "bag_size": bag_size,
     }
 
 
-def _players_json(state: RaState) -> list[dict[str, Any]]:
+def observed_bag(state: RaState) -> tuple[dict[str, int], int]:
+    """The bag's counts by tile name (cached: the caller copies them) and its size, for
+    the observation of a pure state: counted once per bag, then kept up by each draw."""
+    bag = state.bag
+    bag_names = state._obs_bag
+    if bag_names is None or state._obs_bag_of is not bag or state._obs_bag_len != len(bag):
+        # a new state or bag (or one changed outside _draw): count once; draws keep it up
+        bag_names = state._obs_bag = tile_counts(bag_counts(state), keep_zeros=True)
+        state._obs_bag_of = bag
+        state._obs_bag_len = len(bag)
+    return bag_names, len(bag)
+
+
+def _players_json(state: RaStateViews) -> list[dict[str, Any]]:
     """The players' part of the observation, fresh, from ``state._obs_players``: per
     seat (holding, its tiles by name, used suns, sorted), replaced when the holding or the
     used suns are no longer equal.  A cache entry is never changed once built, nor handed
@@ -190,7 +197,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def state_to_json(state: RaState) -> dict[str, Any]:
+def state_to_json(state: RaStateViews) -> dict[str, Any]:
     version, internal, gauss = state.rng.getstate()
     return {
         "game": "ra",
@@ -298,7 +305,10 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
         raise GameError(f"saved Ra state is damaged: {error!r}") from None
     if len(state.hold) != state.num_players or any(len(h) != NUM_TILE_TYPES for h in state.hold):
         raise GameError("saved Ra state is damaged: holdings do not match the players")
-    if state.tiles_accounted() != list(TILE_COUNTS):
+    tiles = state.bag + state.stacked + state.track + state.dis_pending + state.god_disasters
+    # a negative tile would pass the count below as a tile from the end of the list
+    accounted = state.tiles_accounted() if all(0 <= t < NUM_TILE_TYPES for t in tiles) else []
+    if accounted != list(TILE_COUNTS):
         raise GameError("saved Ra state is damaged: its tiles do not add up to the game's 180")
     return state
 
@@ -306,7 +316,7 @@ def state_from_json(data: Mapping[str, Any]) -> RaState:
 # -- the record ----------------------------------------------------------------------------
 
 
-def record(state: RaState) -> dict[str, Any]:
+def record(state: RaStateViews) -> dict[str, Any]:
     actions = [
         {"seat": seat, "action": action, "json": action_json(action, extra)}
         for seat, action, extra in state.history
@@ -338,7 +348,7 @@ def record(state: RaState) -> dict[str, Any]:
     }
 
 
-def expand_events(state: RaState) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def expand_events(state: RaStateViews) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The compact event log as rich JSON, plus one summary per finished epoch."""
     events: list[dict[str, Any]] = []
     epochs: list[dict[str, Any]] = []

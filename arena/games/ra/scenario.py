@@ -10,10 +10,11 @@ import random
 from collections.abc import Mapping, Sequence
 
 from arena.games.base import GameOptionError
+from arena.games.ra import engines
 from arena.games.ra.editions import DEFAULT_EDITION, full_options
 from arena.games.ra.game import FULL_BAG, blank_state
 from arena.games.ra.jsonio import tile_type
-from arena.games.ra.state import RaState
+from arena.games.ra.state import RaStateViews
 from arena.games.ra.tiles import AUCTION_TRACK_LENGTH, RA, SUN_GROUPS
 
 
@@ -32,14 +33,16 @@ def build_state(
     current: int | None = None,
     seed: int = 0,
     edition: str | None = DEFAULT_EDITION,
-) -> RaState:
+    engine: str | None = None,
+) -> RaStateViews:
     """A state at the start of ``current``'s turn (default: the highest sun's holder).
 
     ``suns``/``used_suns``: face-up / face-down suns per seat (default: the standard
     groups in seat order, none used); ``tiles``: each seat's holding by tile name;
     ``track``: the auction track; ``draws``: the tiles the next draws reveal, in order
     (later draws are random from ``seed``); ``edition``: "classic" or "2023" (None: the
-    rules of records from before editions)."""
+    rules of records from before editions); ``engine``: "python", "compiled" or "auto"
+    (default: the process's, as ``RaGame``; see engines.py)."""
     if suns is None:
         suns = SUN_GROUPS[num_players]
     options = {} if edition is None else full_options({"edition": edition})
@@ -84,4 +87,4 @@ def build_state(
     if current is not None:
         state.cur = current
     state.first_player = state.cur
-    return state
+    return engines.as_engine(state, engine)

@@ -11,6 +11,7 @@ Where the editions differ, ``self.rules`` (see ``editions.py``) says what to do.
 
 from __future__ import annotations
 
+import abc
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -65,17 +66,13 @@ ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
 }
 
 
-class RaState(GameState):
-    """A position of Ra, hidden bag included.  Build one with ``RaGame.new_game``."""
+class RaStateViews(GameState):
+    """What every Ra position has, whichever engine holds it: its fields (declared here,
+    stored by :class:`RaState`, or by the compiled core as read-only copies), and all that
+    is computed from them rather than by the rules: results, JSON, the record, messages.
+    One definition, read by both engines (see arena/games/ra/compiled.py)."""
 
-    __slots__ = (
-        "num_players", "seed", "options", "rules", "epoch", "phase", "cur", "up", "down", "hold",
-        "scores", "center", "ra_count", "ra_limit", "track", "box", "bag", "stacked", "rng",
-        "ra_player", "kind", "high", "high_bidder", "queue", "queue_index", "bids",
-        "dis_seat", "dis_pending", "dis_current", "dis_left", "dis_after", "god_disasters",
-        "history", "events", "initial_suns", "first_player", "_legal",
-        "_obs_bag", "_obs_bag_of", "_obs_bag_len", "_obs_players",
-    )  # fmt: skip
+    __slots__ = ()
 
     num_players: int
     seed: int | None
@@ -120,13 +117,113 @@ class RaState(GameState):
     _obs_bag_len: int  # ... and its length then
     _obs_players: tuple[Any, ...] | None  # per seat, replaced (never changed) when stale
 
-    # -- the contract ------------------------------------------------------------------
-
     def current_player(self) -> int:
         return self.cur
 
     def is_terminal(self) -> bool:
         return self.phase == OVER
+
+    def _illegal_message(self, action: object, legal: Sequence[int]) -> str:
+        if self.phase == OVER:
+            return "the game is over: no action is legal"
+        phase = PHASE_NAMES[self.phase]
+        choices = ", ".join(f"{a} = {self.action_to_json(a)}" for a in legal)
+        return f"action {action!r} is not legal for seat {self.cur} ({phase}); legal: {choices}"
+
+    # -- results -------------------------------------------------------------------------
+
+    def returns(self) -> list[float]:
+        self._require_over("returns")
+        return [float(score) for score in self.scores]
+
+    def placements(self) -> list[int]:
+        """By score.  A tie for the highest score goes to the highest sun among the tied
+        (every book; suns are unique); the books say nothing of other ties, so equal
+        scores below the winner share a place."""
+        self._require_over("placements")
+        seats = range(self.num_players)
+        scores = self.scores
+        highest = [max(self.up[s] + self.down[s]) for s in seats]
+        keys: list[tuple[int, int]]
+        if self.rules.only_the_win_tie_broken:
+            best = max(scores)
+            winner = max((s for s in seats if scores[s] == best), key=highest.__getitem__)
+            keys = [(scores[s], s == winner) for s in seats]
+        else:  # records from before editions broke every tie by the highest sun
+            keys = [(scores[s], highest[s]) for s in seats]
+        return [1 + sum(other > key for other in keys) for key in keys]
+
+    def _require_over(self, what: str) -> None:
+        if self.phase != OVER:
+            raise IllegalActionError(f"{what}() is only known when the game is over")
+
+    # -- JSON ----------------------------------------------------------------------------
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return jsonio.observation(self, seat)
+
+    @abc.abstractmethod
+    def _observed_bag(self) -> tuple[dict[str, int], int]:
+        """The bag's counts by tile name for the observation (the caller copies them: they
+        may be a cache) and its size."""
+
+    def action_to_json(self, action: int) -> dict[str, Any]:
+        if action not in self.legal_actions():
+            raise IllegalActionError(self._illegal_message(action, self.legal_actions()))
+        extra = -1
+        if GOD_BASE <= action < BID_BASE:
+            extra = self.track[action - GOD_BASE]
+        elif action >= DISCARD_BASE:
+            extra = self.dis_current
+        return jsonio.action_json(action, extra)
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonio.state_to_json(self)
+
+    def record(self) -> dict[str, Any]:
+        return jsonio.record(self)
+
+    @abc.abstractmethod
+    def clone(self, rng: random.Random | None = None) -> RaStateViews:
+        """An independent copy; with ``rng``, one that draws from that generator."""
+
+    @abc.abstractmethod
+    def reseed(self, seed: int) -> None:
+        """Draw the hidden future from ``seed`` instead."""
+
+    def tiles_accounted(self) -> list[int]:
+        """Per tile type: bag + Ra track + auction track + players + disasters still to
+        resolve + box; always the full box of 180 (a check for tests)."""
+        counts = self.box[:]
+        for tile in self.bag:
+            counts[tile] += 1
+        for tile in self.track + self.dis_pending + self.god_disasters:
+            counts[tile] += 1
+        counts[RA] += self.ra_count
+        for hold in self.hold:
+            for tile in range(NUM_TILE_TYPES):
+                counts[tile] += hold[tile]
+        return counts
+
+    def __repr__(self) -> str:
+        where = f"epoch {self.epoch}, phase {self.phase}, seat {self.cur}"
+        return f"<{type(self).__name__} {self.num_players} players, {where}>"
+
+
+class RaState(RaStateViews):
+    """A position of Ra, hidden bag included, in the pure-Python engine (the reference).
+    Build one with ``RaGame.new_game``."""
+
+    __slots__ = (
+        "num_players", "seed", "options", "rules", "epoch", "phase", "cur", "up", "down", "hold",
+        "scores", "center", "ra_count", "ra_limit", "track", "box", "bag", "stacked", "rng",
+        "ra_player", "kind", "high", "high_bidder", "queue", "queue_index", "bids",
+        "dis_seat", "dis_pending", "dis_current", "dis_left", "dis_after", "god_disasters",
+        "history", "events", "initial_suns", "first_player", "_legal",
+        "_obs_bag", "_obs_bag_of", "_obs_bag_len", "_obs_players",
+    )  # fmt: skip
+
+    # -- the rules -----------------------------------------------------------------------
 
     def _compute_legal_actions(self) -> list[int]:
         phase = self.phase
@@ -195,13 +292,6 @@ class RaState(GameState):
             self.events.append(("loss", seat, self.dis_current, tile, 1))
             self.dis_left -= 1
             self._resolve_disasters()
-
-    def _illegal_message(self, action: object, legal: Sequence[int]) -> str:
-        if self.phase == OVER:
-            return "the game is over: no action is legal"
-        phase = PHASE_NAMES[self.phase]
-        choices = ", ".join(f"{a} = {self.action_to_json(a)}" for a in legal)
-        return f"action {action!r} is not legal for seat {self.cur} ({phase}); legal: {choices}"
 
     # -- turns ---------------------------------------------------------------------------
 
@@ -434,37 +524,10 @@ class RaState(GameState):
             self.phase = TURN
             self.cur = max(range(self.num_players), key=lambda seat: up[seat][-1])
 
-    # -- results -------------------------------------------------------------------------
+    def _observed_bag(self) -> tuple[dict[str, int], int]:
+        return jsonio.observed_bag(self)
 
-    def returns(self) -> list[float]:
-        self._require_over("returns")
-        return [float(score) for score in self.scores]
-
-    def placements(self) -> list[int]:
-        """By score.  A tie for the highest score goes to the highest sun among the tied
-        (every book; suns are unique); the books say nothing of other ties, so equal
-        scores below the winner share a place."""
-        self._require_over("placements")
-        seats = range(self.num_players)
-        scores = self.scores
-        highest = [max(self.up[s] + self.down[s]) for s in seats]
-        keys: list[tuple[int, int]]
-        if self.rules.only_the_win_tie_broken:
-            best = max(scores)
-            winner = max((s for s in seats if scores[s] == best), key=highest.__getitem__)
-            keys = [(scores[s], s == winner) for s in seats]
-        else:  # records from before editions broke every tie by the highest sun
-            keys = [(scores[s], highest[s]) for s in seats]
-        return [1 + sum(other > key for other in keys) for key in keys]
-
-    def _require_over(self, what: str) -> None:
-        if self.phase != OVER:
-            raise IllegalActionError(f"{what}() is only known when the game is over")
-
-    # -- JSON and copies -----------------------------------------------------------------
-
-    def observation(self, seat: int) -> dict[str, Any]:
-        return jsonio.observation(self, seat)
+    # -- what a draw revealed, copies ----------------------------------------------------
 
     def outcome_json(self, action: int) -> dict[str, Any] | None:
         """A draw reveals its tile (the last one drawn: an epoch's end may log more)."""
@@ -474,22 +537,6 @@ class RaState(GameState):
             if event[0] == "draw":
                 return {"tile": TILE_NAMES[event[2]]}
         return None
-
-    def action_to_json(self, action: int) -> dict[str, Any]:
-        if action not in self.legal_actions():
-            raise IllegalActionError(self._illegal_message(action, self.legal_actions()))
-        extra = -1
-        if GOD_BASE <= action < BID_BASE:
-            extra = self.track[action - GOD_BASE]
-        elif action >= DISCARD_BASE:
-            extra = self.dis_current
-        return jsonio.action_json(action, extra)
-
-    def to_json(self) -> dict[str, Any]:
-        return jsonio.state_to_json(self)
-
-    def record(self) -> dict[str, Any]:
-        return jsonio.record(self)
 
     def clone(self, rng: random.Random | None = None) -> RaState:
         """An independent copy.  With ``rng``, the copy draws from that generator instead
@@ -532,21 +579,3 @@ class RaState(GameState):
         the bag's order; the public position is unchanged)."""
         self.rng.seed(seed)
         self.stacked = []
-
-    def tiles_accounted(self) -> list[int]:
-        """Per tile type: bag + Ra track + auction track + players + disasters still to
-        resolve + box; always the full box of 180 (a check for tests)."""
-        counts = self.box[:]
-        for tile in self.bag:
-            counts[tile] += 1
-        for tile in self.track + self.dis_pending + self.god_disasters:
-            counts[tile] += 1
-        counts[RA] += self.ra_count
-        for hold in self.hold:
-            for tile in range(NUM_TILE_TYPES):
-                counts[tile] += hold[tile]
-        return counts
-
-    def __repr__(self) -> str:
-        where = f"epoch {self.epoch}, phase {self.phase}, seat {self.cur}"
-        return f"<RaState {self.num_players} players, {where}>"

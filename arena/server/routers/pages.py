@@ -3,6 +3,8 @@ its versions for the page's script), a stored game's replay and its record."""
 
 from __future__ import annotations
 
+import functools
+from importlib import resources
 from typing import Any
 
 from fastapi import APIRouter
@@ -11,6 +13,18 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from arena.server.dependencies import ServicesDep, Web
 
 router = APIRouter(include_in_schema=False)
+
+
+@functools.cache
+def report_style() -> str:
+    return resources.files("arena.report").joinpath("report.css").read_text(encoding="utf-8")
+
+
+@router.get("/static/report.css")  # (routers come before the static files: this wins)
+async def report_css() -> Response:
+    """The report's stylesheet, the pages' look: one definition for both."""
+    return Response(report_style(), media_type="text/css",
+                    headers={"cache-control": "public, max-age=3600"})
 
 
 @router.get("/", response_class=HTMLResponse)

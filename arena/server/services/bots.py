@@ -16,6 +16,7 @@ from arena.server import archives
 from arena.server.errors import DISK_FULL_ANSWER, Refused
 from arena.server.store import Bot, Friendly, User, Version, disk_full, printable
 from arena.server.verdicts import verdict_json
+from arena.server.views import shown_names
 
 if TYPE_CHECKING:
     from arena.runner.botspec import BotSpec
@@ -95,6 +96,10 @@ class BotService:
         data = self.bot_json(owner, name, viewer)
         summary, current, failures, chart = await self.ladder.bot_view(data["versions"])
         in_ladder = self.ladder.roster()
+        friendlies = self.friendlies(self.bot(owner, name))
+        opponents = summary["opponents"].get(current, []) if current else []
+        shown = shown_names([*in_ladder, *(o["bot"] for o in opponents),
+                             *(seat for f in friendlies for seat in f.seats)])
         return dict(
             bot=data, mine=self.may_see(viewer, owner), summary=summary,
             verdicts=[v["verdict"] for v in reversed(data["versions"]) if v["verdict"]],
@@ -103,11 +108,10 @@ class BotService:
                 f"{settings.verdict_elo0:+g} (and the mirror), alpha "
                 f"{settings.verdict_alpha:g}, beta {settings.verdict_beta:g}, at "
                 f"most {settings.verdict_max_games} games"),
-            current=current, failures=failures, chart=chart,
-            friendlies=self.friendlies(self.bot(owner, name)),
-            rivals=[n for n in in_ladder if n != current], playable=current in in_ladder,
-            max_friendly=MAX_FRIENDLY_GAMES,
-            opponents=summary["opponents"].get(current, []) if current else [])
+            current=current, failures=failures, chart=chart, friendlies=friendlies,
+            shown=shown, rivals=[n for n in in_ladder if n != current],
+            playable=current in in_ladder, max_friendly=MAX_FRIENDLY_GAMES,
+            opponents=opponents)
 
     def friendlies(self, bot: Bot) -> list[Friendly]:
         return self.store.friendlies(bot.id)

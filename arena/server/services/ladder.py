@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from arena.errors import ArenaError
+from arena.report.leaderboard import SETTLED
 from arena.server.cache import Shared
 from arena.server.errors import Refused
 from arena.server.views import (
@@ -18,6 +19,7 @@ from arena.server.views import (
     rating_chart,
     replay_page,
     replay_policy,
+    shown_names,
 )
 
 if TYPE_CHECKING:
@@ -69,10 +71,21 @@ class LadderService:
         playing = [{"game_id": game_id, "bots": list(seats)}
                    for game_id, (players, seats) in list(self.server.view.playing.items())
                    if players == count]
+        recent = [dict(game) for game in (board or {}).get("recent", [])]
+        roster = self.roster()
+        shown = shown_names([*(row["bot"] for row in rows), *roster,
+                             *(bot for game in [*playing, *recent] for bot in game["bots"])])
+        for row in rows:
+            row["shown"] = shown[row["bot"]]
+        for game in [*playing, *recent]:
+            game["shown"] = [shown[bot] for bot in game["bots"]]
+        for game in recent:  # its seats, best placed first
+            places = game["placements"]
+            game["order"] = sorted(range(len(places)), key=lambda seat: (places[seat], seat))
         return {"game": settings.game, "num_players": count,
-                "games": (board or {}).get("games", 0), "bots": rows,
-                "roster": self.roster(), "in_progress": playing,
-                "recent": (board or {}).get("recent", [])}
+                "games": (board or {}).get("games", 0), "bots": rows, "settled_at": SETTLED,
+                "roster": roster, "roster_shown": [shown[name] for name in roster],
+                "in_progress": playing, "recent": recent}
 
     def boards(self) -> dict[int, dict[str, Any]]:
         return {count: self.leaderboard(count) for count in self.server.settings.players}

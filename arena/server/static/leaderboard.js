@@ -22,27 +22,30 @@
   }
   const round = (x, digits) => (x === null || x === undefined ? "" : Number(x).toFixed(digits));
 
+  // the same markup as the server's template (index.html): a card per row on a phone
   function row(bot) {
     const failures = Object.entries(bot.failures || {}).map(([r, n]) => `${r} ${n}`).join(", ");
     return el("tr", bot.unsettled ? { class: "unsettled" } : {},
-      el("td", {}, String(bot.rank), bot.unsettled ? " " : null, bot.unsettled
-        ? el("span", { class: "mark", title: "order not settled: its 95% interval overlaps a neighbour's" }, "≈")
-        : null),
-      el("td", {}, bot.page ? el("a", { href: bot.page }, bot.bot) : bot.bot),
-      el("td", { class: "num" }, round(bot.elo, 0)),
-      el("td", { class: "num" }, bot.low === null || bot.high === null ? ""
-        : `${round(bot.low, 0)}–${round(bot.high, 0)}`),
-      el("td", { class: "num" }, String(bot.games)),
-      el("td", { class: "num wide" }, String(bot.first_places)),
-      el("td", { class: "num wide" }, round(bot.average_place, 2)),
-      el("td", { class: "wide" }, failures));
+      el("td", { class: "num rank" }, String(bot.rank), bot.unsettled ? " " : null,
+        bot.unsettled ? el("span", { class: "mark", title: $("unsettled-mark").title }, "≈")
+          : null),
+      el("td", { class: "bot title" },
+        bot.page ? el("a", { href: bot.page }, bot.shown) : bot.shown),
+      el("td", { class: "num elo" }, round(bot.elo, 0)),
+      el("td", { class: "num muted", "data-label": "95% interval" },
+        bot.low === null || bot.high === null ? ""
+          : `${round(bot.low, 0)} – ${round(bot.high, 0)}`),
+      el("td", { class: "num", "data-label": "games" }, String(bot.games)),
+      el("td", { class: "num", "data-label": "first places" }, String(bot.first_places)),
+      el("td", { class: "num", "data-label": "avg place" }, round(bot.average_place, 2)),
+      el("td", { "data-label": "failures" }, failures || "—"));
   }
 
   function game(g) {
     return el("li", {}, el("a", { href: `/games/${encodeURIComponent(g.game_id)}` },
-      g.game_id.slice(0, 12)), ": ", g.bots.map((bot, seat) => {
+      g.game_id.slice(0, 8)), " ", g.order.map((seat) => {
       const failed = (g.failures || {})[String(seat)];
-      return `${bot} (${g.placements[seat]}${failed ? ", " + failed : ""})`;
+      return `${g.placements[seat]}. ${g.shown[seat]}${failed ? ` (${failed})` : ""}`;
     }).join(" · "));
   }
 
@@ -51,9 +54,9 @@
     $("games-count").textContent = String(board.games);
     $("no-games").hidden = board.bots.length > 0;
     $("roster-count").textContent = String(board.roster.length);
-    $("roster").textContent = board.roster.join(", ") || "nobody yet";
+    $("roster").textContent = board.roster_shown.join(", ") || "nobody yet";
     $("in-progress").replaceChildren(...(board.in_progress.length
-      ? board.in_progress.map((g) => el("li", {}, g.bots.join(" · ")))
+      ? board.in_progress.map((g) => el("li", {}, g.shown.join(" · ")))
       : [el("li", { class: "muted" }, "no game")]));
     $("recent").replaceChildren(...(board.recent.length ? board.recent.map(game)
       : [el("li", { class: "muted" }, "none yet")]));

@@ -59,10 +59,9 @@ def test_epoch_end_keeps_pharaohs_niles_monuments_and_turns_suns_up() -> None:
 
 
 def test_next_epoch_starts_with_the_highest_sun_even_if_face_down() -> None:
-    state = build_state(
-        2, suns=[[9], [2]], used_suns=[[5, 6], [3, 4, 7, 8]], current=0,
+    state = build_state(  # 16 is not a 2-player sun: it makes the winner the next epoch's start
+        2, suns=[[9], [2]], used_suns=[[5, 6], [3, 4, 7, 8]], current=0, center_sun=16,
     )
-    state.center = 16  # not a 2-player sun: it makes the winner the next epoch's start
     act(state, type="invoke_ra")
     act(state, type="pass")  # seat 1 passes
     act(state, type="bid", sun=9)  # seat 0 must bid; wins the 16 face down

@@ -10,14 +10,26 @@ import random
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from observation_reference import observation_reference as _observation_reference
 
-from arena.games.ra import GAME, RaState, determinize
+from arena.games.ra import RaGame, RaState, determinize
 from arena.games.ra.editions import EDITIONS
 from arena.games.ra.scenario import build_state
 from arena.games.ra.tiles import TILE_BY_NAME
+
+# the caches are the pure engine's (the compiled core's observations are compared with
+# the pure engine's in test_engines_agree.py)
+GAME = RaGame("python")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ra_engine() -> str:
+    """This module tests the pure engine only: it runs once (see conftest.py)."""
+    return "python"
+
 
 players = st.integers(min_value=2, max_value=5)
 seeds = st.integers(min_value=0, max_value=2**32)
@@ -146,10 +158,11 @@ def test_a_changed_observation_leaves_the_next_one_intact(
 
 
 def test_scenario_draws_and_state_changed_by_hand_are_seen() -> None:
-    # the stacked-tiles path of draws, and a state built (and then changed) by hand
+    # the stacked-tiles path of draws, and a state built (and then changed) by hand: the
+    # pure engine's, whose fields are its own (the compiled core's are copies)
     state = build_state(
         3, tiles=[{"god": 2, "gold": 1}, {}, {"pharaoh": 2}], track=["nile", "flood"],
-        draws=["ra", "funeral", "drought", "gold", "gold"],
+        draws=["ra", "funeral", "drought", "gold", "gold"], engine="python",
     )
     check(state, 0)
     rng = random.Random(5)

@@ -90,6 +90,19 @@ def test_a_fork_bomb_is_bounded_and_killed(tmp_path: Path, level: str) -> None:
 
 
 @pytest.mark.parametrize("level", LEVELS)
+def test_a_build_is_stopped_at_its_memory_limit(tmp_path: Path, level: str) -> None:
+    # by its control group, or where there is none (as nobody) by the arena's memory
+    # watch: RLIMIT_AS is only a backstop far above it (issue 40)
+    spec, marker = attack_bot(tmp_path, "memory")
+    limits = BuildLimits(seconds=20, max_processes=32, disk_mb=64, max_file_mb=16,
+                         memory_mb=256)
+    failure = failed_build(spec, level, tmp_path / "cache", limits)
+    assert failure.reason.startswith("went over its memory limit of 256 MiB"), failure
+    assert "allocating 8 GiB" in failure.log_tail
+    assert none_left_soon(marker)
+
+
+@pytest.mark.parametrize("level", LEVELS)
 def test_filling_the_disk_is_stopped_at_its_limit(tmp_path: Path, level: str) -> None:
     spec, marker = attack_bot(tmp_path, "disk")
     failure = failed_build(spec, level, tmp_path / "cache")

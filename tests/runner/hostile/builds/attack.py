@@ -36,6 +36,12 @@ if KIND == "fork":  # as many processes as it can, kept alive
     print(f"ESCAPED: started {children} processes", flush=True)
     sys.exit(1)
 
+if KIND == "memory":  # 8 GiB in blocks of 64 MiB, every page used (zero-filled)
+    print("allocating 8 GiB", flush=True)
+    hoard = [bytearray(64 << 20) for _ in range(128)]
+    print(f"ESCAPED: allocated {len(hoard) * 64} MiB", flush=True)
+    sys.exit(1)
+
 if KIND == "disk":  # many files of 1 MiB, for ever
     block = b"x" * (1 << 20)
     number = 0

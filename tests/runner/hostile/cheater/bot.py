@@ -27,9 +27,14 @@ import sys
 from pathlib import Path
 
 from arena.deals import derived_seed
+from arena.games.ra.game import RaGame
+from arena.games.ra_dice.game import RaDiceGame
 from arena.league.schedule import stable_int
-from arena.plugins import load_game
 from arena.sdk import run
+
+# the engines themselves (not plugin discovery, which needs packages a bot's path may
+# lack); Ra's pure engine, whose bag and generator it reads
+GAMES = {"ra": RaGame(engine="python"), "ra_dice": RaDiceGame()}
 
 HERE = Path(__file__).resolve().parent
 KNOWN = json.loads((HERE / "knowledge.json").read_text()) \
@@ -61,7 +66,7 @@ def new_game(message: dict) -> None:
         memory.append(list(draws))
     draws.clear()
     rng.seed(message["seed"])
-    game = load_game(message["game"])
+    game = GAMES[message["game"]]
     state = None
     for seed in CANDIDATES:
         if derived_seed(seed, message["seat"], "bot") == message["seed"]:

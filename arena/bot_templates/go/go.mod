@@ -1,0 +1,3 @@
+module my-bot
+
+go 1.19
