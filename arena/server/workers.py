@@ -23,6 +23,8 @@ from arena.errors import ArenaError
 
 STOP_SECONDS = 8.0  # a stop: after this, what is left of the processes is killed
 RESTART_SECONDS = 5.0  # one slot's processes are started at most this often
+EARLY_SECONDS = 20.0  # a process that ends this soon after its start failed to start
+EARLY_ENDS = 3  # ... this many times in a row: the server stops (it cannot start)
 POLL_SECONDS = 0.2
 WORKER_FD_ENV = "ARENA_SERVE_WORKER"  # "FD NUMBER OF": how a web process knows it is one
 
@@ -32,6 +34,11 @@ class Slot:
     number: int
     process: subprocess.Popen[bytes] | None = None
     started: float = field(default=-RESTART_SECONDS)
+    early: int = 0  # ends soon after a start, in a row
+
+
+class CannotStart(ArenaError):
+    pass
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -66,10 +73,16 @@ def run_workers(folder: Path, host: str, port: int, count: int, extra: list[str]
     previous = {sig: signal.signal(sig, stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
     slots = [Slot(number) for number in range(1, count + 1)]
     began = 0.0
+    failed: CannotStart | None = None
     try:
         while not stop:
-            for slot in slots:
-                _keep(slot, folder, sock, count, extra)
+            try:
+                for slot in slots:
+                    _keep(slot, folder, sock, count, extra)
+            except CannotStart as problem:
+                failed = problem
+                stop.append("SIGTERM")
+                break
             if not began and all(s.process is not None for s in slots):
                 print(announce, file=sys.stderr, flush=True)
                 began = time.monotonic()
@@ -87,6 +100,8 @@ def run_workers(folder: Path, host: str, port: int, count: int, extra: list[str]
             signal.signal(sig, handler)
         left = processes.end(processes.descendants(os.getpid()))
         sock.close()
+    if failed is not None:
+        raise failed
     print(f"arena serve: stopped ({stop[0]}) in {time.monotonic() - began:.1f} s; the "
           "ladder's games in flight are played again at the next start"
           + (f" ({len(left)} processes could not be ended)" if left else ""),
@@ -102,6 +117,12 @@ def _keep(slot: Slot, folder: Path, sock: socket.socket, count: int,
         if code is None:
             return
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit {code}"
+        slot.early = slot.early + 1 if time.monotonic() - slot.started < EARLY_SECONDS \
+            else 0
+        if slot.early >= EARLY_ENDS:
+            raise CannotStart(f"web process {slot.number} ended {EARLY_ENDS} times in a row "
+                              f"within seconds of its start (last: {how}; its lines above "
+                              "say why): the server stops")
         print(f"arena serve: web process {slot.number} (pid {slot.process.pid}) ended "
               f"({how}); starting another", file=sys.stderr, flush=True)
         slot.process = None

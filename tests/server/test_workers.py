@@ -185,3 +185,22 @@ def test_two_web_processes_share_the_work_and_survive_the_coordinators_kill_9(
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+@pytest.mark.postgresql_only
+def test_web_processes_that_cannot_start_stop_the_server_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A database nobody answers at: every web process ends at its start; after a few
+    tries the server stops, saying why, rather than starting them for ever."""
+    folder = tmp_path / "server"
+    make_server_folder(folder, capsys, sqlite=True)
+    settings = folder / "settings.toml"
+    settings.write_text(settings.read_text().replace(
+        'database = ""', f'database = "postgresql://arena@127.0.0.1:{free_port()}/none"'))
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", str(folder), "--port",
+                           str(free_port()), "--workers", "2"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("arena: error: web process") and "3 times in a row" in last
+    assert "cannot be reached" in done.stderr  # each web process said why
