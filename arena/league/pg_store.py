@@ -37,12 +37,11 @@ from arena.league.store import (
     PackedRecord,
     StoredBot,
     _filters,
-    compress,
     decompress,
-    games_row,
     pack_record,
     record_from_row,
     results_from_rows,
+    stored_row,
 )
 from arena.records import GameRecord, GameResult
 from arena.storage import (
@@ -546,15 +545,7 @@ class PgLeagueStore:
         return found
 
     def _stored_row(self, record: GameRecord | PackedRecord) -> dict[str, Any]:
-        packed = record if isinstance(record, PackedRecord) else pack_record(record)
-        data, ident = packed.data, packed.dictionary
-        if ident is None:
-            ident, dictionary = self._dictionary_for(packed.game, data)
-            data = compress(data, dictionary)
-        elif ident != self._dictionary_ids.get(packed.game):
-            raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
-                             f"which is not this store's for {packed.game}")
-        return games_row(packed, data, ident)
+        return stored_row(record, self._dictionary_ids, self._dictionary_for)
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
         try:

@@ -41,7 +41,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol, TextIO
@@ -646,15 +646,7 @@ class Store:
         """The games row of a record: the one place a record is written to the store
         (inside the caller's transaction: a new dictionary and its first game go in
         together)."""
-        packed = record if isinstance(record, PackedRecord) else pack_record(record)
-        data, ident = packed.data, packed.dictionary
-        if ident is None:  # the JSON text: compressed here
-            ident, dictionary = self._dictionary_for(packed.game, data)
-            data = compress(data, dictionary)
-        elif ident != self._dictionary_ids.get(packed.game):
-            raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
-                             f"which is not this store's for {packed.game}")
-        return games_row(packed, data, ident)
+        return stored_row(record, self._dictionary_ids, self._dictionary_for)
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
         """The record of a games row: the one place a record is read from the store."""
@@ -729,6 +721,22 @@ class Store:
         if self.lock is not None:
             self.lock.close()
             self.lock = None
+
+
+def stored_row(record: GameRecord | PackedRecord, dictionary_ids: Mapping[str, int],
+               dictionary_for: Callable[[str, bytes], tuple[int, bytes]]) -> dict[str, Any]:
+    """The games row of a record, compressed with its game's dictionary (``dictionary_for``
+    makes it from the record if the store has none; a record packed where it was played
+    must have been packed with the store's, ``dictionary_ids``)."""
+    packed = record if isinstance(record, PackedRecord) else pack_record(record)
+    data, ident = packed.data, packed.dictionary
+    if ident is None:  # the JSON text: compressed here
+        ident, dictionary = dictionary_for(packed.game, data)
+        data = compress(data, dictionary)
+    elif ident != dictionary_ids.get(packed.game):
+        raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
+                         f"which is not this store's for {packed.game}")
+    return games_row(packed, data, ident)
 
 
 def games_row(packed: PackedRecord, data: bytes, ident: int | None) -> dict[str, Any]:
