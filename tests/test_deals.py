@@ -132,7 +132,10 @@ def test_the_key_reaches_no_record_export_message_or_log(tmp_path: Path) -> None
                     '"echo-b"]\nrounds = 2\nresults_dir = "out"\nbot_paths = ["bots"]\n'
                     '[limits]\nsandbox = "none"\n')
     config = load_league(path)
-    assert run_league(config, quiet=True, out=io.StringIO(), err=io.StringIO()) == 0
+    err = io.StringIO()
+    assert run_league(config, out=io.StringIO(), err=err) == 0
+    assert "deals: secret: from the league's seeds and a key kept in its store" \
+        in err.getvalue()
     store = open_store(config.results_dir)
     try:
         key = store.stored_deal_key()
@@ -153,3 +156,19 @@ def test_the_key_reaches_no_record_export_message_or_log(tmp_path: Path) -> None
     assert '"seed":' in heard
     for record in records:
         assert str(deal_seed(record.seed, key)) not in heard
+
+
+def test_a_run_says_when_its_deals_are_public(tmp_path: Path) -> None:
+    path = tmp_path / "league.toml"
+    path.write_text('name = "open"\ngame = "ra"\nplayers = 2\nroster = ["random", "first"]\n'
+                    'results_dir = "out"\npublic_deals = true\n[limits]\nsandbox = "none"\n')
+    err = io.StringIO()
+    config = load_league(path)
+    assert run_league(config, out=io.StringIO(), err=err) == 0
+    assert "deals: public (public_deals = true)" in err.getvalue()
+    store = open_store(config.results_dir)
+    try:
+        assert store.stored_deal_key() is None  # no key made for a league that needs none
+        assert all(record.engine["seed"] == record.seed for record in store.games())
+    finally:
+        store.close()

@@ -146,6 +146,8 @@ class Terminal(LeagueListener):
         if not self.quiet and league.plan is not None:
             _describe(config, checked.roster, league.plan, self.err, league.shard,
                       league.stop_test)
+        if not self.quiet:
+            print(f"{config.name}: deals: {_deals_line(config)}", file=self.err)
         if not self.quiet and config.game == "ra":
             from arena.strategies.entry_points import describe_ra_engines
 
@@ -213,6 +215,15 @@ class Terminal(LeagueListener):
             where = shlex.quote(str(config.results_dir))
             print(f"next: arena report {where} -o report.html   (or: arena leaderboard {where} "
                   "--matrix; arena replay GAME_ID)", file=self.err)
+
+
+def _deals_line(config: LeagueConfig) -> str:
+    """Where the hidden order of the league's games comes from (arena/deals.py)."""
+    if config.public_deals:
+        return ("public (public_deals = true): every tile and die follows from the file's "
+                "seed, which any bot that knows it can compute; never for a contest")
+    return ("secret: from the league's seeds and a key kept in its store, which bots never "
+            "see (docs/security.md)")
 
 
 def _describe(
