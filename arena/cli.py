@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -224,10 +223,6 @@ def _run(argv: list[str]) -> int:
     except ArenaError as error:
         print(f"arena: error: {excerpt(str(error))}", file=sys.stderr)
         return error.exit_code
-    except sqlite3.DatabaseError as error:  # a league store failing where it is read
-        print(f"arena: error: the league store cannot be read: {error}; nothing was "
-              "changed (see docs/security.md, store faults)", file=sys.stderr)
-        return 2
     except RecursionError:  # input nested beyond what a parser can follow
         print("arena: error: the input is nested too deeply to read", file=sys.stderr)
         return 2

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bench.store import VERSION_ONE_SCHEMA
 from arena.errors import ArenaError
-from arena.league.store import DB_NAME, create_store, open_store
+from arena.league.store import DB_NAME, VERSION_ONE_SCHEMA, create_store, open_store
 from arena.plugins import load_game
 from arena.records import GameRecord, GameResult, RecordError
 from arena.runner.players import first_player, random_player

@@ -86,6 +86,11 @@ def bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="serve: clients watching the server (default 50)",
     )
     parser.add_argument(
+        "--database", metavar="URL",
+        help="serve: also on PostgreSQL, with one and two web processes, in this empty "
+             "database (postgresql://USER@HOST/DB; its tables are removed at the end)",
+    )
+    parser.add_argument(
         "--against", metavar="DIR",
         help="scale: also run the commands with this checkout of the arena first on "
              "PYTHONPATH (before and after, in one run)",

@@ -62,6 +62,12 @@ class _Server:
     def log(self, line: str) -> None:
         self.lines.append(line)
 
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        self.events.publish(kind, data)  # one process: its watchers
+
+    def share(self, kind: str, value: dict[str, Any]) -> None:
+        pass  # (the pages read the boards; no page here)
+
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     seed = int(getattr(args, "seed", 1))

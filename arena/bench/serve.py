@@ -15,11 +15,18 @@ one uploaded copy of ``random``, two-player tables as fast as they go), served b
 * **saturation**: a few clients requesting with no pause (the same four routes), while
   the ladder plays: requests per second and their latency.
 
+With ``--database postgresql://...`` (an empty database the benchmark may use: its
+tables are removed at the end) the same phases run, at the default pace, on SQLite, on
+PostgreSQL with one web process and on PostgreSQL with two (``arena serve --workers 2``),
+and a store call is timed on the event loop and through a worker thread (why the server
+calls psycopg's synchronous API from its loop: docs/server.md, *Past one machine*).
+
 Everything is on 127.0.0.1, bounded in time (each phase stops at its end, the whole at
 ``phases * seconds`` plus set-up) and in requests (a client makes at most two a second
-when paced); the server and its folder are removed at the end.  The goal (issue 33):
-with 50 clients, p99 at most 100 ms and the ladder losing at most 10% of its games per
-second, on a 2-core machine.
+when paced); the server and its folder are removed at the end.  The goals (issues 33
+and 42): with 50 clients, p99 at most 100 ms and the ladder losing at most 10% of its
+games per second, on a 2-core machine, for both stores; two web processes saturating
+at 1.3 times one at least.
 """
 
 from __future__ import annotations
@@ -30,7 +37,6 @@ import os
 import random
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,11 +59,11 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _make_folder(folder: Path, pace: float) -> None:
+def _make_folder(folder: Path, pace: float, database: str = "") -> None:
     from arena.server.commands import init_server
 
     with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
-        init_server(folder, "root")
+        init_server(folder, "root", database)
     path = folder / "settings.toml"
     text = path.read_text()
     for old, new in {"players = [3]": "players = [2]",
@@ -71,21 +77,48 @@ def _make_folder(folder: Path, pace: float) -> None:
     path.write_text(text)
 
 
-def _games(database: Path) -> int:
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+def _games(folder: Path) -> int:
+    """The ladder games stored by the server of ``folder`` (SQLite or PostgreSQL)."""
+    from arena.server.settings import load_settings
+    from arena.server.store import open_league_store
+
+    store = open_league_store(load_settings(folder))
     try:
-        return int(connection.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+        return store.count()
     finally:
-        connection.close()
+        store.close()
 
 
 def _cpu_seconds(pid: int) -> float:
-    """The CPU time of process ``pid`` so far (all its threads; not its children)."""
+    """The CPU time of the server ``pid`` so far: its own (all its threads; not its
+    children: ladder workers, bots, the rating process), or with several web processes,
+    theirs (``pid`` is then the first process, which only waits)."""
+    def cpu(process: int) -> float:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return float("nan")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    web = [int(child) for child in _children(pid)]
+    return sum(cpu(child) for child in web) if web and _supervises(pid) else cpu(pid)
+
+
+def _children(pid: int) -> list[str]:
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return []
+
+
+def _supervises(pid: int) -> bool:
+    """Whether ``pid`` is the first process of ``arena serve --workers N``, N > 1."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(word == b"--workers" and following.isdigit() and int(following) > 1
+               for word, following in zip(words, words[1:], strict=False))
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -259,13 +292,14 @@ async def _lag_probe(until: float, lags: list[float]) -> None:
         lags.append(time.perf_counter() - began - LAG_PROBE)
 
 
-async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool,
+async def _phase(clients: list[Any], folder: Path, seconds: float, paced: bool,
                  seed: int, server: int) -> dict[str, Any]:
     latencies: list[tuple[float, str, float]] = []
     errors: list[str] = []
     lags: list[float] = []
-    before = _games(database)
+    before = _games(folder)
     cpu = _cpu_seconds(server)
+    own = time.process_time()
     began = time.perf_counter()
     until = trio.current_time() + seconds
     async with trio.open_nursery() as nursery:
@@ -276,8 +310,9 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
         if not clients:
             await trio.sleep(seconds)
     elapsed = time.perf_counter() - began
-    return {"games_per_second": (_games(database) - before) / elapsed,
+    return {"games_per_second": (_games(folder) - before) / elapsed,
             "server_cpu": (_cpu_seconds(server) - cpu) / elapsed,
+            "load_cpu": (time.process_time() - own) / elapsed,
             "latencies": [latency for _, _, latency in latencies],
             "steady": [latency for at, _, latency in latencies if at - began >= ARRIVAL],
             "arrival": [latency for at, _, latency in latencies if at - began < ARRIVAL],
@@ -286,7 +321,7 @@ async def _phase(clients: list[Any], database: Path, seconds: float, paced: bool
             "errors": errors, "seconds": elapsed, "lags": lags}
 
 
-async def _measure(url: str, database: Path, clients: int, seconds: float, rounds: int,
+async def _measure(url: str, folder: Path, clients: int, seconds: float, rounds: int,
                    seed: int, server: int) -> dict[str, Any]:
     await _setup(url)
     await trio.sleep(min(seconds, 5.0))  # the ladder's new roster gets going
@@ -308,11 +343,11 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
             # as many early places as late ones and a trend favours neither
             for with_class in (False, True) if number % 2 == 0 else (True, False):
                 if not with_class:
-                    phase = await _phase([], database, seconds, True, seed, server)
+                    phase = await _phase([], folder, seconds, True, seed, server)
                     alone.append(phase["games_per_second"])
                     cpu_alone.append(phase["server_cpu"])
                     continue
-                phase = await _phase(class_clients, database, seconds, True, seed + number,
+                phase = await _phase(class_clients, folder, seconds, True, seed + number,
                                      server)
                 loaded.append(phase["games_per_second"])
                 cpu_loaded.append(phase["server_cpu"])
@@ -323,7 +358,7 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
                 errors += phase["errors"]
                 for route, values in phase["by_route"].items():
                     by_route[route] += values
-        saturated = await _phase(class_clients[:SATURATION_CLIENTS], database, seconds,
+        saturated = await _phase(class_clients[:SATURATION_CLIENTS], folder, seconds,
                                  False, seed, server)
     finally:
         for client in class_clients:
@@ -335,6 +370,8 @@ async def _measure(url: str, database: Path, clients: int, seconds: float, round
 
 
 PACES = (60.0, 0.0)  # the default settings' pace, and as fast as the machine goes
+DEFAULT_PACE = 60.0
+STORE_CALLS = 2000  # store calls timed on the loop and through a worker thread
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
@@ -344,17 +381,44 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     seconds = float(args.seconds)
     rounds = 2
     seed = int(getattr(args, "seed", 1))
+    database = getattr(args, "database", None) or ""
+    # (what, pace, database, web processes)
+    runs = [("", pace, "", 1) for pace in PACES]
+    if database:
+        from arena.league.pg_store import describe, is_postgres
+
+        if not is_postgres(database):
+            raise ArenaError(f"--database is a postgresql:// address, not "
+                             f"{database.split('@')[-1]!r}")
+        runs = [("SQLite", DEFAULT_PACE, "", 1),
+                ("PostgreSQL", DEFAULT_PACE, database, 1),
+                ("PostgreSQL, 2 web processes", DEFAULT_PACE, database, 2)]
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    for pace in PACES:
-        result = _run_one(pace, clients, seconds, rounds, seed)
-        more_rows, more_notes = _summary(pace, clients, seconds, rounds, result)
+    saturation: dict[int, float] = {}
+    for store, pace, url, workers in runs:
+        result = _run_one(pace, clients, seconds, rounds, seed, url, workers)
+        more_rows, more_notes = _summary(pace, clients, seconds, rounds, result, store)
         rows += more_rows
         notes += more_notes
+        if url:
+            saturated = result["saturated"]
+            saturation[workers] = len(saturated["latencies"]) / saturated["seconds"]
+            notes.append(f"{store}: saturated at {saturation[workers]:.0f} requests/s, the "
+                         f"web processes using {100 * saturated['server_cpu']:.0f}% of a "
+                         f"core, the load clients {100 * saturated.get('load_cpu', 0):.0f}%"
+                         f" (the machine has {os.cpu_count()} cores; the database and the "
+                         "ladder share them too): what is near 100% limits it")
+    if database:
+        ratio = saturation[2] / saturation[1] if saturation.get(1) else float("nan")
+        notes.append(f"two web processes on PostgreSQL saturate at {ratio:.2f} times one "
+                     "(goal: at least 1.3)")
+        notes += _store_calls(database)
     return {
         "title": f"arena serve: {clients} clients watching while the ladder plays "
                  f"(alone and with the class alternated, ABBA..., {rounds} phases of each, "
-                 f"{seconds:g} s; loopback; {os.cpu_count()} cores)",
+                 f"{seconds:g} s; loopback; {os.cpu_count()} cores"
+                 + (f"; PostgreSQL at {describe(database)}" if database else "") + ")",
         "benchmark": "serve",
         "rows": rows,
         "notes": [*notes,
@@ -364,16 +428,62 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
-             ) -> dict[str, Any]:
+def _store_calls(database: str) -> list[str]:
+    """A store call (an account by its name, as every login asks) timed on the event
+    loop and through a worker thread, on PostgreSQL: what a thread would add."""
+    from arena.server.pg_store import PgServerStore
+
+    store = PgServerStore(database, name="arena bench serve")
+    try:
+        store.add_user("bench-probe", "x", "user", True)
+
+        async def measure() -> tuple[list[float], list[float]]:
+            on_loop, in_thread = [], []
+            for _ in range(STORE_CALLS):
+                began = time.perf_counter()
+                store.user("bench-probe")
+                on_loop.append(time.perf_counter() - began)
+                began = time.perf_counter()
+                await trio.to_thread.run_sync(store.user, "bench-probe")
+                in_thread.append(time.perf_counter() - began)
+            return on_loop, in_thread
+
+        on_loop, in_thread = trio.run(measure)
+    finally:
+        store.close()
+        _empty_database(database)
+    ms = 1000.0
+    return [f"a PostgreSQL store call (an account by name), p50/p99: "
+            f"{_percentile(on_loop, 0.5) * ms:.2f}/{_percentile(on_loop, 0.99) * ms:.2f} ms "
+            f"on the event loop, {_percentile(in_thread, 0.5) * ms:.2f}/"
+            f"{_percentile(in_thread, 0.99) * ms:.2f} ms through a worker thread "
+            f"({STORE_CALLS} of each)"]
+
+
+def _empty_database(database: str) -> None:
+    """The arena's tables removed from the benchmark's database (made by its runs)."""
+    from arena.league.pg_store import PgConnection
+    from arena.server.pg_store import FRIENDLY_SCHEMA, LADDER_SCHEMA, SERVER_SCHEMA
+
+    connection = PgConnection(database, "public", name="arena bench serve")
+    try:
+        connection.run(f"DROP SCHEMA IF EXISTS {SERVER_SCHEMA}, {LADDER_SCHEMA}, "
+                       f"{FRIENDLY_SCHEMA} CASCADE")
+    finally:
+        connection.close()
+
+
+def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int,
+             database: str = "", workers: int = 1) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="arena-bench-serve-") as scratch:
         folder = Path(scratch) / "server"
-        _make_folder(folder, pace)
+        _make_folder(folder, pace, database)
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
         log = open(Path(scratch) / "server.log", "w")  # noqa: SIM115 (closed below)
         server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(folder),
-                                   "--host", "127.0.0.1", "--port", str(port)],
+                                   "--host", "127.0.0.1", "--port", str(port),
+                                   "--workers", str(workers)],
                                   stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 60
@@ -387,7 +497,7 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                 if time.monotonic() > deadline:
                     raise ArenaError("arena bench serve: the server did not start in 60 s")
                 time.sleep(0.2)
-            return trio.run(_measure, url, folder / "league.sqlite", clients, seconds,  # type: ignore[no-any-return]
+            return trio.run(_measure, url, folder, clients, seconds,  # type: ignore[no-any-return]
                             rounds, seed, server.pid)
         finally:
             server.terminate()
@@ -397,20 +507,23 @@ def _run_one(pace: float, clients: int, seconds: float, rounds: int, seed: int
                 server.kill()
                 server.wait()
             log.close()
+            if database:
+                _empty_database(database)
 
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any]
-             ) -> tuple[list[dict[str, Any]], list[str]]:
+def _summary(pace: float, clients: int, seconds: float, rounds: int, result: dict[str, Any],
+             store: str = "") -> tuple[list[dict[str, Any]], list[str]]:
     alone = _mean(result["alone"])
     loaded = _mean(result["loaded"])
     latencies = result["latencies"]
     saturated = result["saturated"]
     ms = 1000.0
-    ladder = f"{pace:g} tables/min" if pace else "flat out"
+    ladder = (f"{pace:g} tables/min" if pace else "flat out") + (f", {store}" if store
+                                                                   else "")
     nan = float("nan")
 
     def phase_row(phase: str, clients: int, times: list[float], rate: float, games: float,

@@ -8,19 +8,22 @@ the size and shape of a league's."""
 from __future__ import annotations
 
 import argparse
-import json
 import pickle
-import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from arena.league.schedule import build_schedule
-from arena.league.store import DB_NAME, create_store, open_store, pack_record
+from arena.league.store import (
+    create_store,
+    file_bytes,
+    open_store,
+    pack_record,
+    write_version_one_store,
+)
 from arena.plugins import load_game
 from arena.records import GameRecord
 from arena.runner.players import random_player
@@ -41,51 +44,6 @@ def _records(game_name: str, num_players: int, count: int, seed: int) -> list[Ga
     return records
 
 
-VERSION_ONE_SCHEMA = """
-PRAGMA journal_mode=WAL;
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE bots (name TEXT PRIMARY KEY, version TEXT NOT NULL, content_hash TEXT,
-    source TEXT NOT NULL, first_seen REAL NOT NULL);
-CREATE TABLE games (seq INTEGER PRIMARY KEY AUTOINCREMENT, game_id TEXT NOT NULL UNIQUE,
-    game TEXT NOT NULL, table_id TEXT NOT NULL, round INTEGER NOT NULL,
-    num_players INTEGER NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL,
-    status TEXT NOT NULL, scores TEXT NOT NULL, placements TEXT NOT NULL,
-    failures TEXT NOT NULL, timings TEXT NOT NULL, record TEXT NOT NULL,
-    finished_at REAL NOT NULL);
-INSERT INTO meta VALUES ('schema_version', '1');
-"""
-
-
-def write_version_one_store(folder: Path, records: Sequence[GameRecord]) -> None:
-    """A store as arena 0.x wrote it (schema version 1): JSON text records, a timings
-    column, 4 KB pages.  The baseline here, and the input of the migration tests."""
-    folder.mkdir(parents=True, exist_ok=True)
-    connection = sqlite3.connect(folder / DB_NAME)
-    connection.executescript(VERSION_ONE_SCHEMA)
-    for record in records:
-        with connection:  # one transaction per game, as a league writes them
-            connection.execute(
-                "INSERT INTO games (game_id, game, table_id, round, num_players, seats, seed,"
-                " status, scores, placements, failures, timings, record, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.game_id, record.game, record.table, record.round,
-                 record.num_players, json.dumps(list(record.seats)), record.seed,
-                 record.status, json.dumps([float(s) for s in record.scores]),
-                 json.dumps(list(record.placements)),
-                 json.dumps({str(s): why for s, why in record.forfeits.items()}),
-                 json.dumps(record.timings),
-                 json.dumps(record.playthrough_json(), separators=(",", ":")), time.time()),
-            )
-    connection.close()
-
-
-def _size(folder: Path) -> int:
-    connection = sqlite3.connect(folder / DB_NAME)
-    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    connection.close()
-    return sum(path.stat().st_size for path in folder.glob(f"{DB_NAME}*"))
-
-
 def _measure(records: list[GameRecord], folder: Path, version_one: bool) -> dict[str, float]:
     start = time.perf_counter()
     if version_one:
@@ -102,7 +60,7 @@ def _measure(records: list[GameRecord], folder: Path, version_one: bool) -> dict
     reader.close()
     assert read == len(records)
     return {
-        "disk": _size(folder) / len(records),
+        "disk": file_bytes(folder) / len(records),
         "write_ms": 1000 * written / len(records),
         "read_ms": 1000 * (time.perf_counter() - start) / len(records),
     }

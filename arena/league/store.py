@@ -35,12 +35,13 @@ import contextlib
 import dataclasses
 import fcntl
 import functools
+import inspect
 import json
 import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol, TextIO
@@ -49,6 +50,14 @@ from arena import fastjson
 from arena.deals import new_deal_key
 from arena.errors import ArenaError
 from arena.records import GameRecord, GameResult
+from arena.storage import (
+    Duplicate,
+    StorageBusy,
+    StorageDamaged,
+    StorageError,
+    StorageFull,
+    StorageGone,
+)
 
 DB_NAME = "league.sqlite"
 LOCK_NAME = "league.lock"
@@ -220,6 +229,42 @@ class LeagueStore(Protocol):
     def close(self) -> None: ...
 
 
+def _translated(cls: type[Store]) -> type[Store]:
+    """``cls`` with every public method and property turning SQLite's errors into
+    :mod:`arena.storage`'s (:func:`sqlite_failure`): nothing outside this module sees
+    ``sqlite3``."""
+    def wrap(function: Any) -> Any:
+        if inspect.isgeneratorfunction(function):
+            @functools.wraps(function)
+            def generator(self: Store, *args: Any, **kwargs: Any) -> Any:
+                try:
+                    yield from function(self, *args, **kwargs)
+                except sqlite3.DatabaseError as problem:
+                    raise sqlite_failure(problem, self.path, "reading it") from None
+            return generator
+
+        writes = function.__name__.startswith(("save_", "add_", "make_", "deal_key", "upgrade"))
+
+        @functools.wraps(function)
+        def method(self: Store, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(self, *args, **kwargs)
+            except sqlite3.DatabaseError as problem:
+                raise sqlite_failure(problem, self.path, "writing to it" if writes
+                                     else "reading it") from None
+        return method
+
+    for name, value in list(vars(cls).items()):
+        if name.startswith("_"):
+            continue
+        if isinstance(value, property) and value.fget is not None:
+            setattr(cls, name, property(wrap(value.fget)))
+        elif inspect.isfunction(value):
+            setattr(cls, name, wrap(value))
+    return cls
+
+
+@_translated
 class Store:
     """The SQLite implementation of :class:`LeagueStore`."""
 
@@ -394,31 +439,13 @@ class Store:
                              f"{problems[:300]}); {_DAMAGED_ADVICE}")
 
     def results(self, game: str | None = None, num_players: int | None = None) -> list[GameResult]:
-        """Every stored game as a :class:`GameResult`, in the order they finished.
-
-        Each summary column is parsed with one JSON call for all the games (a call per
-        game and column took most of ``arena leaderboard``'s time on 100,000 games)."""
+        """Every stored game as a :class:`GameResult`, in the order they finished."""
         query = "SELECT seq, game_id, game, seats, scores, placements, failures FROM games"
         clauses, params = _filters(game, num_players)
         cursor = self.connection.execute(f"{query}{clauses} ORDER BY seq", params)
         results: list[GameResult] = []
         while rows := cursor.fetchmany(RESULTS_CHUNK):  # a chunk's text at a time in memory
-            seqs, ids, games, seats, scores, placements, failures = zip(*rows, strict=True)
-            results += [
-                GameResult(
-                    game_id=game_id,
-                    game=game_name,
-                    bots=tuple(bots),
-                    scores=tuple(points),
-                    placements=tuple(places),
-                    failures={} if failed == "{}"
-                    else {int(k): v for k, v in json.loads(failed).items()},
-                    sequence=seq - 1,
-                )
-                for seq, game_id, game_name, bots, points, places, failed in zip(
-                    seqs, ids, games, _json_lists(seats), _json_lists(scores),
-                    _json_lists(placements), failures, strict=True)
-            ]
+            results += results_from_rows(rows)
         return results
 
     def games(
@@ -619,50 +646,15 @@ class Store:
         """The games row of a record: the one place a record is written to the store
         (inside the caller's transaction: a new dictionary and its first game go in
         together)."""
-        packed = record if isinstance(record, PackedRecord) else pack_record(record)
-        data, ident = packed.data, packed.dictionary
-        if ident is None:  # the JSON text: compressed here
-            ident, dictionary = self._dictionary_for(packed.game, data)
-            data = compress(data, dictionary)
-        elif ident != self._dictionary_ids.get(packed.game):
-            raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
-                             f"which is not this store's for {packed.game}")
-        return {
-            "game_id": packed.game_id,
-            "game": packed.game,
-            "table_id": packed.table,
-            "round": packed.round,
-            "num_players": len(packed.seats),
-            "seats": json.dumps(list(packed.seats)),
-            "seed": packed.seed,
-            "status": "failed" if packed.forfeits else "ok",
-            "scores": json.dumps([float(s) for s in packed.scores]),
-            "placements": json.dumps(list(packed.placements)),
-            "failures": json.dumps({str(seat): why for seat, why in packed.forfeits.items()}),
-            "record": data,
-            "dictionary": ident,
-            # kept when a game is copied (``arena merge``); else the time it is stored
-            "finished_at": packed.finished_at if packed.finished_at is not None else time.time(),
-            "worker": packed.worker,  # a cluster worker's address; NULL: this machine
-        }
+        return stored_row(record, self._dictionary_ids, self._dictionary_for)
 
     def _record_from_row(self, row: Mapping[str, Any]) -> GameRecord:
-        """The record of a games row: the one place a record is read from the store.  The
-        summary columns are derived from ``record`` when it is written, so only the
-        league's own columns and ``record`` are read."""
+        """The record of a games row: the one place a record is read from the store."""
         try:
-            stored, ident = row["record"], row.get("dictionary")
+            stored = row["record"]
             if isinstance(stored, bytes):
-                stored = self._decompress(stored, ident)
-            return GameRecord.from_json({
-                "game_id": row["game_id"],
-                "sequence": row["seq"] - 1,
-                "table": row["table_id"],
-                "round": row["round"],
-                "finished_at": row["finished_at"],
-                "worker": row.get("worker"),
-                "record": json.loads(stored),
-            })
+                stored = self._decompress(stored, row.get("dictionary"))
+            return record_from_row(row, stored)
         except (ValueError, zlib.error) as problem:  # not JSON, or a RecordError
             raise ArenaError(
                 f"{self.path}: game {row['game_id']} cannot be read ({problem})"
@@ -720,11 +712,93 @@ class Store:
         connection.execute("VACUUM")
         connection.execute("PRAGMA journal_mode=WAL")
 
+    def raw_tables(self) -> SqliteConnection:
+        """The store's tables as rows (arena serve migrate reads them): its connection."""
+        return SqliteConnection(self.path, connection=self.connection)
+
     def close(self) -> None:
         self.connection.close()
         if self.lock is not None:
             self.lock.close()
             self.lock = None
+
+
+def stored_row(record: GameRecord | PackedRecord, dictionary_ids: Mapping[str, int],
+               dictionary_for: Callable[[str, bytes], tuple[int, bytes]]) -> dict[str, Any]:
+    """The games row of a record, compressed with its game's dictionary (``dictionary_for``
+    makes it from the record if the store has none; a record packed where it was played
+    must have been packed with the store's, ``dictionary_ids``)."""
+    packed = record if isinstance(record, PackedRecord) else pack_record(record)
+    data, ident = packed.data, packed.dictionary
+    if ident is None:  # the JSON text: compressed here
+        ident, dictionary = dictionary_for(packed.game, data)
+        data = compress(data, dictionary)
+    elif ident != dictionary_ids.get(packed.game):
+        raise ArenaError(f"game {packed.game_id} was compressed with dictionary {ident}, "
+                         f"which is not this store's for {packed.game}")
+    return games_row(packed, data, ident)
+
+
+def games_row(packed: PackedRecord, data: bytes, ident: int | None) -> dict[str, Any]:
+    """The games row of a packed record whose text is ``data`` (compressed with
+    dictionary ``ident``): every league store's columns."""
+    return {
+        "game_id": packed.game_id,
+        "game": packed.game,
+        "table_id": packed.table,
+        "round": packed.round,
+        "num_players": len(packed.seats),
+        "seats": json.dumps(list(packed.seats)),
+        "seed": packed.seed,
+        "status": "failed" if packed.forfeits else "ok",
+        "scores": json.dumps([float(s) for s in packed.scores]),
+        "placements": json.dumps(list(packed.placements)),
+        "failures": json.dumps({str(seat): why for seat, why in packed.forfeits.items()}),
+        "record": data,
+        "dictionary": ident,
+        # kept when a game is copied (``arena merge``); else the time it is stored
+        "finished_at": packed.finished_at if packed.finished_at is not None else time.time(),
+        "worker": packed.worker,  # a cluster worker's address; NULL: this machine
+    }
+
+
+def record_from_row(row: Mapping[str, Any], text: str | bytes) -> GameRecord:
+    """The record of a games row whose record is ``text`` (decompressed).  The summary
+    columns are derived from the record when it is written, so only the league's own
+    columns and the record are read; ValueError (a RecordError) if it is not one."""
+    return GameRecord.from_json({
+        "game_id": row["game_id"],
+        "sequence": row["seq"] - 1,
+        "table": row["table_id"],
+        "round": row["round"],
+        "finished_at": row["finished_at"],
+        "worker": row.get("worker"),
+        "record": json.loads(text),
+    })
+
+
+def results_from_rows(rows: Sequence[Sequence[Any]]) -> list[GameResult]:
+    """GameResults of rows of (seq, game_id, game, seats, scores, placements, failures):
+    each summary column is parsed with one JSON call for all the rows (a call per game
+    and column took most of ``arena leaderboard``'s time on 100,000 games)."""
+    if not rows:
+        return []
+    seqs, ids, games, seats, scores, placements, failures = zip(*rows, strict=True)
+    return [
+        GameResult(
+            game_id=game_id,
+            game=game_name,
+            bots=tuple(bots),
+            scores=tuple(points),
+            placements=tuple(places),
+            failures={} if failed == "{}"
+            else {int(k): v for k, v in json.loads(failed).items()},
+            sequence=seq - 1,
+        )
+        for seq, game_id, game_name, bots, points, places, failed in zip(
+            seqs, ids, games, _json_lists(seats), _json_lists(scores),
+            _json_lists(placements), failures, strict=True)
+    ]
 
 
 def _filters(game: str | None, num_players: int | None) -> tuple[str, list[Any]]:
@@ -771,24 +845,137 @@ _DAMAGED_ADVICE = ("nothing more was written to it; save a copy, then `arena exp
                    "restore it from a backup")
 
 
+def sqlite_failure(problem: sqlite3.Error, path: Path | str, doing: str) -> StorageError:
+    """SQLite's error while ``doing`` something with the database at ``path`` as one clear
+    line (a StorageError of the kind it is).  SQLite rolls the transaction back, so
+    everything stored before is kept."""
+    text = str(problem)
+    if getattr(problem, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "full" in text:
+        return StorageFull(
+            f"{path}: {text} while {doing}; every game stored before is safe: free some "
+            "space and run the same command again to resume")
+    if "malformed" in text or "not a database" in text or "corrupt" in text:
+        return StorageDamaged(f"{path} is damaged ({text}, while {doing}); "
+                              f"{_DAMAGED_ADVICE}")
+    if "locked" in text or "busy" in text:
+        return StorageBusy(f"{path}: {text} while {doing} (another process kept it "
+                           "locked)")
+    if isinstance(problem, sqlite3.OperationalError) and (
+            "I/O" in text or "unable to open" in text or "readonly" in text):
+        return StorageGone(
+            f"{path}: {text} while {doing}; every game stored before is safe: free some "
+            "space and run the same command again to resume")
+    return StorageError(f"{path}: {text} while {doing}")
+
+
 @contextlib.contextmanager
 def store_faults(path: Path, doing: str) -> Iterator[None]:
     """Turn SQLite's errors while ``doing`` something with the store at ``path`` into one
-    clear line (ArenaError).  SQLite rolls the transaction back, so every game stored
-    before is kept."""
+    clear line (:func:`sqlite_failure`)."""
     try:
         yield
     except sqlite3.DatabaseError as problem:
-        text = str(problem)
-        if "full" in text or isinstance(problem, sqlite3.OperationalError) \
-                and "I/O" in text:
-            raise ArenaError(
-                f"{path}: {text} while {doing}; every game stored before is safe: free some "
-                "space and run the same command again to resume") from None
-        if "malformed" in text or "not a database" in text or "corrupt" in text:
-            raise ArenaError(f"{path} is damaged ({text}, while {doing}); "
-                             f"{_DAMAGED_ADVICE}") from None
-        raise ArenaError(f"{path}: {text} while {doing}") from None
+        raise sqlite_failure(problem, path, doing) from None
+
+
+class SqliteConnection:
+    """A connection in autocommit mode: each statement its own transaction, unless
+    inside :meth:`transaction` (BEGIN IMMEDIATE: a writer waits for another up to
+    ``timeout`` seconds, rather than failing half-way)."""
+
+    insertion_order = "rowid"
+
+    def __init__(self, path: Path, timeout: float = 30,
+                 connection: sqlite3.Connection | None = None) -> None:
+        self.path = path
+        self.depth = 0
+        self.connection = connection if connection is not None else sqlite3.connect(
+            path, timeout=timeout, isolation_level=None)
+
+    @contextlib.contextmanager
+    def _faults(self, sql: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.IntegrityError as problem:
+            if "UNIQUE" in str(problem):
+                raise Duplicate(str(problem)) from None
+            raise sqlite_failure(problem, self.path, "writing to it") from None
+        except sqlite3.Error as problem:
+            doing = "reading it" if sql.lstrip().upper().startswith("SELECT") \
+                else "writing to it"
+            raise sqlite_failure(problem, self.path, doing) from None
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._faults(sql):
+            return self.connection.execute(sql, params).fetchall()
+
+    def row(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        with self._faults(sql):
+            row: tuple[Any, ...] | None = self.connection.execute(sql, params).fetchone()
+            return row
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._faults(sql):
+            return self.connection.execute(sql, params).rowcount
+
+    def run_many(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        with self._faults(sql):
+            self.connection.executemany(sql, params)
+
+    def insert(self, sql: str, params: Sequence[Any]) -> int:
+        with self._faults(sql):
+            ident = self.connection.execute(sql, params).lastrowid
+        assert ident is not None
+        return ident
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self.depth:  # inside another: one transaction
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+            return
+        with self._faults("BEGIN"):
+            self.connection.execute("BEGIN IMMEDIATE")
+        self.depth = 1
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.execute("ROLLBACK")
+            raise
+        else:
+            try:
+                with self._faults("COMMIT"):
+                    self.connection.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.connection.execute("ROLLBACK")
+                raise
+        finally:
+            self.depth = 0
+
+    def script(self, sql: str) -> None:
+        with self._faults(sql):
+            self.connection.executescript(sql)
+
+    def lock(self, name: str) -> None:
+        """(A transaction here is BEGIN IMMEDIATE: writers already take turns.)"""
+
+    def columns(self, table: str) -> list[str]:
+        return [row[1] for row in self.rows(f'PRAGMA table_info("{table}")')]
+
+    def reset_identity(self, table: str, column: str) -> None:
+        """(SQLite numbers new rows after the largest id there is.)"""
+
+    def tables(self) -> list[str]:
+        return [row[0] for row in self.rows(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def _refuse_empty(path: Path) -> None:
@@ -910,6 +1097,69 @@ def _private(path: Path) -> None:
                 os.chmod(f"{path}{suffix}", 0o600)
     except OSError as problem:
         raise ArenaError(f"cannot open the league store {path}: {problem}") from None
+
+
+def backup_database(path: Path, target: Path) -> None:
+    """A consistent copy of a live SQLite database (its online backup), owner-only."""
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.close(descriptor)
+    source = sqlite3.connect(path, timeout=30)
+    destination = sqlite3.connect(target)
+    try:
+        source.backup(destination)
+        destination.execute("PRAGMA journal_mode=WAL")
+    finally:
+        destination.close()
+        source.close()
+
+
+# -- for the benchmarks and the migration tests -----------------------------------
+VERSION_ONE_SCHEMA = """
+PRAGMA journal_mode=WAL;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (name TEXT PRIMARY KEY, version TEXT NOT NULL, content_hash TEXT,
+    source TEXT NOT NULL, first_seen REAL NOT NULL);
+CREATE TABLE games (seq INTEGER PRIMARY KEY AUTOINCREMENT, game_id TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL, table_id TEXT NOT NULL, round INTEGER NOT NULL,
+    num_players INTEGER NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, scores TEXT NOT NULL, placements TEXT NOT NULL,
+    failures TEXT NOT NULL, timings TEXT NOT NULL, record TEXT NOT NULL,
+    finished_at REAL NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def write_version_one_store(folder: Path, records: Sequence[GameRecord]) -> None:
+    """A store as arena 0.x wrote it (schema version 1): JSON text records, a timings
+    column, 4 KB pages.  The baseline here, and the input of the migration tests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.executescript(VERSION_ONE_SCHEMA)
+    for record in records:
+        with connection:  # one transaction per game, as a league writes them
+            connection.execute(
+                "INSERT INTO games (game_id, game, table_id, round, num_players, seats, seed,"
+                " status, scores, placements, failures, timings, record, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.game_id, record.game, record.table, record.round,
+                 record.num_players, json.dumps(list(record.seats)), record.seed,
+                 record.status, json.dumps([float(s) for s in record.scores]),
+                 json.dumps(list(record.placements)),
+                 json.dumps({str(s): why for s, why in record.forfeits.items()}),
+                 json.dumps(record.timings),
+                 json.dumps(record.playthrough_json(), separators=(",", ":")), time.time()),
+            )
+    connection.close()
+
+
+def file_bytes(folder: Path) -> int:
+    """The bytes the store in ``folder`` takes on disk, its write-ahead log emptied into
+    the file first (``arena bench store``)."""
+    connection = sqlite3.connect(folder / DB_NAME)
+    connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    connection.close()
+    return sum(path.stat().st_size for path in folder.glob(f"{DB_NAME}*"))
+
 
 
 def open_store(results_dir: Path) -> Store:

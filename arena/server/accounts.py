@@ -11,15 +11,15 @@ import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from arena.errors import ArenaError
-from arena.server.store import ServerStore, User
 
 USER_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
 USER_RULE = "2-32 characters: lowercase letters, digits, '-' and '_', not starting with '-' or '_'"
@@ -75,12 +75,6 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def user_of_token(store: ServerStore, token: str) -> User | None:
-    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
-        return None
-    return store.user_of_token(digest(token))
-
-
 @dataclass
 class Session:
     """What the signed cookie holds: a CSRF token, and a session id once logged in."""
@@ -116,39 +110,82 @@ def same_secret(given: str | None, expected: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), expected.encode())
 
 
+class RateEvents(Protocol):
+    """Where rate limits keep what happened: events by bucket and key, each at a time.
+    In memory (:class:`MemoryEvents`: one process; a restart forgets, which only ever lets
+    more through), or in the server's store, shared by its processes
+    (:class:`arena.server.sql_store.SqlServerStore`'s ``rate_*``)."""
+
+    def rate_allow(self, bucket: str, keys: Sequence[str], limit: int, window: float,
+                   now: float) -> bool:
+        """True, and an event added for each key, if none of ``keys`` has ``limit``
+        events since ``now - window`` (checked and added at once)."""
+    def rate_times(self, bucket: str, key: str, since: float) -> list[float]:
+        """The times of the key's events since ``since``, oldest first."""
+    def rate_add(self, bucket: str, key: str, at: float, keep: float) -> None:
+        """An event; the bucket's events older than ``keep`` seconds may be forgotten."""
+
+
+class MemoryEvents:
+    """Rate events in this process's memory (a deque per bucket and key; idle keys are
+    forgotten past MAX_KEYS)."""
+
+    MAX_KEYS = 10000
+
+    def __init__(self) -> None:
+        self.events: dict[tuple[str, str], deque[float]] = {}
+
+    def _queue(self, bucket: str, key: str, since: float) -> deque[float]:
+        queue = self.events.setdefault((bucket, key), deque())
+        while queue and queue[0] <= since:
+            queue.popleft()
+        return queue
+
+    def rate_allow(self, bucket: str, keys: Sequence[str], limit: int, window: float,
+                   now: float) -> bool:
+        queues = [self._queue(bucket, key, now - window) for key in keys]
+        if any(len(queue) >= limit for queue in queues):
+            return False
+        for queue in queues:
+            queue.append(now)
+        self._forget(now)
+        return True
+
+    def rate_times(self, bucket: str, key: str, since: float) -> list[float]:
+        return list(self._queue(bucket, key, since))
+
+    def rate_add(self, bucket: str, key: str, at: float, keep: float) -> None:
+        self.events.setdefault((bucket, key), deque()).append(at)
+        self._forget(at)
+
+    def _forget(self, now: float) -> None:
+        if len(self.events) > self.MAX_KEYS:  # forget idle keys
+            self.events = {name: queue for name, queue in self.events.items() if queue}
+
+
 class RateLimiter:
-    """At most ``limit`` events per ``window`` seconds per key (in memory: a restart
-    forgets, which only ever lets more through)."""
+    """At most ``limit`` events per ``window`` seconds per key of ``bucket``, kept in
+    ``events`` (in memory by default)."""
 
     def __init__(self, limit: int, window: float,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 events: RateEvents | None = None, bucket: str = "requests") -> None:
         self.limit = limit
         self.window = window
         self.clock = clock
-        self.events: dict[str, deque[float]] = {}
+        self.events = events if events is not None else MemoryEvents()
+        self.bucket = bucket
 
     def allow(self, *keys: str) -> bool:
-        now = self.clock()
-        queues = []
-        for key in keys:
-            queue = self.events.setdefault(key, deque())
-            while queue and queue[0] <= now - self.window:
-                queue.popleft()
-            if len(queue) >= self.limit:
-                return False
-            queues.append(queue)
-        for queue in queues:
-            queue.append(now)
-        if len(self.events) > 10000:  # forget idle keys
-            for key in [k for k, q in self.events.items() if not q]:
-                del self.events[key]
-        return True
+        return self.events.rate_allow(self.bucket, keys, self.limit, self.window,
+                                      self.clock())
 
     def retry_after(self, key: str) -> int:
-        queue = self.events.get(key)
-        if not queue:
+        now = self.clock()
+        times = self.events.rate_times(self.bucket, key, now - self.window)
+        if not times:
             return 0
-        return max(1, int(queue[0] + self.window - self.clock()) + 1)
+        return max(1, int(times[0] + self.window - now) + 1)
 
 
 def address_key(host: str) -> str:
@@ -168,7 +205,6 @@ def address_key(host: str) -> str:
 ACCOUNT_WINDOW = 15 * 60  # an account's failed logins are counted over this long
 BACKOFF_CAP = 60.0  # seconds: the longest an account's failures make an address wait
 KNOWN_SECONDS = 30 * 24 * 3600  # an address an account logged in from is known this long
-KNOWN_PER_ACCOUNT = 20  # the newest known addresses kept per account
 
 
 class LoginThrottle:
@@ -183,22 +219,24 @@ class LoginThrottle:
     * an address the account logged in from in the last KNOWN_SECONDS never waits for
       the account's failures (the owner, where they usually log in, gets in).
 
-    In memory: a restart forgets, which only ever lets more through."""
+    What happened is kept in ``events``: this process's memory (a restart forgets, which
+    only ever lets more through), or the store every web process shares."""
 
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic,
+                 events: RateEvents | None = None) -> None:
         self.per_minute = per_minute
         self.clock = clock
-        self.addresses = RateLimiter(per_minute, 60, clock)
-        self.failures: dict[str, deque[float]] = {}  # account -> its failed logins
-        self.known: dict[str, dict[str, float]] = {}  # account -> address -> last login
+        self.events = events if events is not None else MemoryEvents()
+        self.addresses = RateLimiter(per_minute, 60, clock, self.events, "login-address")
 
     def wait(self, address: str, account: str) -> tuple[float, str]:
         """Seconds ``address`` must wait before trying ``account`` (0: it may try now,
         and the attempt is counted), and why."""
         now = self.clock()
-        failures = self._recent(account, now)
+        failures = self.events.rate_times("login-failed", account, now - ACCOUNT_WINDOW)
         excess = len(failures) - self.per_minute
-        known = self.known.get(account, {}).get(address, -math.inf) > now - KNOWN_SECONDS
+        known = bool(self.events.rate_times("login-known", f"{account} {address}",
+                                            now - KNOWN_SECONDS))
         if excess >= 0 and not known:
             left = failures[-1] + min(BACKOFF_CAP, 2.0 ** (excess + 1)) - now
             if left > 0:
@@ -210,21 +248,8 @@ class LoginThrottle:
         return 0.0, ""
 
     def failed(self, address: str, account: str) -> None:
-        now = self.clock()
-        self._recent(account, now).append(now)
-        if len(self.failures) > 10000:  # forget quiet accounts (and made-up names)
-            self.failures = {name: queue for name, queue in self.failures.items()
-                             if queue and queue[-1] > now - ACCOUNT_WINDOW}
+        self.events.rate_add("login-failed", account, self.clock(), ACCOUNT_WINDOW)
 
     def succeeded(self, address: str, account: str) -> None:
-        known = self.known.setdefault(account, {})
-        known.pop(address, None)
-        known[address] = self.clock()
-        while len(known) > KNOWN_PER_ACCOUNT:  # the oldest first (insertion order)
-            del known[next(iter(known))]
-
-    def _recent(self, account: str, now: float) -> deque[float]:
-        queue = self.failures.setdefault(account, deque())
-        while queue and queue[0] <= now - ACCOUNT_WINDOW:
-            queue.popleft()
-        return queue
+        self.events.rate_add("login-known", f"{account} {address}", self.clock(),
+                             KNOWN_SECONDS)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -16,8 +16,9 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.runner.botspec import is_loopback
 
-SERVE_USAGE = ("arena serve init DIR | arena serve DIR [--host H] [--port P] [--insecure] | "
-               "arena serve backup DIR OUT")
+SERVE_USAGE = ("arena serve init DIR [--database URL] | arena serve DIR [--host H] "
+               "[--port P] [--insecure] [--workers N] | arena serve backup DIR OUT | "
+               "arena serve migrate DIR postgresql://...")
 
 
 # --- arena serve ------------------------------------------------------------------------
@@ -25,34 +26,51 @@ def serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.usage = SERVE_USAGE
     parser.add_argument("words", nargs="+", metavar="DIR",
                         help="DIR: run the server of DIR; `init DIR`: make a server folder; "
-                             "`backup DIR OUT`: a consistent copy while it runs")
+                             "`backup DIR OUT`: a consistent copy while it runs; `migrate "
+                             "DIR URL`: copy a SQLite server into PostgreSQL")
     parser.add_argument("--host", help="address to listen on (default: settings, 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default: settings, 8080)")
     parser.add_argument("--insecure", action="store_true",
                         help="allow a non-loopback address without TLS (passwords and tokens "
                              "then cross the network in clear)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="web processes (default 1); more than 1 needs PostgreSQL "
+                             "(database = \"postgresql://...\" in settings.toml): every "
+                             "one serves pages, the API and events, one coordinates")
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play the ladder's games on this Dask scheduler (overrides "
                              "[cluster] address; docs/cluster.md)")
     parser.add_argument("--admin", default="admin", metavar="NAME",
                         help="init: the admin account's name (default admin)")
+    parser.add_argument("--database", metavar="URL", default="",
+                        help="init: keep the accounts, bots and games in this PostgreSQL "
+                             "database (postgresql://USER@HOST/DB, empty of an arena's "
+                             "tables; `pip install 'ra-arena[postgres]'`) rather than in "
+                             "SQLite in the folder")
 
 
 def serve_command(args: argparse.Namespace) -> int:
     words = args.words
     if words[0] == "init" and len(words) == 2:
-        return init_server(Path(words[1]), args.admin)
+        return init_server(Path(words[1]), args.admin, args.database)
     if words[0] == "backup" and len(words) == 3:
         backup(Path(words[1]), Path(words[2]))
         print(f"backed up {words[1]} to {words[2]}; `arena serve {words[2]}` serves the copy")
         return 0
+    if words[0] == "migrate" and len(words) == 3:
+        from arena.server.migrate import migrate_command
+
+        return migrate_command(words[1], words[2])
     if len(words) != 1:
         raise ArenaError(f"usage: {SERVE_USAGE}")
-    return run_server(Path(words[0]), args.host, args.port, args.insecure, args.cluster)
+    if args.workers < 1:
+        raise ArenaError(f"--workers is a number of web processes, 1 or more, not "
+                         f"{args.workers}")
+    return run_server(Path(words[0]), args.host, args.port, args.insecure, args.cluster,
+                      args.workers)
 
 
-def init_server(folder: Path, admin: str) -> int:
-    from arena.league.store import create_store
+def init_server(folder: Path, admin: str, database: str = "") -> int:
     from arena.server import accounts
     from arena.server.core import make_private
     from arena.server.settings import (
@@ -62,31 +80,64 @@ def init_server(folder: Path, admin: str) -> int:
         load_settings,
         write_private,
     )
-    from arena.server.store import ServerStore
+    from arena.server.store import open_league_store, open_server_store
 
     if folder.exists() and any(folder.iterdir()):
         raise ArenaError(f"{folder} exists and is not empty; choose a new folder")
     accounts.check_new_account(admin, "x" * accounts.MIN_PASSWORD)
+    text = DEFAULT_SETTINGS
+    if database:
+        _check_empty_database(database)
+        text = text.replace('database = ""', f"database = {json.dumps(database)}", 1)
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
-    write_private(folder / SETTINGS_NAME, DEFAULT_SETTINGS.encode())
-    write_private(folder / SECRET_NAME, (accounts.new_secret() + "\n").encode())
-    settings = load_settings(folder)
-    settings.uploads.mkdir(mode=0o700)
-    league = create_store(folder)  # the ladder's league store: the same file
-    league.close()
-    if league.lock is not None:
-        league.lock.close()
-    store = ServerStore(settings.database)
-    password = accounts.new_secret()[:24]
-    store.add_user(admin, accounts.hash_password(password), "admin", True)
-    store.close()
+    try:
+        write_private(folder / SETTINGS_NAME, text.encode())
+        write_private(folder / SECRET_NAME, (accounts.new_secret() + "\n").encode())
+        settings = load_settings(folder)
+        settings.uploads.mkdir(mode=0o700)
+        open_league_store(settings, writer=True).close()  # the ladder's games (SQLite: the
+        store = open_server_store(settings)                # same file as the server's)
+        password = accounts.new_secret()[:24]
+        store.add_user(admin, accounts.hash_password(password), "admin", True)
+        store.close()
+    except BaseException:  # no half-made server folder is left
+        for path in [folder] if made else list(folder.iterdir()):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        raise
     make_private(folder)  # the folder 0700, the database 0600: nobody else's to read
-    print(f"made the server folder {folder}: {SETTINGS_NAME} (edit it), the database "
-          f"{settings.database.name}, {settings.uploads.name}/")
+    where = (f"the database {describe_database(database)}" if database else
+             f"the database {settings.sqlite_path.name}")
+    print(f"made the server folder {folder}: {SETTINGS_NAME} (edit it), {where}, "
+          f"{settings.uploads.name}/")
     print(f"admin account: {admin}, password (shown this once): {password}")
     print(f"run it: arena serve {folder}")
     return 0
 
+
+def describe_database(database: str) -> str:
+    """A database as the server's lines name it (a PostgreSQL address without its
+    password; "" is the folder's SQLite file)."""
+    from arena.league.pg_store import describe
+
+    return describe(database) if database else "league.sqlite"
+
+
+def _check_empty_database(database: str) -> None:
+    """A PostgreSQL database for a new server: reachable, and holding no server yet."""
+    from arena.server.pg_store import PgServerStore
+
+    store = PgServerStore(database)
+    try:
+        if store.users():
+            raise ArenaError(f"{describe_database(database)} already holds a server's "
+                             "accounts: give another database (or copy a server into an "
+                             "empty one with `arena serve migrate`)")
+    finally:
+        store.close()
 
 
 # a stop (SIGINT, SIGTERM): the workers and bots are told to quit; whatever is left of
@@ -103,6 +154,7 @@ class _Stop:
     began: float = 0.0
     processes: set[tuple[int, int]] = dataclasses.field(default_factory=set)
     exit_code: int = 0
+    quiet: bool = False  # one of several web processes: the first process says it all
 
     def line(self) -> str:
         took = time.monotonic() - self.began
@@ -111,16 +163,21 @@ class _Stop:
 
 
 def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
-               cluster: str | None = None) -> int:
+               cluster: str | None = None, workers: int = 1) -> int:
     """The server until SIGINT (Ctrl-C) or SIGTERM: then it stops within seconds, says
     so in one line, and leaves no process behind; exit 130 after SIGINT, 0 after
-    SIGTERM (a service manager's stop)."""
+    SIGTERM (a service manager's stop).  ``workers`` > 1: that many web processes
+    (arena/server/workers.py), PostgreSQL only."""
     import trio
 
     from arena import processes
     from arena.server.core import Server
+    from arena.server.workers import worker_slot
 
-    stop = _Stop()
+    if workers > 1:
+        return _run_workers(folder, host, port, insecure, cluster, workers)
+    slot = worker_slot()  # one of the web processes of `--workers N`
+    stop = _Stop(quiet=slot is not None)
 
     def interrupted(number: int, frame: object) -> None:
         stop.signal = stop.signal or signal.Signals(number).name
@@ -132,11 +189,14 @@ def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
         try:
             server = Server.open(folder, cluster=cluster)
         except KeyboardInterrupt:
-            print(f"arena serve: stopped ({stop.signal or 'SIGINT'}) before it started",
-                  file=sys.stderr)
+            if not stop.quiet:
+                print(f"arena serve: stopped ({stop.signal or 'SIGINT'}) before it started",
+                      file=sys.stderr)
             return 0 if stop.signal == "SIGTERM" else 130
         host = host or server.settings.host
         port = server.settings.port if port is None else port
+        if slot is not None:
+            server.process_label = f" (web process {slot[1]} of {slot[2]})"
         tls = server.settings.tls
         if not is_loopback(host) and tls is None and not insecure:
             server.close()
@@ -144,7 +204,7 @@ def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
                              "(tls_cert and tls_key in settings.toml) or pass --insecure")
         try:
             try:
-                trio.run(serve, server, host, port, stop)
+                trio.run(serve, server, host, port, stop, slot[0] if slot else None)
             except BaseExceptionGroup as group:
                 raise _single(group, host, port) from None
         except KeyboardInterrupt:  # a signal before the loop took them over
@@ -158,7 +218,7 @@ def run_server(folder: Path, host: str | None, port: int | None, insecure: bool,
                 # has, after releasing what the rating process's queues held)
                 left = processes.end(stop.processes | processes.descendants(os.getpid()),
                                      spare={_resource_tracker()})
-                if stop.signal is not None:
+                if stop.signal is not None and not stop.quiet:
                     print(stop.line() + (f" ({len(left)} processes could not be ended)"
                                          if left else ""), file=sys.stderr, flush=True)
     finally:
@@ -183,22 +243,59 @@ def _single(group: BaseExceptionGroup, host: str, port: int) -> BaseException:
     return problem
 
 
-async def serve(server: object, host: str, port: int, stop: _Stop | None = None) -> None:
+def _run_workers(folder: Path, host: str | None, port: int | None, insecure: bool,
+                 cluster: str | None, workers: int) -> int:
+    """``arena serve DIR --workers N`` (arena/server/workers.py)."""
+    from arena.server.settings import load_settings
+    from arena.server.workers import run_workers
+
+    settings = load_settings(folder)
+    if not settings.postgres:
+        raise ArenaError(f"--workers {workers}: several web processes need PostgreSQL "
+                         "(database = \"postgresql://...\" in settings.toml, `arena serve "
+                         "migrate`); SQLite is one process's")
+    host = host or settings.host
+    port = settings.port if port is None else port
+    if not is_loopback(host) and settings.tls is None and not insecure:
+        raise ArenaError(f"{host} is not a loopback address: give the server TLS "
+                         "(tls_cert and tls_key in settings.toml) or pass --insecure")
+    extra = ["--host", host, "--port", str(port), *(["--insecure"] if insecure else []),
+             *(["--cluster", cluster] if cluster else [])]
+    return run_workers(folder, host, port, workers, extra,
+                       _announce(settings, host, port, settings.cluster(cluster),
+                                 f"{workers} web processes"))
+
+
+def _announce(settings: Any, host: str, port: int, cluster: Any, processes: str = ""
+              ) -> str:
+    """The line a started server says: where, and what its ladder plays."""
+    address = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    scheme = "https" if settings.tls else "http"
+    return (f"arena serve: {settings.folder} on {scheme}://{address}:{port} ("
+            + (f"{processes}; " if processes else "")
+            + f"ladder: {settings.game}, {'/'.join(map(str, settings.players))} players"
+            + (f", games on {cluster.address}" if cluster else "") + ")")
+
+
+async def serve(server: object, host: str, port: int, stop: _Stop | None = None,
+                listening: int | None = None) -> None:
     """The whole server in one trio program: the background work (validation queue,
     ladder, leaderboards) and Hypercorn's trio worker serving the app, until SIGINT or
-    SIGTERM (``stop`` says which, and when)."""
+    SIGTERM (``stop`` says which, and when); ``listening``: the socket, already bound,
+    of one of several web processes (which then says nothing when it starts)."""
     import trio
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
 
     from arena.server.app import create_app
     from arena.server.core import Server
+    from arena.server.middleware import RequestDeadline
 
     assert isinstance(server, Server)
     stop = stop if stop is not None else _Stop()
     config = Config()
     address = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    config.bind = [f"{address}:{port}"]
+    config.bind = [f"{address}:{port}" if listening is None else f"fd://{listening}"]
     config.accesslog = None
     config.errorlog = "-"
     config.graceful_timeout = 2.0
@@ -212,7 +309,6 @@ async def serve(server: object, host: str, port: int, stop: _Stop | None = None)
     tls = server.settings.tls
     if tls is not None:
         config.certfile, config.keyfile = str(tls[0]), str(tls[1])
-    scheme = "https" if tls else "http"
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as guard:
             work = trio.CancelScope()
@@ -222,11 +318,9 @@ async def serve(server: object, host: str, port: int, stop: _Stop | None = None)
                     await nursery.start(server.run)
                     app = RequestDeadline(create_app(server), server.settings.request_seconds)
                     await nursery.start(hypercorn_serve, app, config)
-                    print(f"arena serve: {server.settings.folder} on {scheme}://{address}:"
-                          f"{port} (ladder: {server.settings.game}, "
-                          f"{'/'.join(map(str, server.settings.players))} players"
-                          + (f", games on {server.cluster.address}" if server.cluster
-                             else "") + ")", file=sys.stderr, flush=True)
+                    if listening is None:
+                        print(_announce(server.settings, host, port, server.cluster),
+                              file=sys.stderr, flush=True)
             guard.cancel_scope.cancel()  # the signal watcher
 
 
@@ -257,75 +351,15 @@ async def _stop_on_signals(signals: Any, work: Any, server: Any, stop: _Stop) ->
         os._exit(stop.exit_code)
 
 
-class RequestDeadline:
-    """An ASGI wrapper: a request whose body has not arrived whole ``seconds`` after it
-    began (a client sending a byte a second) is answered 408 and its connection closed.
-    Only the body is timed: a request without one, or once the answer has begun (an
-    event stream), runs as long as it needs."""
-
-    def __init__(self, app: Any, seconds: float) -> None:
-        self.app = app
-        self.seconds = seconds
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        import trio
-
-        if scope["type"] != "http" or not _has_body(scope):
-            await self.app(scope, receive, send)
-            return
-        done = False  # the body is in, or the answer has begun
-
-        async def watched_receive() -> Any:
-            nonlocal done
-            message = await receive()
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                done = True
-            return message
-
-        started = False
-
-        async def watched_send(message: Any) -> None:
-            nonlocal done, started
-            if message["type"] == "http.response.start":
-                done = started = True
-            await send(message)
-
-        late = False
-        async with trio.open_nursery() as nursery:
-            async def timer() -> None:
-                nonlocal late
-                await trio.sleep(self.seconds)
-                if not done:
-                    late = True
-                    nursery.cancel_scope.cancel()
-
-            nursery.start_soon(timer)
-            await self.app(scope, watched_receive, watched_send)
-            nursery.cancel_scope.cancel()
-        if late and not started:
-            body = (f'{{"error": "the request did not arrive whole within '
-                    f'{self.seconds:g} s"}}').encode()
-            await send({"type": "http.response.start", "status": 408, "headers": [
-                (b"content-type", b"application/json"), (b"connection", b"close"),
-                (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
-
-
-def _has_body(scope: Any) -> bool:
-    for key, value in scope.get("headers", []):
-        if key == b"transfer-encoding":
-            return True
-        if key == b"content-length":
-            return value.strip() not in (b"0", b"")
-    return False
-
-
 def backup(folder: Path, out: Path) -> None:
     """A consistent copy of a server folder, made while it runs: the database through
-    SQLite's online backup, then the settings, the secret and the uploads (a version's
-    files never change once it is listed, and every listed one is copied)."""
-    from arena.league.store import DB_NAME
+    SQLite's online backup (a PostgreSQL server's: one snapshot of it copied into SQLite
+    in the copy, arena/server/migrate.py), then the settings, the secret and the uploads
+    (a version's files never change once it is listed, and every listed one is
+    copied)."""
+    from arena.league.store import DB_NAME, backup_database
     from arena.server.ladder import FRIENDLY_FOLDER
+    from arena.server.migrate import backup_postgres, use_database
     from arena.server.settings import SECRET_NAME, SETTINGS_NAME, UPLOADS_NAME, load_settings
 
     settings = load_settings(folder)
@@ -333,14 +367,20 @@ def backup(folder: Path, out: Path) -> None:
         raise ArenaError(f"{out} exists and is not empty; choose a new folder")
     out.mkdir(parents=True, exist_ok=True)
     os.chmod(out, 0o700)  # a copy of the accounts: as private as the original
-    _backup_database(settings.database, out / DB_NAME)
+    if settings.postgres:
+        backup_postgres(settings, out, lambda line: print(f"arena serve backup: {line}",
+                                                          file=sys.stderr, flush=True))
+    else:
+        backup_database(settings.sqlite_path, out / DB_NAME)
     friendly = folder / FRIENDLY_FOLDER / DB_NAME  # the owners' unrated games, if any
-    if friendly.is_file():
+    if friendly.is_file() and not settings.postgres:
         (out / FRIENDLY_FOLDER).mkdir(mode=0o700)
-        _backup_database(friendly, out / FRIENDLY_FOLDER / DB_NAME)
+        backup_database(friendly, out / FRIENDLY_FOLDER / DB_NAME)
     for name in (SETTINGS_NAME, SECRET_NAME):
         shutil.copy2(folder / name, out / name)
         os.chmod(out / name, 0o600)
+    if settings.postgres:  # the copy is a server folder of its own, on SQLite
+        use_database(dataclasses.replace(settings, folder=out), "")
     tls = settings.tls
     if tls is not None:
         for path in tls:
@@ -350,20 +390,6 @@ def backup(folder: Path, out: Path) -> None:
                 shutil.copy2(path, copy)
     shutil.copytree(folder / UPLOADS_NAME, out / UPLOADS_NAME, symlinks=True,
                     ignore=shutil.ignore_patterns(".upload-*"))
-
-
-def _backup_database(path: Path, target: Path) -> None:
-    """A consistent copy of a live SQLite database (its online backup), owner-only."""
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.close(descriptor)
-    source = sqlite3.connect(path, timeout=30)
-    destination = sqlite3.connect(target)
-    try:
-        source.backup(destination)
-        destination.execute("PRAGMA journal_mode=WAL")
-    finally:
-        destination.close()
-        source.close()
 
 
 # --- arena login / arena upload --------------------------------------------------------

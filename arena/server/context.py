@@ -7,14 +7,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.games.base import Game
 from arena.league.config import ClusterSettings
 from arena.league.store import LeagueStore
 from arena.records import GameResult
 from arena.runner.botspec import BotSpec
-from arena.server.events import Events
 from arena.server.settings import ServerSettings
 from arena.server.store import ServerStore, Version
 
@@ -40,8 +39,10 @@ class ServerContext(Protocol):
     def store(self) -> ServerStore: ...
     @property
     def league_store(self) -> LeagueStore: ...
-    @property
-    def events(self) -> Events: ...
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """An event for the watchers of every web process (arena/server/bus.py)."""
+    def share(self, kind: str, value: dict[str, Any]) -> None:
+        """The coordinator's latest ``kind`` (its roster) for every web process."""
     @property
     def games(self) -> Mapping[str, Game]: ...
     @property

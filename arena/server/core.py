@@ -2,8 +2,9 @@
 games, one SQLite file), the cookie signer, the events, the validation queue, the
 ladder and its leaderboards; ``await server.run(task_status)`` runs the background work.
 
-Uploads are taken here (:meth:`Server.upload`): quotas, safe unpacking, the manifest,
-then a ``pending`` version on the validation queue."""
+What people ask of it goes through the services (arena/server/services/), which tell
+the background work here: :meth:`Server.queue_version`, :meth:`Server.roster_changed`,
+:meth:`Server.friendly_requested`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import dataclasses
 import math
 import os
 import shutil
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -24,22 +24,26 @@ from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
-from arena.server import archives
-from arena.server.accounts import Cookies, LoginThrottle, RateLimiter
+from arena.server.accounts import Cookies, LoginThrottle, MemoryEvents, RateEvents, RateLimiter
+from arena.server.bus import TRY_SECONDS, Coordination, LocalBus, PgBus, process_name
 from arena.server.events import Events
 from arena.server.ladder import Friendlies, Ladder
 from arena.server.leaderboards import Leaderboards
 from arena.server.settings import SECRET_NAME, UPLOADS_NAME, ServerSettings, load_settings
-from arena.server.store import Bot, ServerStore, User, Version, disk_full, printable
+from arena.server.store import (
+    FRIENDLY,
+    LADDER,
+    ServerStore,
+    Version,
+    has_league_store,
+    open_league_store,
+    open_server_store,
+    printable,
+)
+from arena.server.watch import EVENTS, LadderView
 
-DAY = 24 * 3600
 BUILD_CACHE_NAME = "builds"  # in the server folder: the built copies of uploaded bots
-MAX_FRIENDLY_GAMES = 20  # per request
-MAX_OPEN_FRIENDLIES = 3  # requests waiting, per user
-UPLOADS_AT_ONCE = 2  # uploads of one user being unpacked at the same time
 LOG_LIMIT_SECONDS = 60.0  # one line per cause of failed requests, at most this often
-DISK_FULL_ANSWER = ("the server's disk is full: nothing was stored; try again later (the "
-                    "admin is told)")
 # a house bot's ladder name: arena/NAME@TAG (TAG: its content hash, so that an upgraded
 # bundled bot is a new entrant); no account may be called "arena" (accounts.py)
 HOUSE_PREFIX = "arena/"
@@ -110,14 +114,6 @@ def make_private(folder: Path) -> list[str]:
     return changed
 
 
-class Refused(ArenaError):
-    """A request the server will not do: ``status`` is its HTTP status."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def _sandbox_level(settings: ServerSettings) -> str:
     """The level uploaded bots run at ("auto"); without a real sandbox the server starts
     only when the settings say so (a class of trusted students, say)."""
@@ -136,7 +132,6 @@ def _sandbox_level(settings: ServerSettings) -> str:
 class Server:
     def __init__(self, settings: ServerSettings, *, lock: bool = True,
                  cluster: str | None = None) -> None:
-        from arena.league.store import create_store, open_store
         from arena.plugins.discovery import discover
 
         self.settings = settings
@@ -144,10 +139,9 @@ class Server:
         tightened = make_private(settings.folder)
         self.sandbox = _sandbox_level(settings)
         # the ladder's games: the league store (its lock keeps a second server out)
-        self.league_store = create_store(settings.folder) if lock else open_store(
-            settings.folder)
+        self.league_store = open_league_store(settings, LADDER, writer=lock)
         try:
-            self.store = ServerStore(settings.database)
+            self.store: ServerStore = open_server_store(settings)
         except BaseException:
             self.league_store.close()
             raise
@@ -155,7 +149,20 @@ class Server:
         self.cookies = Cookies(secret)
         self.deal_key = server_deal_key(secret)  # the ladder's deals (arena/deals.py)
         self.secure_cookies = settings.tls is not None
+        self.log_lines: list[str] = []
+        self.stopping = False  # a signal came: arena serve is ending
+        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
+        # the events this process's watchers get; what every process tells every other
+        # (one process on SQLite), and whether this one coordinates (arena/server/bus.py)
         self.events = Events()
+        self.bus: LocalBus | PgBus = PgBus(settings.database, self.log) \
+            if settings.postgres else LocalBus()
+        self.bus.subscribe(self._heard)
+        self.coordination = Coordination(settings.database or None)
+        self.coordinating = False
+        self.coordinated = False  # (once: a second turn starts its work afresh)
+        self.process_label = ""  # " (web process N of M)": one of `arena serve --workers`
+        self.view = LadderView(self.ladder_results)
         registry = discover([], include_bundled=True)
         self.registry = registry
         self.games: dict[str, Game] = dict(registry.games)
@@ -166,16 +173,16 @@ class Server:
 
         self.opponents = [registry.bots[n] for n in OPPONENT_NAMES if n in registry.bots]
         self.house_bots = self._house_bots()
-        self.login_limit = LoginThrottle(settings.login_per_minute)
-        self.register_limit = RateLimiter(settings.register_per_hour, 3600)
+        # the rate limits: in memory for one process, in the store for several
+        rates: RateEvents = self.store if settings.postgres else MemoryEvents()
+        clock = time.time if settings.postgres else time.monotonic
+        self.login_limit = LoginThrottle(settings.login_per_minute, clock, rates)
+        self.register_limit = RateLimiter(settings.register_per_hour, 3600, clock, rates,
+                                          "register")
         self.queue_send, self.queue_receive = trio.open_memory_channel[int](10000)
         self.ladder = Ladder(self)
         self.leaderboards = Leaderboards(self)
         self.friendlies = Friendlies(self, self.ladder)
-        self.log_lines: list[str] = []
-        self.stopping = False  # a signal came: arena serve is ending
-        self.limited: dict[str, tuple[float, int]] = {}  # cause -> last logged, left out
-        self.uploading: dict[int, int] = {}  # user id -> uploads being unpacked
         swept = sweep_staging(settings.uploads) + sweep_unlisted(
             settings.folder, settings.uploads, self.store.version_folders())
         if tightened:
@@ -191,14 +198,10 @@ class Server:
 
     def close(self) -> None:
         self.leaderboards.close()
+        self.coordination.release()
+        self.bus.close()
         self.store.close()
         self.league_store.close()
-        if self.league_store.lock is not None:
-            self.league_store.lock.close()
-
-    def may_see(self, user: User | None, owner: str) -> bool:
-        """Whether ``user`` sees the private parts of OWNER's versions (report, stderr)."""
-        return user is not None and (user.name == owner or user.admin)
 
     def log(self, line: str) -> None:
         line = printable(line)
@@ -270,9 +273,7 @@ class Server:
     # -- what the pages read (in a thread: a reading connection of its own) ---------
     def ladder_results(self) -> list[GameResult]:
         """The stored ladder games, in the order they finished."""
-        from arena.league.store import open_store
-
-        league = open_store(self.settings.folder)
+        league = open_league_store(self.settings)
         try:
             return league.results(self.settings.game)
         finally:
@@ -281,9 +282,7 @@ class Server:
     def failures_in(self, games: list[tuple[str, int]]) -> list[dict[str, Any]]:
         """The failure of seat S in game G for each (G, S): its reason, phase, detail,
         decision and stderr tail, read from the stored records."""
-        from arena.league.store import open_store
-
-        league = open_store(self.settings.folder)
+        league = open_league_store(self.settings)
         found = []
         try:
             for game_id, seat in games:
@@ -303,226 +302,114 @@ class Server:
     # -- background work --------------------------------------------------------
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
                   ) -> None:
-        """The validation queue, the ladder and the leaderboards, until cancelled."""
+        """Hear the other processes; coordinate (the validation queue, the ladder, the
+        leaderboards, the friendly games) whenever this process holds the coordinator's
+        lock (always, on SQLite), until cancelled."""
+        async with trio.open_nursery() as nursery:
+            await nursery.start(self.bus.run)
+            if self.settings.postgres:  # what the coordinator shared before this start
+                self._heard("roster", {})
+                self._heard("boards", {})
+            task_status.started()
+            while True:
+                if self.coordination.take():
+                    await self._coordinate()
+                await trio.sleep(TRY_SECONDS)
+
+    async def _coordinate(self) -> None:
         from arena.server.validation import run_queue
 
-        for version in self.store.pending_versions():  # left pending by a stop
-            self.queue_send.send_nowait(version.id)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_queue, self, self.queue_receive)
-            nursery.start_soon(self.ladder.run)
-            nursery.start_soon(self.leaderboards.run)
-            nursery.start_soon(self.friendlies.run)
-            task_status.started()
-
-    # -- uploads ------------------------------------------------------------------
-    def check_owner(self, user: User, owner: str) -> User:
-        """Only the owner, or an admin, may change OWNER's bots."""
-        if user.name != owner and not user.admin:
-            raise Refused(f"only {owner} or an admin can change {owner}'s bots", 403)
-        target = self.store.user(owner)
-        if target is None:
-            raise Refused(f"no user {owner!r}", 404)
-        return target
-
-    async def upload(self, user: User, owner: str, name: str, data: bytes) -> Version:
-        """A new version of OWNER/NAME from an archive's bytes: ``pending`` at once, on
-        the validation queue; Refused (with one clear line) otherwise."""
-        from arena.plugins.manifest import NAME_PATTERN, NAME_RULE
-
-        settings = self.settings
-        target = self.check_owner(user, owner)
-        if not user.approved:
-            raise Refused("your account waits for an admin's approval", 403)
-        if not NAME_PATTERN.fullmatch(name):
-            raise Refused(f"a bot name has {NAME_RULE}")
-        if len(data) > settings.max_archive_bytes:
-            raise Refused(f"the archive has {len(data)} bytes, more than the server's limit "
-                          f"of {settings.max_archive_bytes}", 413)
-        self._check_quotas(user, target, owner, name)
-        if self.uploading.get(user.id, 0) >= UPLOADS_AT_ONCE and not user.admin:
-            raise Refused(f"quota: {UPLOADS_AT_ONCE} uploads at a time; wait for the "
-                          "others to be answered", 429)
-        folder = settings.uploads / owner / name
-        folder.mkdir(parents=True, exist_ok=True)
-        staging = folder / f".upload-{time.time_ns()}"
-        limits = archives.Limits(settings.max_files, settings.max_unpacked_bytes,
-                                 settings.max_ratio)
-
-        def unpack_and_read() -> tuple[Path, BotSpec]:
-            bot_folder = archives.unpack(data, staging, limits)
-            return bot_folder, self.load_spec(bot_folder)
-
-        self.uploading[user.id] = self.uploading.get(user.id, 0) + 1
+        if self.coordinated:  # a second turn: the work of the first is gone
+            self.ladder = Ladder(self)
+            self.leaderboards = Leaderboards(self)
+            self.friendlies = Friendlies(self, self.ladder)
+        self.coordinated = self.coordinating = True
+        if self.settings.postgres:
+            self.store.save_shared("coordinator", {"process": process_name(),
+                                                   "pid": os.getpid(), "since": time.time()})
+            self.log(f"this process ({process_name()}) coordinates the ladder, the "
+                     "validations and the friendly games")
         try:
-            bot_folder, spec = await trio.to_thread.run_sync(unpack_and_read)
-        except ArenaError as problem:
-            shutil.rmtree(staging, ignore_errors=True)
-            # the server's own paths are nobody else's business
-            raise Refused(printable(str(problem).replace(f"{staging}/", "").replace(
-                str(settings.folder), ""))) from None
-        except OSError as problem:
-            shutil.rmtree(staging, ignore_errors=True)
-            if disk_full(problem):
-                self.log(f"an upload of {owner}/{name} failed: the disk is full")
-                raise Refused(DISK_FULL_ANSWER, 507) from None
-            raise
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
+            for version in self.store.pending_versions():  # left pending by a stop
+                self.queue_send.send_nowait(version.id)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_queue, self, self.queue_receive)
+                nursery.start_soon(self.ladder.run)
+                nursery.start_soon(self.leaderboards.run)
+                nursery.start_soon(self.friendlies.run)
+                if self.settings.postgres:
+                    nursery.start_soon(self._keep_coordinating, nursery.cancel_scope)
         finally:
-            self.uploading[user.id] -= 1
-            if not self.uploading[user.id]:
-                del self.uploading[user.id]
-        # the quotas again, now that the unpacking let other uploads in: from here to the
-        # version's row nothing awaits, so two uploads can never both take the last place
-        try:
-            bot = self._check_quotas(user, target, owner, name)
-        except Refused:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-        if spec.name != name:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise Refused(f"the bot.toml names the bot {spec.name!r}, not {name!r}")
-        if settings.game not in spec.games or not set(spec.games[settings.game]) & set(
-                settings.players):
-            shutil.rmtree(staging, ignore_errors=True)
-            raise Refused(f"this server's ladder plays {settings.game} with "
-                          f"{'/'.join(map(str, settings.players))} players; the bot.toml "
-                          "claims none of them")
-        number = 1 if bot is None else self.store.next_version_number(bot.id)
-        final = folder / str(number)
-        try:
-            if final.exists():  # left by a stop between unpacking and storing: no row uses it
-                shutil.rmtree(final)
-            staging.rename(final)
-            version_folder = final / bot_folder.relative_to(staging)
-            version_id = self.store.add_version(
-                bot, target.id, name, number, user.id,
-                str(version_folder.relative_to(settings.folder)), len(data),
-                spec.content_hash or "")
-        except (OSError, sqlite3.Error) as problem:
-            # nothing half stored: the row is added whole or not at all, then the folder
-            shutil.rmtree(staging, ignore_errors=True)
-            shutil.rmtree(final, ignore_errors=True)
-            if disk_full(problem):
-                self.log(f"an upload of {owner}/{name} failed: the disk is full")
-                raise Refused(DISK_FULL_ANSWER, 507) from None
-            raise
-        self.queue_send.send_nowait(version_id)
-        version = self.store.version(version_id)
-        assert version is not None
-        return version
+            self.coordinating = False
+            self.leaderboards.close()
+            self.coordination.release()
 
-    def _check_quotas(self, user: User, target: User, owner: str, name: str) -> Bot | None:
-        """Uploads per day and active bots (admins have none); the bot, if it exists."""
-        settings = self.settings
-        if not user.admin and self.store.uploads_since(user.id, time.time() - DAY) \
-                >= settings.uploads_per_day:
-            raise Refused(f"quota: {settings.uploads_per_day} uploads per day; try again "
-                          "tomorrow", 429)
-        bot = self.store.bot(owner, name, deleted=True)
-        if (bot is None or bot.deleted or bot.disabled) and not user.admin \
-                and self.store.active_bots(target.id) >= settings.active_bots:
-            raise Refused(f"quota: {settings.active_bots} active bots per user; disable or "
-                          "delete one first", 429)
-        return bot
+    async def _keep_coordinating(self, work: trio.CancelScope) -> None:
+        """Stop coordinating once the lock's session is gone (another process may hold
+        the lock by then: two coordinators would play the same tables)."""
+        while True:
+            await trio.sleep(TRY_SECONDS)
+            if not self.coordination.held():
+                self.log("this process lost the coordinator's lock (its database session "
+                         "ended): it stops coordinating, another process takes over")
+                work.cancel()
+                return
 
-    def set_disabled(self, user: User, owner: str, name: str, disabled: bool) -> None:
-        self.check_owner(user, owner)
-        bot = self.store.bot(owner, name)
-        if bot is None:
-            raise Refused(f"no bot {owner}/{name}", 404)
-        if not disabled and not user.admin:
-            target = self.store.user(owner)
-            assert target is not None
-            if bot.disabled and self.store.active_bots(target.id) >= self.settings.active_bots:
-                raise Refused(f"quota: {self.settings.active_bots} active bots per user", 429)
-        self.store.set_bot_disabled(bot.id, disabled)
-        if not disabled:  # enabling also ends a pause; failures count afresh from now
-            self.store.unpause_bot(bot.id, self.league_store.count())
-            self.ladder.windows.clear()
-        self.ladder.roster_changed()
+    # -- what every process tells every other (arena/server/bus.py) --------------
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """An event for every process's watchers (and their views of the ladder)."""
+        self.bus.publish(kind, data)
 
-    def disable_user(self, admin: User, name: str) -> None:
-        if not admin.admin:
-            raise Refused("admins only", 403)
-        target = self.store.user(name)
-        if target is None:
-            raise Refused(f"no user {name!r}", 404)
-        if target.admin:
-            raise Refused("an admin cannot be disabled here", 403)
-        self.store.disable_user(target.id)
-        self.ladder.roster_changed()
+    def share(self, kind: str, value: dict[str, Any]) -> None:
+        """The coordinator's latest ``kind`` (the roster, the leaderboards) for every
+        process, also for one that starts later: kept in the store with PostgreSQL."""
+        if self.settings.postgres:
+            self.store.save_shared(kind, value)
+            self.bus.publish(kind, {})  # (every process reads it from the store)
+        else:
+            self.bus.publish(kind, value)
 
-    def revalidate(self, admin: User, version_id: int) -> Version:
-        """An admin's: the version checked again (after a change of the bundled
-        opponents or of the sandbox, say); it leaves the ladder until it passes."""
-        if not admin.admin:
-            raise Refused("admins only", 403)
-        version = self.store.version(version_id)
-        if version is None:
-            raise Refused(f"no version {version_id}", 404)
-        if version.state == "pending":
-            raise Refused(f"version {version_id} is already waiting for its check", 409)
-        self.store.set_pending(version_id)
-        self.queue_send.send_nowait(version_id)
-        self.ladder.roster_changed()
-        return version
+    def _heard(self, kind: str, data: dict[str, Any]) -> None:
+        if kind in EVENTS:
+            self.events.publish(kind, data)
+            self.view.heard(kind, data)
+        elif kind in ("roster", "boards"):
+            value = data or self.store.shared(kind) or {}
+            if kind == "roster":
+                self.view.set_roster(value.get("bots", []))
+            else:
+                self.view.set_boards(value)
+        elif self.coordinating or not self.settings.postgres:  # asked of the coordinator
+            if kind == "queue":
+                self.queue_send.send_nowait(int(data["id"]))
+            elif kind == "roster_changed":
+                if data.get("afresh"):
+                    self.ladder.windows.clear()
+                self.ladder.roster_changed()
+            elif kind == "friendly":
+                self.friendlies.requested()
 
-    def ask_friendly(self, user: User, owner: str, name: str, opponents: list[str],
-                     games: int) -> int:
-        """An owner's request for GAMES unrated games of its bot (the version in the
-        ladder) against OPPONENTS (ladder names of bots in the ladder now)."""
-        self.check_owner(user, owner)
-        if not user.approved:
-            raise Refused("your account waits for an admin's approval", 403)
-        bot = self.store.bot(owner, name)
-        if bot is None:
-            raise Refused(f"no bot {owner}/{name}", 404)
-        roster = {spec.name for spec in self.ladder.roster}
-        mine = next((v.ladder_name for v in reversed(self.store.versions(bot.id))
-                     if v.ladder_name in roster), None)
-        if mine is None:
-            raise Refused(f"{owner}/{name} is not in the ladder now (no valid version, or "
-                          "disabled): friendly games are between bots of the ladder")
-        if not 1 <= games <= MAX_FRIENDLY_GAMES:
-            raise Refused(f"ask for 1 to {MAX_FRIENDLY_GAMES} friendly games")
-        chosen = list(dict.fromkeys(opponents))
-        unknown = [o for o in chosen if o not in roster or o == mine]
-        if unknown or not chosen:
-            raise Refused("choose opponents among the other bots in the ladder now"
-                          + (f" (not: {', '.join(unknown)})" if unknown else ""))
-        seats = len(chosen) + 1
-        if seats not in self.settings.players:
-            raise Refused(f"this ladder plays with {'/'.join(map(str, self.settings.players))}"
-                          f" players; {len(chosen)} opponents make {seats}")
-        specs = {spec.name: spec for spec in self.ladder.roster}
-        cannot = [n for n in [mine, *chosen] if not specs[n].plays(self.settings.game, seats)]
-        if cannot:
-            raise Refused(f"{', '.join(cannot)} do not play {seats}-player games")
-        if not user.admin and self.store.open_friendlies(user.id) >= MAX_OPEN_FRIENDLIES:
-            raise Refused(f"quota: {MAX_OPEN_FRIENDLIES} requests waiting at a time", 429)
-        request = self.store.add_friendly(user.id, bot.id, [mine, *chosen], games)
-        self.friendlies.requested()
-        return request
+    # -- what the services tell the background work -----------------------------
+    def queue_version(self, version_id: int) -> None:
+        """A version is pending: the validation queue checks it."""
+        self.announce("queue", {"id": version_id})
+
+    def roster_changed(self, *, failures_afresh: bool = False) -> None:
+        """Bots were enabled, disabled, deleted or sent back to validation: the ladder
+        takes its new roster (``failures_afresh``: every bot's failures count anew)."""
+        self.announce("roster_changed", {"afresh": failures_afresh})
+
+    def friendly_requested(self) -> None:
+        self.announce("friendly", {})
 
     def find_game(self, game_id: str) -> GameRecord:
         """A stored game: the ladder's, else a friendly one (ArenaError if neither)."""
         try:
             return self.league_store.find_game(game_id)
         except ArenaError:
-            if not (self.friendlies.folder() / "league.sqlite").exists():
+            if not has_league_store(self.settings, FRIENDLY):
                 raise
             try:
                 return self.friendlies.find_game(game_id)
             except ArenaError:
                 raise ArenaError(f"no game {game_id!r}") from None
-
-    def delete(self, user: User, owner: str, name: str) -> None:
-        self.check_owner(user, owner)
-        bot = self.store.bot(owner, name)
-        if bot is None:
-            raise Refused(f"no bot {owner}/{name}", 404)
-        self.store.delete_bot(bot.id)
-        self.ladder.roster_changed()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
-import sqlite3
 from collections import Counter, deque
 from pathlib import Path
 
@@ -35,9 +34,17 @@ from arena.league.store import LeagueStore
 from arena.records import GameRecord, GameResult
 from arena.runner.botspec import BotSpec
 from arena.server.context import ServerContext, ladder_spec
-from arena.server.store import Friendly, Version, disk_full
+from arena.server.store import (
+    FRIENDLY,
+    Friendly,
+    Version,
+    disk_full,
+    open_league_store,
+)
 from arena.server.verdicts import Verdicts
+from arena.server.watch import result_json
 from arena.settings import Limits
+from arena.storage import StorageError
 
 FEED_SEED_KEY = "ladder_tables"
 # an uploaded version is "new" to the matchmaker (seated first while its interval
@@ -80,13 +87,10 @@ class _Listener(LeagueListener):
             self.ladder.games_of[bot] += 1
         self.ladder.in_progress.pop(result.game_id, None)
         self.ladder.stopped_by = None
-        with contextlib.suppress(sqlite3.Error):  # a full disk: the next feed drops it
+        with contextlib.suppress(StorageError):  # a full disk: the next feed drops it
             self.ladder.server.store.clear_inflight([result.game_id])
         self.ladder.count_failures(result)
-        self.ladder.server.events.publish("game_stored", {
-            "game_id": result.game_id, "game": result.game, "num_players": result.num_players,
-            "bots": list(result.bots), "placements": list(result.placements),
-            "scores": list(result.scores)})
+        self.ladder.server.announce("game_stored", result_json(result))
         self.ladder.server.leaderboards.game_stored(result)
 
 
@@ -120,6 +124,14 @@ class Ladder:
         if self.feed_scope is not None:
             self.feed_scope.cancel()
 
+    def set_roster(self, specs: list[BotSpec]) -> None:
+        """The bots the ladder plays now, told to every web process (their pages list
+        them, and whom a friendly request may name)."""
+        self.roster = specs
+        game = self.server.settings.game
+        self.server.share("roster", {"bots": [[spec.name, list(spec.games.get(game, ()))]
+                                              for spec in specs]})
+
     def specs(self) -> list[BotSpec]:
 
         settings = self.server.settings
@@ -150,7 +162,7 @@ class Ladder:
             self.wake = trio.Event()
             generation = self.generation
             specs = self.specs()
-            self.roster = specs
+            self.set_roster(specs)
             if not self._playable(specs):
                 self.running = False
                 await self.wake.wait()
@@ -236,7 +248,7 @@ class Ladder:
                     game: ScheduledGame) -> None:
         await send.send(game)
         self.in_progress[game.game_id] = game
-        self.server.events.publish("game_started", {
+        self.server.announce("game_started", {
             "game_id": game.game_id, "num_players": game.num_players,
             "bots": list(game.seats)})
 
@@ -288,7 +300,7 @@ class Ladder:
         self.server.log(f"{version.ladder_name} left out of the ladder: {text}")
         reason = (f"left out of the ladder: its files on the server are damaged ({text}); "
                   "upload it again, or ask an admin")
-        with contextlib.suppress(sqlite3.Error):  # a full disk: left out all the same
+        with contextlib.suppress(StorageError):  # a full disk: left out all the same
             self.server.store.pause(version.id, reason[:500])
 
     def count_failures(self, result: GameResult) -> None:
@@ -347,7 +359,7 @@ class Ladder:
         return self.matchmaking[1]
 
 
-FRIENDLY_FOLDER = "friendly"  # the friendly games' own league store, beside the ladder's
+FRIENDLY_FOLDER = FRIENDLY  # the friendly games' own league store, beside the ladder's
 FRIENDLY_SEED_KEY = "friendly_tables"
 
 
@@ -362,7 +374,7 @@ class _FriendlyListener(LeagueListener):
     def game_stored(self, league: League, game: StoredGame) -> None:
         server = self.friendlies.server
         server.store.friendly_played(self.request_id, game.result.game_id)
-        server.events.publish("friendly_stored", {
+        server.announce("friendly_stored", {
             "request": self.request_id, "game_id": game.result.game_id,
             "bots": list(game.result.bots), "placements": list(game.result.placements)})
 
@@ -386,8 +398,6 @@ class Friendlies:
         return self.server.settings.folder / FRIENDLY_FOLDER
 
     async def run(self) -> None:
-        from arena.league.store import create_store
-
         try:
             while True:
                 self.wake = trio.Event()
@@ -396,7 +406,8 @@ class Friendlies:
                     await self.wake.wait()
                     continue
                 if self.store is None:
-                    self.store = create_store(self.folder())
+                    self.store = open_league_store(self.server.settings, FRIENDLY,
+                                                   writer=True)
                 try:
                     await self.play(request)
                 except Exception as problem:  # the next request goes on regardless
@@ -450,9 +461,7 @@ class Friendlies:
 
     def find_game(self, game_id: str) -> GameRecord:
         """A stored friendly game (ArenaError if none)."""
-        from arena.league.store import open_store
-
-        league = open_store(self.folder())
+        league = open_league_store(self.server.settings, FRIENDLY)
         try:
             return league.find_game(game_id)
         finally:

@@ -24,7 +24,6 @@ import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 from typing import Any, Protocol
 
 import trio
@@ -32,7 +31,6 @@ import trio
 from arena.errors import ArenaError
 from arena.records import GameResult
 from arena.report.leaderboard import LiveLeaderboard, leaderboard_json
-from arena.server.events import Events
 from arena.server.settings import ServerSettings
 
 RECENT_GAMES = 10  # the newest games a leaderboard lists
@@ -43,9 +41,11 @@ class BoardsContext(Protocol):
 
     @property
     def settings(self) -> ServerSettings: ...
-    @property
-    def events(self) -> Events: ...
     def log(self, line: str) -> None: ...
+    def announce(self, kind: str, data: dict[str, Any]) -> None:
+        """An event for every process's watchers."""
+    def share(self, kind: str, value: dict[str, Any]) -> None:
+        """The latest leaderboards for every process."""
 
 
 class Leaderboards:
@@ -101,7 +101,7 @@ class Leaderboards:
             try:
                 if self.pool is None:
                     self.pool = _start_pool()
-                future = self.pool.submit(_update, settings.folder, settings.game,
+                future = self.pool.submit(_update, settings, settings.game,
                                           settings.rating_bootstrap, arrived, reread)
                 # (a stop waits for no update: the process is killed, see close)
                 boards, lines = await trio.to_thread.run_sync(future.result,
@@ -116,8 +116,9 @@ class Leaderboards:
         for line in lines:
             self.server.log(line)
         self.boards = {**self.boards, **boards}
+        self.server.share("boards", {str(count): board for count, board in self.boards.items()})
         for count, board in sorted(boards.items()):
-            self.server.events.publish("rating_changed", {
+            self.server.announce("rating_changed", {
                 "game": settings.game, "num_players": count, "games": board["games"],
                 "top": [{"bot": row["bot"], "elo": row["elo"]} for row in board["bots"][:10]]})
 
@@ -173,13 +174,14 @@ class _Keeper:
         self.counts_shown: set[int] = set()
         self.read = False
 
-    def update(self, folder: Path, game: str, bootstrap: int, arrived: list[GameResult],
+    def update(self, settings: ServerSettings, game: str, bootstrap: int,
+               arrived: list[GameResult],
                reread: bool) -> tuple[dict[int, dict[str, Any]], list[str]]:
         """The new boards of the player counts that changed, and lines for the log."""
         changed: set[int] = set()
         lines: list[str] = []
         if reread or not self.read:
-            changed |= self._read_store(folder, game, bootstrap)
+            changed |= self._read_store(settings, game, bootstrap)
         for result in arrived:
             if result.game != game:
                 continue
@@ -199,12 +201,12 @@ class _Keeper:
         self.counts_shown |= changed
         return {count: self._board(count) for count in changed}, lines
 
-    def _read_store(self, folder: Path, game: str, bootstrap: int) -> set[int]:
+    def _read_store(self, settings: ServerSettings, game: str, bootstrap: int) -> set[int]:
         """Every stored game of the ladder, on a reading connection of this process;
         returns the player counts to show again."""
-        from arena.league.store import open_store
+        from arena.server.store import open_league_store
 
-        store = open_store(folder)
+        store = open_league_store(settings)
         try:
             results = store.results(game)
         finally:
@@ -235,6 +237,6 @@ class _Keeper:
 _keeper = _Keeper()  # the rating process's state (one process, one update at a time)
 
 
-def _update(folder: Path, game: str, bootstrap: int, arrived: list[GameResult],
+def _update(settings: ServerSettings, game: str, bootstrap: int, arrived: list[GameResult],
             reread: bool) -> tuple[dict[int, dict[str, Any]], list[str]]:
-    return _keeper.update(folder, game, bootstrap, arrived, reread)
+    return _keeper.update(settings, game, bootstrap, arrived, reread)

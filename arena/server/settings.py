@@ -23,6 +23,7 @@ DEFAULT_SETTINGS = """\
 # Ra Arena server settings (docs/server.md).  Restart `arena serve` after a change.
 
 [server]
+database = ""               # "": SQLite in this folder; "postgresql://USER@HOST/DB": PostgreSQL
 host = "127.0.0.1"          # loopback by default; another address needs TLS or --insecure
 port = 8080
 tls_cert = ""               # PEM certificate file (HTTPS); relative to this folder
@@ -76,6 +77,7 @@ tls_key_file = ""
 @dataclass(frozen=True)
 class ServerSettings:
     folder: Path
+    database: str = ""  # "" SQLite in the folder, else a postgresql:// address
     host: str = "127.0.0.1"
     port: int = 8080
     tls_cert: str = ""
@@ -115,7 +117,13 @@ class ServerSettings:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def database(self) -> Path:
+    def postgres(self) -> bool:
+        """Whether the server's tables and games are in PostgreSQL."""
+        return bool(self.database)
+
+    @property
+    def sqlite_path(self) -> Path:
+        """The SQLite file of the server's tables and the ladder's games."""
         from arena.league.store import DB_NAME
 
         return self.folder / DB_NAME
@@ -160,7 +168,8 @@ class ServerSettings:
 
 # section -> key -> (type, minimum)
 _KEYS: dict[str, dict[str, tuple[type, float | None]]] = {
-    "server": {"host": (str, None), "port": (int, 0), "tls_cert": (str, None),
+    "server": {"database": (str, None), "host": (str, None), "port": (int, 0),
+               "tls_cert": (str, None),
                "tls_key": (str, None), "approval_required": (bool, None),
                "login_per_minute": (int, 1), "register_per_hour": (int, 1),
                "unsandboxed_ok": (bool, None), "idle_seconds": (float, 0.1),
@@ -229,6 +238,11 @@ def load_settings(folder: Path) -> ServerSettings:
         if not 0 < getattr(settings, key) < 0.5:
             raise ArenaError(f"{path}: key 'ladder.{key}': must be between 0 and 0.5 "
                              f"(exclusive), not {getattr(settings, key)!r}")
+    if settings.database and not settings.database.startswith(("postgresql://",
+                                                                 "postgres://")):
+        raise ArenaError(f"{path}: key 'server.database': \"\" (SQLite in the server "
+                         "folder) or a postgresql:// address, not "
+                         f"{settings.database.split('@')[-1]!r}")
     if bool(settings.tls_cert) != bool(settings.tls_key):
         raise ArenaError(f"{path}: TLS needs both 'server.tls_cert' and 'server.tls_key'")
     return settings

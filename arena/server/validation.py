@@ -7,7 +7,6 @@ and the end of its build's log (a failed build is a rejected version)."""
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from arena.runner.diagnosis import died_at_start
 from arena.server.context import ServerContext, ladder_spec
 from arena.server.store import disk_full, printable
 from arena.settings import Limits
+from arena.storage import StorageError
 
 STDERR_TAIL_CHARS = 4000
 BUILD_LOG_CHARS = 4000  # the end of a build's log its owner sees
@@ -71,7 +71,7 @@ async def run_queue(server: ServerContext, receive: trio.MemoryReceiveChannel[in
             try:
                 await validate_one(server, version_id)
                 break
-            except (OSError, sqlite3.Error) as problem:
+            except (OSError, StorageError) as problem:
                 what = "the disk is full" if disk_full(problem) else repr(problem)
                 server.log(f"the verdict on version {version_id} could not be stored: "
                            f"{what}; it stays pending and is validated again in "
@@ -114,7 +114,7 @@ async def validate_one(server: ServerContext, version_id: int) -> None:
     manifest_version = spec_version(server.folder_of(version), server)
     server.store.finish_validation(version_id, state, manifest_version, outcome.report,
                                    outcome.message, outcome.stderr_tail, outcome.build_log)
-    server.events.publish("upload_validated", {
+    server.announce("upload_validated", {
         "id": version_id, "bot": f"{version.owner}/{version.bot}", "number": version.number,
         "state": state, "message": outcome.message})
     if outcome.valid:

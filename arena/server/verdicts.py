@@ -398,6 +398,6 @@ class Verdicts:
         ended = store.verdict(verdict.version_id)
         data = verdict_json(ended)
         if data is not None:
-            self.server.events.publish("verdict", {"bot": verdict.version.split("@")[0],
-                                                   "number": verdict.number, **data})
+            self.server.announce("verdict", {"bot": verdict.version.split("@")[0],
+                                             "number": verdict.number, **data})
             self.server.log(data["text"])

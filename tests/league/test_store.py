@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from arena.bench.store import write_version_one_store
 from arena.errors import ArenaError
 from arena.league.schedule import build_schedule
 from arena.league.store import (
@@ -22,6 +21,7 @@ from arena.league.store import (
     decompress,
     open_store,
     pack_record,
+    write_version_one_store,
 )
 from tests.league.fakes import fake_record
 

@@ -1,8 +1,15 @@
 """Fixtures of the server's tests: a server folder, the app in process (httpx's ASGI
 transport under trio), accounts and bot archives.
 
+Every test here runs twice, once on each store (``[sqlite]``, ``[postgresql]``: the
+autouse fixture ``store_kind``), unless marked ``no_store`` (it makes no server folder),
+``sqlite_only`` (what it checks is SQLite's own: its files, a full disk under it) or
+``postgresql_only`` (several web processes, a migration into PostgreSQL).
+Under ``postgresql`` every server folder made by :func:`make_server_folder` gets a
+database of its own from the session's PostgreSQL (tests/postgres.py).
+
 The server's dependencies are main dependencies: in CI (CI=true) a missing one fails the
-tests here instead of skipping them."""
+tests here instead of skipping them, and so does a missing PostgreSQL."""
 
 from __future__ import annotations
 
@@ -16,7 +23,7 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +47,7 @@ import httpx  # noqa: E402
 import trio  # noqa: E402
 
 from arena.package_data import package_folder  # noqa: E402
+from tests import postgres  # noqa: E402
 
 PASSWORD = "correct horse battery"
 TEST_SETTINGS = {
@@ -54,12 +62,99 @@ TEST_SETTINGS = {
 }
 
 
+STORES = ("sqlite", "postgresql")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marks = {mark.name for mark in metafunc.definition.iter_markers()}
+    if "store_kind" not in metafunc.fixturenames or marks & {"no_store", "sqlite_only"}:
+        return
+    metafunc.parametrize("store_kind", ["postgresql"] if "postgresql_only" in marks
+                         else STORES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[postgres.Cluster]:
+    problem = postgres.available()
+    if problem is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(problem)
+        pytest.skip(problem)
+    cluster = postgres.Cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(autouse=True)
+def store_kind(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The store of this test's servers (see the module)."""
+    kind = getattr(request, "param", "sqlite")
+    current = postgres.CURRENT  # (one module for both names pytest gives this conftest)
+    current.cluster = request.getfixturevalue("postgres_cluster") \
+        if kind == "postgresql" else None
+    current.databases = []
+    try:
+        yield kind
+    finally:
+        if current.cluster is not None:
+            for url in current.databases:
+                current.cluster.drop(url)
+        current.cluster = None
+
+
+def new_database() -> str:
+    """A database for a new server of this test: "" (SQLite) or a PostgreSQL address."""
+    current = postgres.CURRENT
+    if current.cluster is None:
+        return ""
+    url = current.cluster.new_database()
+    current.databases.append(url)
+    return url
+
+
+def read(folder: Path, query: str) -> list[tuple[Any, ...]]:
+    """The rows of ``query`` (plain SQL over the server's tables and the ladder's games)
+    in the database of the server folder ``folder``, whichever it is, read beside a
+    running server."""
+    from arena.server.settings import load_settings
+
+    settings = load_settings(folder)
+    if settings.postgres:
+        import psycopg
+
+        with psycopg.connect(settings.database, autocommit=True,
+                             options="-c search_path=arena,ladder") as connection:
+            return [tuple(row) for row in connection.execute(query).fetchall()]
+    import sqlite3
+
+    connection = sqlite3.connect(f"file:{folder / 'league.sqlite'}?mode=ro", uri=True,
+                                 timeout=30)
+    try:
+        return connection.execute(query).fetchall()
+    finally:
+        connection.close()
+
+
+def stored_games(folder: Path) -> list[str]:
+    """The ids of the ladder's stored games, in the order they were stored."""
+    return [row[0] for row in read(folder, "SELECT game_id FROM games ORDER BY seq")]
+
+
+def sqlite_files(folder: Path) -> list[Path]:
+    """The SQLite files a server folder has (none with PostgreSQL)."""
+    return [folder / name for name in ("league.sqlite", "league.lock")
+            if (folder / name).exists()]
+
+
 def make_server_folder(folder: Path, capsys: pytest.CaptureFixture[str],
-                       **changes: str) -> str:
-    """``arena serve init`` into ``folder`` with the test settings; the admin password."""
+                       sqlite: bool = False, **changes: str) -> str:
+    """``arena serve init`` into ``folder`` with the test settings (and a database of
+    its own on PostgreSQL, unless ``sqlite``); the admin password."""
     from arena.server.commands import init_server
 
-    init_server(folder, "root")
+    init_server(folder, "root", "" if sqlite else new_database())
     out = capsys.readouterr().out
     password = out.split("(shown this once): ")[1].split()[0]
     path = folder / "settings.toml"
@@ -215,11 +310,14 @@ class Api:
 @contextlib.asynccontextmanager
 async def in_process(folder: Path, background: bool = False) -> AsyncIterator[Api]:
     """The server of ``folder`` in this trio program, reached through httpx's ASGI
-    transport; ``background``: with the validation queue and the ladder running."""
+    transport; ``background``: with the validation queue and the ladder running.
+    Without, it is taken for the coordinator all the same (what it is asked for the
+    ladder, its tests read from its ladder and queue, as of a lone server)."""
     from arena.server.app import create_app
     from arena.server.core import Server
 
     server = Server.open(folder)
+    server.coordinating = not background
     try:
         app = create_app(server)
         transport = httpx.ASGITransport(app, raise_app_exceptions=False)

@@ -15,6 +15,8 @@ import pytest
 from arena.server.archives import ArchiveRefused, Limits, pack_folder, unpack
 from tests.server.conftest import bot_archive, bot_folder, tar_gz
 
+pytestmark = pytest.mark.no_store  # (no server folder: run once)
+
 LIMITS = Limits(max_files=20, max_bytes=1 << 20, max_ratio=50)
 
 

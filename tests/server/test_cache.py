@@ -13,10 +13,11 @@ import pytest
 import trio
 import trio.testing
 
-from arena.server import app as app_module
 from arena.server import cache
 from arena.server.cache import Shared
 from arena.server.events import KEEPALIVE, Events, next_batch
+from arena.server.services import ladder as app_module
+from arena.server.watch import result_json
 from tests.server.conftest import in_process
 from tests.server.test_pages import EVIL, store_games, valid_bot, web_login
 
@@ -36,6 +37,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     return fake
 
 
+@pytest.mark.no_store
 def test_a_value_is_kept_while_its_version_holds_or_while_it_is_young(clock: Clock) -> None:
     shared: Shared[str] = Shared(min_age=1.0)
     made: list[int] = []
@@ -56,6 +58,7 @@ def test_a_value_is_kept_while_its_version_holds_or_while_it_is_young(clock: Clo
     assert made == [1, 2, 3, 3] and shared.computed == 4
 
 
+@pytest.mark.no_store
 def test_a_costly_value_is_kept_in_proportion_to_its_cost(clock: Clock) -> None:
     shared: Shared[int] = Shared(min_age=1.0, duty=0.1)
 
@@ -70,6 +73,7 @@ def test_a_costly_value_is_kept_in_proportion_to_its_cost(clock: Clock) -> None:
     assert shared.get_sync("chart", 2, lambda: costly(2)) == 2
 
 
+@pytest.mark.no_store
 def test_callers_at_once_wait_for_one_computation() -> None:
     shared: Shared[int] = Shared(min_age=1.0)
     started = threading.Event()
@@ -97,6 +101,7 @@ def test_callers_at_once_wait_for_one_computation() -> None:
     assert got == [42] * 9 and calls == [1]
 
 
+@pytest.mark.no_store
 def test_a_request_finding_an_older_value_gets_it_while_it_is_made_again() -> None:
     shared: Shared[int] = Shared(min_age=0.0)
     release = threading.Event()
@@ -156,7 +161,8 @@ async def test_bot_page_views_share_one_computation_until_a_game_is_stored(
         bob = await valid_bot(api, "bob", "beta")
         await store_games(api, [ada, bob], 4, crash=bob)
         server = api.server
-        server.ladder.results = server.league_store.results()  # as the running ladder
+        # every web process reads the stored games once (the first page that needs them)
+        await trio.to_thread.run_sync(server.view.results)
         reads: list[int] = []
         failures_in = server.failures_in
         monkeypatch.setattr(server, "failures_in",
@@ -172,8 +178,9 @@ async def test_bot_page_views_share_one_computation_until_a_game_is_stored(
         assert "crash: 4 games" in other.text and "Traceback" not in other.text
         assert EVIL not in other.text and len(reads) == 1
         # a game stored: the next view is the kept one, made again meanwhile with it
-        newest = server.ladder.results[-1]
-        server.ladder.results.append(dataclasses.replace(newest, game_id="abcd9999ef999999"))
+        newest = server.view.results()[-1]  # (told as the ladder tells every process)
+        server.announce("game_stored", result_json(
+            dataclasses.replace(newest, game_id="abcd9999ef999999")))
         page = await api.client.get("/bots/bob/beta")
         assert "crash: 4 games" in page.text
         with trio.fail_after(20):

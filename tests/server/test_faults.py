@@ -14,12 +14,16 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.league.schedule import table_games
-from arena.server import store as server_store
+from arena.league.store import sqlite_failure
+from arena.server import sqlite_store as server_store
 from arena.server.settings import load_settings
-from arena.server.store import SERVER_SCHEMA_VERSION, ServerStore, disk_full
+from arena.server.sql_store import SERVER_SCHEMA_VERSION
+from arena.server.sqlite_store import SqliteServerStore as ServerStore
+from arena.storage import StorageBusy, StorageFull, disk_full
 from tests.server.conftest import make_server_folder
 
 
+@pytest.mark.sqlite_only  # (PostgreSQL's tables start at this schema)
 def test_a_schema_1_database_is_upgraded_in_place(tmp_path: Path) -> None:
     path = tmp_path / "league.sqlite"
     connection = sqlite3.connect(path)
@@ -108,13 +112,18 @@ def test_the_unfinished_games_replayed_are_those_still_playable(
         server.close()
 
 
+@pytest.mark.no_store
 def test_a_full_disk_is_recognised_in_every_form() -> None:
-    full = sqlite3.OperationalError("database or disk is full")
+    full = sqlite_failure(sqlite3.OperationalError("database or disk is full"),
+                          "league.sqlite", "storing")
+    assert isinstance(full, StorageFull) and str(full).startswith(
+        "league.sqlite: database or disk is full while storing; every game")
     assert disk_full(OSError(errno.ENOSPC, "No space left on device"))
     assert disk_full(OSError(errno.EDQUOT, "Disk quota exceeded"))
     assert disk_full(full)
     assert disk_full(ExceptionGroup("one", [full]))
-    assert disk_full(ArenaError("league.sqlite: database or disk is full while storing"))
     assert not disk_full(OSError(errno.EACCES, "Permission denied"))
-    assert not disk_full(sqlite3.OperationalError("database is locked"))
+    locked = sqlite_failure(sqlite3.OperationalError("database is locked"), "x", "storing")
+    assert isinstance(locked, StorageBusy) and not disk_full(locked)
+    assert not disk_full(sqlite3.OperationalError("database or disk is full"))  # untranslated
     assert not disk_full(ExceptionGroup("two", [full, ValueError()]))

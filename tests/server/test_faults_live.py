@@ -28,11 +28,12 @@ from tests.server.conftest import (
     bot_archive,
     free_port,
     make_server_folder,
+    read,
     start_server,
     tar_gz,
     wait_until,
 )
-from tests.server.test_hostile_kill import games
+from tests.server.conftest import stored_games as games
 from tests.server.test_pages_browser import CRASHY, CRASHY_TOML
 
 pytestmark = pytest.mark.slow
@@ -103,14 +104,6 @@ def live(tmp_path: Path, capsys: pytest.CaptureFixture[str],
         yield server
     finally:
         server.stop()
-
-
-def read(folder: Path, query: str) -> list[tuple[Any, ...]]:
-    connection = sqlite3.connect(f"file:{folder / 'league.sqlite'}?mode=ro", uri=True)
-    try:
-        return connection.execute(query).fetchall()
-    finally:
-        connection.close()
 
 
 def two_bots(live: Live) -> None:
@@ -293,9 +286,10 @@ def fill(disk: Path) -> Path:
     return filler
 
 
+@pytest.mark.sqlite_only  # (PostgreSQL's disk is its own: its errors, test_pg_store.py)
 def test_a_full_disk_is_said_in_one_line_and_the_ladder_resumes_when_space_returns(
         small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from arena.server.core import DISK_FULL_ANSWER
+    from arena.server.errors import DISK_FULL_ANSWER
 
     folder = small_disk / "server"
     make_server_folder(folder, capsys, **FAST)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import time
 from pathlib import Path
 
@@ -21,16 +20,11 @@ from tests.server.conftest import (
     start_server,
     wait_until,
 )
+from tests.server.conftest import (
+    stored_games as games,
+)
 
 pytestmark = pytest.mark.slow
-
-
-def games(folder: Path) -> list[str]:
-    connection = sqlite3.connect(f"file:{folder / 'league.sqlite'}?mode=ro", uri=True)
-    try:
-        return [row[0] for row in connection.execute("SELECT game_id FROM games")]
-    finally:
-        connection.close()
 
 
 def test_kill_9_during_a_validation_and_a_game_resumes_where_it_was(

@@ -158,7 +158,7 @@ async def test_a_hostile_bot_cannot_reach_the_server_nor_read_its_database(
             nursery.cancel_scope.cancel()
             pytest.skip(f"no bubblewrap here (sandbox {server.sandbox})")
         settings = server.settings
-        paths = [str(settings.database), str(settings.folder / "secret.key"),
+        paths = [str(settings.sqlite_path), str(settings.folder / "secret.key"),
                  str(settings.folder / "settings.toml")]
         manifest = (Path(__file__).parents[2] / "arena" / "bots" / "random" / "bot.toml"
                     ).read_text().replace('name = "random"', 'name = "spy"')

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import PASSWORD, bot_archive, in_process, make_server_folder
+from tests.server.conftest import (
+    PASSWORD,
+    bot_archive,
+    in_process,
+    make_server_folder,
+    sqlite_files,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +64,8 @@ async def test_the_server_files_are_private_to_its_user(
     folder = tmp_path / "server"
     make_server_folder(folder, capsys)
     assert mode(folder) == 0o700  # nobody else can even list it: uploads included
-    for name in ("league.sqlite", "secret.key", "settings.toml", "league.lock"):
+    files = ["secret.key", "settings.toml", *(path.name for path in sqlite_files(folder))]
+    for name in files:
         assert mode(folder / name) == 0o600, name
     assert mode(folder / "uploads") == 0o700  # (issue 43: it was 0755, the lock 0644)
     async with in_process(folder) as api:
@@ -70,20 +77,19 @@ async def test_the_server_files_are_private_to_its_user(
     copy = tmp_path / "copy"
     backup(folder, copy)
     assert mode(copy) == 0o700
-    for name in ("league.sqlite", "secret.key", "settings.toml"):
+    for name in ("league.sqlite", "secret.key", "settings.toml"):  # (always SQLite)
         assert mode(copy / name) & 0o077 == 0, name
     # a folder made before (or copied with a loose umask) is tightened at start, and the
     # log says so
     os.chmod(folder, 0o755)
-    os.chmod(folder / "league.sqlite", 0o644)
-    os.chmod(folder / "secret.key", 0o644)
-    os.chmod(folder / "league.lock", 0o644)
+    for name in files:
+        os.chmod(folder / name, 0o644)
     os.chmod(folder / "uploads", 0o755)
     (folder / "logs").mkdir(mode=0o755)
     server = Server.open(folder)
     try:
-        assert mode(folder) == 0o700 and mode(folder / "league.sqlite") == 0o600
-        assert mode(folder / "secret.key") == 0o600 == mode(folder / "league.lock")
+        assert mode(folder) == 0o700
+        assert all(mode(folder / name) == 0o600 for name in files), files
         assert mode(folder / "uploads") == 0o700 == mode(folder / "logs")
         # a version's own folder stays readable by the uid its bot runs under
         version = next((folder / "uploads" / "ada" / "mine").iterdir())

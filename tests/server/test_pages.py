@@ -88,10 +88,10 @@ async def test_leaderboard_page_rows_marks_games_and_policy(
         assert all(row["unsettled"] for row in board["bots"])
         assert [g["game_id"] for g in board["recent"]][0] == records[-1].game_id
         assert board["in_progress"] == []
-        # a game the ladder has handed to the league and not stored yet
-        from arena.league.schedule import ScheduledGame
-
-        api.server.ladder.in_progress["f00d"] = ScheduledGame("f00d", "t", 9, (bob, ada), 1)
+        # a game the ladder has handed to the league and not stored yet (announced to
+        # every web process as the ladder announces it)
+        api.server.announce("game_started", {"game_id": "f00d", "num_players": 2,
+                                             "bots": [bob, ada]})
         playing = (await api.client.get("/")).text
         listed = playing.split('id="in-progress"')[1].split("</ul>")[0]
         assert f"{bob} · {ada}" in listed
@@ -255,7 +255,7 @@ async def test_friendly_games_are_played_apart_and_never_rated(
         ada = await valid_bot(api, "ada", "alpha")
         bob = await valid_bot(api, "bob", "beta")
         server = api.server
-        server.ladder.roster = server.ladder.specs()  # as the running ladder sets it
+        server.ladder.set_roster(server.ladder.specs())  # as the running ladder sets it
         assert {spec.name for spec in server.ladder.roster} == {ada, bob}
         await web_login(api, "ada")
         page = await api.client.get("/bots/ada/alpha")
@@ -298,11 +298,12 @@ async def test_friendly_games_are_played_apart_and_never_rated(
             assert record["game_id"] == game_id and ada in json.dumps(record)
 
 
+@pytest.mark.no_store
 def test_house_bots_are_shown_without_their_tag_where_the_name_is_unique() -> None:
     """Issue 43: "Newest games" was a wall of bot@hash.  A house bot (arena/NAME@TAG) is
     shown as arena/NAME unless another house bot of that name is shown beside it (the old
     and the new after an upgrade); an uploaded bot's version number stays."""
-    from arena.server.app import shown_names
+    from arena.server.views import shown_names
 
     assert shown_names(["arena/random@08636689", "ada/alpha@1", "arena/first@e85759f5"]) \
         == {"arena/random@08636689": "arena/random", "ada/alpha@1": "ada/alpha@1",

@@ -48,6 +48,7 @@ def synthetic_units(ahead: float, count: int, seed: int = 1, players: int = 3
     return units
 
 
+@pytest.mark.no_store
 def test_a_clearly_stronger_version_is_decided_stronger() -> None:
     figures = decide(synthetic_units(0.8, 400), SETTINGS)
     assert figures.state == "stronger"
@@ -56,12 +57,14 @@ def test_a_clearly_stronger_version_is_decided_stronger() -> None:
     assert 0 < figures.low < figures.elo < figures.high
 
 
+@pytest.mark.no_store
 def test_a_clearly_weaker_version_is_decided_weaker() -> None:
     figures = decide(synthetic_units(0.2, 400), SETTINGS)
     assert figures.state == "weaker"
     assert figures.elo is not None and figures.high is not None and figures.high < 0
 
 
+@pytest.mark.no_store
 def test_an_equal_version_is_no_clear_difference() -> None:
     figures = decide(synthetic_units(0.45, 2000), SETTINGS)  # a mean score of 1/2
     assert figures.state == "no_difference"
@@ -69,6 +72,7 @@ def test_an_equal_version_is_no_clear_difference() -> None:
     assert figures.low < 0 < figures.high
 
 
+@pytest.mark.no_store
 def test_few_games_stay_testing_and_the_cap_is_inconclusive() -> None:
     few = decide(synthetic_units(0.8, 3), SETTINGS)
     assert few.state == "testing" and few.games == 9
@@ -78,12 +82,14 @@ def test_few_games_stay_testing_and_the_cap_is_inconclusive() -> None:
     assert capped.state == "inconclusive" and capped.games == 30
 
 
+@pytest.mark.no_store
 def test_two_player_units_are_the_pentanomial_pairs() -> None:
     figures = decide(synthetic_units(0.9, 200, players=2),
                      VerdictSettings(0, 50, 0.05, 0.05, 1000, (2,)))
     assert figures.state == "stronger" and figures.games % 2 == 0
 
 
+@pytest.mark.no_store
 def test_a_test_fed_more_units_goes_on_as_one_fed_them_all_at_once() -> None:
     units = synthetic_units(0.55, 400, seed=3)
     test = VerdictTest(SETTINGS)
@@ -100,6 +106,7 @@ def test_a_test_fed_more_units_goes_on_as_one_fed_them_all_at_once() -> None:
     assert test.run(units[:10]) == decide(units[:10], SETTINGS)
 
 
+@pytest.mark.no_store
 def test_the_interval_is_finite_after_a_clean_sweep() -> None:
     elo, low, high = elo_interval([1.0] * 5)
     assert elo is not None and low is not None and high is not None
@@ -111,6 +118,7 @@ def result(game_id: str, bots: tuple[str, ...], placements: tuple[int, ...]) -> 
     return GameResult(game_id, "ra", bots, tuple(0.0 for _ in bots), placements)
 
 
+@pytest.mark.no_store
 def test_units_wait_for_a_table_in_flight_and_skip_an_abandoned_one() -> None:
     new, old = "ada/mine@2", "ada/mine@1"
     results, tables = [], {}
@@ -131,6 +139,7 @@ def test_units_wait_for_a_table_in_flight_and_skip_an_abandoned_one() -> None:
     assert decide(waiting, SETTINGS, waiting={(0, "z")}).games == 0
 
 
+@pytest.mark.no_store
 def test_the_verdict_in_words() -> None:
     from arena.server.store import Verdict
 
