@@ -246,7 +246,10 @@ def run_greedy(games: int, verify_games: int, seed: int, results: Path | None
     notes = [f"{games} tuning games and {verification.games} verification games at "
              f"{GREEDY_PLAYERS} players in {elapsed / 60:.1f} min on {os.cpu_count()} "
              f"CPUs, load average at the end {_load()}; store: {folder}",
-             "bad start: " + ", ".join(f"{k} {v:g}" for k, v in BAD_GREEDY.items())]
+             "bad start: " + ", ".join(f"{k} {v:g}" for k, v in BAD_GREEDY.items()),
+             "tuned: " + ", ".join(f"{p.name} {value:.3g}" for p, value
+                                   in zip(greedy.parameters, outcome.final, strict=True)),
+             "defaults: " + ", ".join(f"{p.name} {p.default:g}" for p in greedy.parameters)]
     if tuned is not None and default is not None and default[0] > 0:
         notes.append(f"recovered {100 * tuned[0] / default[0]:.0f}% of the Elo between the "
                      f"bad weights and the defaults (the issue asks 80%, with the tuned "

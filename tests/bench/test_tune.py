@@ -45,6 +45,10 @@ def test_the_greedy_measurement_runs_short(tmp_path: Path) -> None:
         assert row["95% low"] <= row["Elo"] <= row["95% high"]
     assert result["notes"][0].startswith("24 tuning games and 9 verification games at 3 ")
     assert "bad start: denial 1.8" in result["notes"][1]
+    # the tuned weights are shown, every parameter of greedy's, beside its defaults
+    tuned, defaults = result["notes"][2], result["notes"][3]
+    assert tuned.startswith("tuned: denial ") and "sun_tempo" in tuned
+    assert defaults.startswith("defaults: denial ") and "sun_tempo" in defaults
     # dealt from a key made of the seed: another store, the same games, the same figures
     again = bench.run_greedy(games=24, verify_games=9, seed=3, results=tmp_path / "h")
     assert again["rows"] == result["rows"]
