@@ -19,9 +19,12 @@ from arena.errors import ArenaError
 from arena.games.ra import RaGame, engines
 from arena.games.ra.state import RaStateViews
 from arena.strategies.greedy import GreedyStrategy, greedy_action
-from arena.strategies.mcts import search
+from arena.strategies.mcts import DEFAULT, PURE_ENGINE_DEFAULT, STEPS, search
 
 MCTS_SLICE = 0.05  # seconds of search per sampled position
+BUNDLED_STEP = next(name for name, settings in STEPS.items() if settings == DEFAULT)
+PURE_STEP = next(name for name, settings in STEPS.items() if settings == PURE_ENGINE_DEFAULT)
+MCTS_STEPS = (PURE_STEP, BUNDLED_STEP)
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
@@ -36,8 +39,10 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     for count in counts:
         for engine in kinds:
             rows.append(_greedy_row(count, share, args.seed, engine))
-        for engine in kinds:
-            rows.append(_mcts_row(count, share, args.seed, engine))
+        for step in MCTS_STEPS:
+            for engine in kinds:
+                rows.append(_mcts_row(count, share / len(MCTS_STEPS), args.seed, engine,
+                                      step))
     return {
         "title": "Ra strategies, in-process on one core, on each Ra engine",
         "rows": rows,
@@ -45,7 +50,9 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "greedy: every decision of greedy-only games via the observation a bot gets; "
             "target < 5 ms per decision",
             f"mcts: iterations per second, searching {MCTS_SLICE} s from positions of "
-            "greedy games (the same positions on each engine)",
+            "greedy games (the same positions on each engine), with the search of "
+            f"each of the versions {', '.join(MCTS_STEPS)} (the bundled bot plays "
+            f"{BUNDLED_STEP} on the compiled core, {PURE_STEP} on the pure engine)",
             f"engines: {engines.describe(engines.AUTO)}",
         ],
     }
@@ -95,7 +102,8 @@ def _positions(players: int, seed: int, count: int) -> list[RaStateViews]:
     return positions
 
 
-def _mcts_row(players: int, seconds: float, seed: int, engine: str) -> dict[str, Any]:
+def _mcts_row(players: int, seconds: float, seed: int, engine: str, step: str
+              ) -> dict[str, Any]:
     positions = _positions(players, seed, max(1, int(seconds / MCTS_SLICE)))
     rng = random.Random(seed)
     iterations = 0
@@ -103,9 +111,10 @@ def _mcts_row(players: int, seconds: float, seed: int, engine: str) -> dict[str,
     for position in positions:
         position = engines.as_engine(position, engine)
         started = time.perf_counter()
-        _, tree = search(position, rng, seconds=MCTS_SLICE)
+        _, tree = search(position, rng, seconds=MCTS_SLICE, settings=STEPS[step])
         spent += time.perf_counter() - started
         iterations += tree.visits
-    return {"bot": "mcts", "engine": engine, "players": players, "positions": len(positions),
+    return {"bot": f"mcts@{step}", "engine": engine, "players": players,
+            "positions": len(positions),
             "iterations/s": iterations / spent}
 

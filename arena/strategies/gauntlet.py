@@ -25,9 +25,11 @@ slashes: ``/iterations=N`` searches a fixed number of iterations per decision in
 by time (deterministic, and independent of the machine's load), and ``/KEY=VALUE``
 changes one of its settings (e.g. ``mcts/exploration=0.5``) to try an idea before it
 becomes a step.  ``greedy`` and ``mcts`` take ``/engine=python`` (or ``compiled``): the
-Ra engine they play on, the compiled core where it is built by default; the same
-decisions, at another speed (``mcts mcts/engine=python --move-seconds 0.5`` measures
-what the compiled core is worth at a time control).
+Ra engine they play on, the compiled core where it is built by default.  Plain ``mcts``
+is the bundled bot, whose search depends on the engine (1.5 on the core, 1.3 on the pure
+engine: :func:`arena.strategies.mcts.bundled_settings`), so ``mcts mcts/engine=python
+--move-seconds 0.5`` measures what the compiled core is worth at a time control; a step
+(``mcts@1.3/engine=python``) plays the same decisions on either engine, at another speed.
 """
 
 from __future__ import annotations
@@ -88,6 +90,8 @@ def make_player(spec: str) -> PythonPlayer:
         from arena.strategies.players import mcts_player
 
         settings, iterations = _settings(STEPS, step, options, spec)
+        if not step and all(option.startswith("iterations=") for option in options):
+            settings = None  # the bundled bot: its settings for the engine it plays on
         player = mcts_player(iterations=iterations, settings=settings, engine=engine)
     elif base == "dice-mcts":
         from arena.strategies.dice_mcts import STEPS as DICE_STEPS

@@ -20,6 +20,13 @@ of the draw then cancels between the actions compared, which the tree (1.0, 1.1)
 average out over its few thousand rollouts; it is clearly stronger against greedy
 (arena/bots/README.md).
 
+Version 1.5 (bundled on the compiled core) plays the paired rollouts on to the game's end,
+judged by the real final scores instead of the valuation at the epoch's end, with a
+quarter of their decisions greedy's: many times the work per playout, which the core's
+speed pays for; on the pure-Python engine the bundled bot keeps 1.3's settings
+(:func:`bundled_settings`).
+On the core the tree of 1.0 and 1.1 runs whole iterations in C too (``_core.Tree``).
+
 The search stops on its own clock: it never thinks longer than its budget (see
 :func:`think_seconds`), checked after every iteration (an iteration is ~1 ms); it stops
 sooner when the answer can no longer change, and when the machine is so loaded that it
@@ -36,6 +43,7 @@ playouts per second); on the pure-Python engine, by the functions below.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable
@@ -64,7 +72,8 @@ if TYPE_CHECKING:
 # Installed copies of the bot (tools/outside_ais/install.py writes them) import
 # serve_search_bot from here, and the Ra tests the driver's constants and its
 # starvation rule (under its name from before the driver was shared).
-__all__ = ["DEFAULT", "MIN_SHARE", "MIN_THINK", "STEPS", "MctsSettings", "MctsStrategy",
+__all__ = ["DEFAULT", "MIN_SHARE", "MIN_THINK", "PURE_ENGINE_DEFAULT", "STEPS", "MctsSettings",
+           "MctsStrategy", "bundled_settings",
            "epochs_left", "rewards", "search", "serve_search_bot", "think_seconds"]
 _starved_deadline = driver.starved_deadline
 
@@ -97,6 +106,13 @@ class MctsSettings(TimeShare):
     # legal action played out in turn from the same sample of the bag (and the same
     # random numbers for the rollout policy); the best mean reward wins
     paired_root: bool = False
+    # the share of the playouts' decisions the greedy player makes (the rest are the
+    # rollout policy's): 1.0 plays greedy in every seat to the epoch's end, drawing no
+    # random numbers for it; a greedy decision costs about 50 rollout-policy decisions in
+    # the pure engine and 5 in the compiled core
+    greedy_share: float = 0.0
+    # play the rollouts to the game's end (its real scores) instead of the epoch's end
+    to_game_end: bool = False
 
     def __post_init__(self) -> None:
         if self.reward not in REWARDS:
@@ -120,8 +136,22 @@ STEPS: dict[str, MctsSettings] = {
     # the time allowance at most 20% of the time per decision: at 0.1 s per decision it
     # searches 40 ms instead of answering greedy's choice (1.2.1); the same from 0.4 s up
     "1.3": MctsSettings(reward="pairwise", paired_root=True, reserve_share=0.2),
+    # the playouts go on to the game's end and are judged by its real scores, not the
+    # valuation at the epoch's end, and a quarter of their decisions are greedy's: about
+    # forty times the work of 1.3's playouts in the pure engine, which the compiled core's
+    # speed pays for (bundled on the core; the pure engine keeps 1.3; README)
+    "1.5": MctsSettings(reward="pairwise", paired_root=True, reserve_share=0.2,
+                        to_game_end=True, greedy_share=0.25),
 }
 DEFAULT = list(STEPS.values())[-1]
+# On the pure-Python engine the bundled bot plays 1.3: 1.5's playouts cost it many times
+# as much, and it has a fifteenth of the core's playouts to spend (arena/bots/README.md).
+PURE_ENGINE_DEFAULT = STEPS["1.3"]
+
+
+def bundled_settings(engine: str) -> MctsSettings:
+    """The bundled bot's search on the Ra engine ``engine`` (engines.COMPILED, PYTHON)."""
+    return DEFAULT if engine == engines.COMPILED else PURE_ENGINE_DEFAULT
 
 # With less time than this to search, answer greedy's choice at once: a round of paired
 # playouts plays out every legal action, a few ms each, and a few rounds say less than
@@ -185,12 +215,56 @@ def search(root: RaStateViews, rng: random.Random, *, seconds: float | None = No
     if settings.paired_root:
         return _paired_search(root, rng, legal, clock, settings)
 
+    if not isinstance(root, RaState) and settings.prior_depth == 0:
+        return _search_in_core(_compiled(root), rng, legal, clock, settings)
+
     def visits(action: int) -> int:
         child = tree.children.get(action)
         return -1 if child is None else child.visits
 
     driver.run_iterations(lambda: _iterate(root, tree, rng, n, settings), visits, legal,
                           clock)
+    return driver.most_visited(legal, visits), tree
+
+
+# iterations of the tree in C per call into it (about a millisecond's worth)
+CORE_BATCH = 32
+
+
+def _search_in_core(root: CompiledRaState, rng: random.Random, legal: list[int],
+                    clock: SearchClock, settings: MctsSettings) -> tuple[int, Node]:
+    """The tree search of :func:`_iterate` with every iteration in C
+    (``arena.games.ra._core.Tree``: the same selection, expansion, rollout and rewards,
+    drawing from its own generator, seeded from ``rng``), run in batches between the
+    clock's checks.  The tree returned holds the root's children."""
+    from arena.games.ra._core import Tree
+
+    core_tree = Tree(rng.getrandbits(64), settings.exploration,
+                     settings.reward == "pairwise", settings.margin_scale,
+                     settings.rollout_decisions, settings.greedy_share,
+                     to_game_end=settings.to_game_end)
+    counts: dict[int, int] = {}
+
+    def visits(action: int) -> int:
+        return counts.get(action, -1)
+
+    def iterate_batch() -> None:
+        core_tree.run(root, CORE_BATCH)
+        counts.clear()
+        counts.update((action, tally[0]) for action, tally in core_tree.root_children().items())
+
+    def batches(action: int) -> int:  # the driver counts its calls: batches
+        return counts.get(action, -CORE_BATCH) // CORE_BATCH
+
+    limit = clock.limit if math.isinf(clock.limit) else math.ceil(clock.limit / CORE_BATCH)
+    batch_clock = dataclasses.replace(clock, limit=limit)
+    driver.run_iterations(iterate_batch, batches, legal, batch_clock)
+    n = root.num_players
+    tree = Node(n)
+    for action, (visits_of, totals) in core_tree.root_children().items():
+        child = tree.children[action] = Node(n)
+        child.visits, child.totals = visits_of, totals[:n]
+    tree.visits = core_tree.iterations
     return driver.most_visited(legal, visits), tree
 
 
@@ -211,9 +285,12 @@ def _paired_search(root: RaStateViews, rng: random.Random, legal: list[int],
         core_playout = _compiled(root).paired_playout
         pairwise = settings.reward == "pairwise"
         scale, horizon = settings.margin_scale, settings.rollout_decisions
+        greedy_share = settings.greedy_share
+        to_game_end = settings.to_game_end
 
         def playout(action: int, seed: int) -> list[float]:
-            return core_playout(action, seed, pairwise, scale, horizon)
+            return core_playout(action, seed, pairwise, scale, horizon, greedy_share,
+                                to_game_end)
     best, tree.visits = driver.paired_search(legal, playout, rng, clock, root.cur,
                                              tree.children)
     return best, tree
@@ -226,7 +303,7 @@ def _playout(root: RaStateViews, action: int, seed: int, settings: MctsSettings)
     # clone's cost), seeded as reseed seeds it
     state = root.clone(random.Random(seed))
     state.reseed(seed)
-    epoch = state.epoch
+    epoch = -1 if settings.to_game_end else state.epoch
     state.apply_action(action)
     _roll_out(state, epoch, random.Random(seed + 1), settings)
     return rewards(state, settings)
@@ -234,17 +311,26 @@ def _playout(root: RaStateViews, action: int, seed: int, settings: MctsSettings)
 
 def _roll_out(state: RaStateViews, epoch: int, rng: random.Random, settings: MctsSettings
               ) -> None:
-    """The rollout policy to the end of ``epoch`` (or the horizon's turn)."""
-    horizon = settings.rollout_decisions
+    """The rollout policy to the end of ``epoch`` (of the game when negative; or the
+    horizon's turn)."""
+    horizon, greedy_share = settings.rollout_decisions, settings.greedy_share
     if not isinstance(state, RaState):
-        _compiled(state).roll_out(epoch, rng, horizon)
+        _compiled(state).roll_out(epoch, rng, horizon, greedy_share)
         return
     played = 0
-    while state.phase != OVER and state.epoch == epoch:
+    while state.phase != OVER and (state.epoch == epoch or epoch < 0):
         if 0 <= horizon <= played and state.phase == TURN:
             break
-        state.apply_action(rollout_action(state, rng))
+        _policy_step(state, rng, greedy_share)
         played += 1
+
+
+def _policy_step(state: RaStateViews, rng: random.Random, greedy_share: float) -> None:
+    """One decision of the rollout policy (``greedy_share`` of them greedy's)."""
+    if greedy_share >= 1.0 or (greedy_share > 0.0 and rng.random() < greedy_share):
+        state.apply_action(greedy_action(state))
+    else:
+        state.apply_action(rollout_action(state, rng))
 
 
 def _compiled(state: RaStateViews) -> CompiledRaState:
@@ -299,8 +385,9 @@ def _iterate(root: RaStateViews, tree: Node, rng: random.Random, n: int,
         node = children[best_action]
         state.apply_action(best_action)
         path.append(node)
-    # rollout to the end of the epoch (or the horizon), then the valuation's estimate
-    _roll_out(state, state.epoch, rng, settings)
+    # rollout to the end of the epoch (or the game, or the horizon), then the valuation's
+    # estimate
+    _roll_out(state, -1 if settings.to_game_end else state.epoch, rng, settings)
     result = rewards(state, settings)
     for visited in path:
         visited.visits += 1
@@ -320,16 +407,17 @@ class MctsStrategy(TimedSearch):
 
     name = "mcts"
     # bump with any change of play: leagues tell versions apart by it (1.4: the same search
-    # on the compiled Ra core where it is built, many times the playouts at a time control)
-    version = "1.4.0"
+    # on the compiled Ra core where it is built, many times the playouts at a time control;
+    # 1.5: on the core, playouts to the game's end)
+    version = "1.5.0"
     settings: MctsSettings
 
     def __init__(self, seconds: float | None = None, iterations: int | None = None,
-                 seed: int = 0, settings: MctsSettings = DEFAULT,
+                 seed: int = 0, settings: MctsSettings | None = None,
                  engine: str | None = None) -> None:
         super().__init__(seconds, iterations, seed)
-        self.settings = settings
         self.engine = engines.resolve(engine)
+        self.settings = bundled_settings(self.engine) if settings is None else settings
 
     def epochs_left(self, observation: dict[str, JSON]) -> float:
         return epochs_left(observation)

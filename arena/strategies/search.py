@@ -406,7 +406,8 @@ def serve_search_bot(make: Callable[..., TimedSearch], description: str,
 def search_options(argv: Sequence[str] | None, description: str = "",
                    ra_engine: bool = False) -> dict[str, Any]:
     """``seconds`` and ``iterations`` from a search bot's arguments (None: ``sys.argv``),
-    and with ``ra_engine`` the ``engine`` (arena/games/ra/engines.py); argparse exits
+    and with ``ra_engine`` the ``engine`` (arena/games/ra/engines.py) and the
+    ``settings`` of a ``--step`` (mcts's STEPS); argparse exits
     (SystemExit) on a bad one.  The in-process entry points
     (arena/strategies/entry_points.py) read the same arguments."""
     import argparse
@@ -414,8 +415,12 @@ def search_options(argv: Sequence[str] | None, description: str = "",
     parser = argparse.ArgumentParser(description=description)
     if ra_engine:
         from arena.games.ra.engines import add_engine_argument
+        from arena.strategies.mcts import STEPS
 
         add_engine_argument(parser)
+        parser.add_argument("--step", choices=list(STEPS), default=None,
+                            help="play this version's search (default: the bundled one "
+                                 "for the engine)")
     parser.add_argument("--seconds", type=float, default=None,
                         help="think at most this long per decision")
     parser.add_argument("--iterations", type=int, default=None,
@@ -428,6 +433,8 @@ def search_options(argv: Sequence[str] | None, description: str = "",
     found = {"seconds": options.seconds, "iterations": options.iterations}
     if ra_engine:
         found["engine"] = options.engine
+        if options.step is not None:
+            found["settings"] = STEPS[options.step]
     return found
 
 

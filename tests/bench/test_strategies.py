@@ -1,5 +1,5 @@
-"""``arena bench ra-bots`` reports both strategies on each Ra engine (no speed is asserted
-here)."""
+"""``arena bench ra-bots`` reports both strategies on each Ra engine, mcts with the search
+it plays on each (no speed is asserted here)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ def test_the_speed_benchmark_reports_both_strategies_on_each_engine() -> None:
     kinds = ["compiled", "python"] if engines.compiled_available() else ["python"]
     rows = result["rows"]
     assert [(row["bot"], row["engine"]) for row in rows] == \
-        [("greedy", kind) for kind in kinds] + [("mcts", kind) for kind in kinds]
+        [("greedy", kind) for kind in kinds] + \
+        [(f"mcts@{step}", kind) for step in ("1.3", "1.5") for kind in kinds]
     for row in rows:
         if row["bot"] == "greedy":
             assert row["decisions"] > 20 and row["max ms"] >= row["mean ms"] > 0

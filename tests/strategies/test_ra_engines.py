@@ -26,7 +26,7 @@ from arena.settings import Limits
 from arena.strategies.entry_points import describe_ra_engines, ra_engine_of
 from arena.strategies.gauntlet import make_player
 from arena.strategies.greedy import GreedyStrategy
-from arena.strategies.mcts import MctsStrategy
+from arena.strategies.mcts import STEPS, MctsStrategy, bundled_settings
 from arena.strategies.players import greedy_player, mcts_player
 
 BOTS = Path(arena.__file__).parent / "bots"  # the installed package's (CI: the wheel's)
@@ -53,32 +53,57 @@ def test_greedy_and_mcts_decide_alike_on_both_engines(compiled_ra: type) -> None
                 shown = [state.action_to_json(a) for a in legal]
                 assert (GreedyStrategy(engine="compiled").choose(observation, shown)
                         == GreedyStrategy(engine="python").choose(observation, shown))
-                searches = [MctsStrategy(iterations=40, seed=step, engine=engine)
-                            for engine in ("compiled", "python")]
-                assert len({search.choose(observation, shown) for search in searches}) == 1
+                for version in ("1.3", "1.5"):  # a step plays alike on either engine
+                    searches = [MctsStrategy(iterations=40, seed=step, engine=engine,
+                                             settings=STEPS[version])
+                                for engine in ("compiled", "python")]
+                    assert len({search.choose(observation, shown)
+                                for search in searches}) == 1
             state.apply_action(policy.choice(legal))
             step += 1
 
 
+def test_the_bundled_search_depends_on_the_engine(compiled_ra: type) -> None:
+    """1.5's playouts to the game's end on the core; 1.3's on the pure engine, where
+    they would cost three times as much (arena/bots/README.md)."""
+    assert MctsStrategy(engine="compiled").settings == STEPS["1.5"] == bundled_settings(
+        engines.COMPILED)
+    assert MctsStrategy(engine="python").settings == STEPS["1.3"] == bundled_settings(
+        engines.PYTHON)
+    assert STEPS["1.5"].to_game_end and not STEPS["1.3"].to_game_end
+    pinned = MctsStrategy(engine="python", settings=STEPS["1.5"])
+    assert pinned.settings == STEPS["1.5"]
+    assert mcts_player(engine="python").name == "mcts"
+
+
 def test_an_mcts_process_on_the_pure_engine_plays_as_mcts_on_the_core(compiled_ra: type
                                                                         ) -> None:
+    """A process given a step (--step) plays its decisions on either engine."""
     limits = dataclasses.replace(Limits(), move_seconds=5.0)
-    spec = bundled("mcts", "--iterations", "20", "--engine", "python")
-    assert ra_engine_of(spec, in_process=False) == engines.PYTHON
+    for version in ("1.3", "1.5"):
+        spec = bundled("mcts", "--iterations", "20", "--engine", "python", "--step", version)
+        assert ra_engine_of(spec, in_process=False) == engines.PYTHON
 
-    async def as_process() -> GameRecord:
-        async with open_bot_pool(limits) as pool, pool.seated([spec]) as (player,):
-            return await play_game(GAME, [player, greedy_player(), greedy_player()], 21,
-                                   limits=limits)
+        async def as_process(spec: BotSpec = spec) -> GameRecord:
+            async with open_bot_pool(limits) as pool, pool.seated([spec]) as (player,):
+                return await play_game(GAME, [player, greedy_player(), greedy_player()], 21,
+                                       limits=limits)
 
-    async def in_process() -> GameRecord:
-        return await play_game(GAME, [mcts_player(iterations=20, engine="compiled"),
-                                      greedy_player(engine="compiled"),
-                                      greedy_player(engine="python")], 21, limits=limits)
+        async def in_process(version: str = version) -> GameRecord:
+            return await play_game(GAME, [mcts_player(iterations=20, engine="compiled",
+                                                      settings=STEPS[version]),
+                                          greedy_player(engine="compiled"),
+                                          greedy_player(engine="python")], 21, limits=limits)
 
-    process_record, local_record = trio.run(as_process), trio.run(in_process)
-    assert process_record.forfeits == {}
-    assert process_record.engine["actions"] == local_record.engine["actions"]
+        process_record, local_record = trio.run(as_process), trio.run(in_process)
+        assert process_record.forfeits == {}
+        assert process_record.engine["actions"] == local_record.engine["actions"]
+
+
+def test_an_unknown_step_is_refused_in_one_line() -> None:
+    refused = subprocess.run([sys.executable, "bot.py", "--step", "0.9"], cwd=BOTS / "mcts",
+                             input="", capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "invalid choice: '0.9'" in refused.stderr
 
 
 @pytest.mark.parametrize("bot", ["greedy", "mcts"])

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from arena.games.ra import GAME as RA
-from arena.games.ra import RaState
+from arena.games.ra import RaState, engines
 from arena.games.ra_dice.state import OVER, RaDiceState
 from arena.plugins import load_game
 from arena.strategies import dice_mcts, mcts
@@ -73,13 +73,13 @@ def digest(statistics: Any) -> str:
     return hashlib.sha1(repr(statistics).encode()).hexdigest()[:12]
 
 
-def ra_fingerprint(name: str) -> tuple[list[int], str]:
-    """The answers from each position, and a digest of the iterations made and the
-    root's children's statistics."""
+def ra_fingerprint(name: str, engine: str = engines.PYTHON) -> tuple[list[int], str]:
+    """The answers from each position (on ``engine``), and a digest of the iterations
+    made and the root's children's statistics."""
     answers, statistics = [], []
     for number, state in enumerate(ra_positions()):
-        action, tree = mcts.search(state, random.Random(number), iterations=90,
-                                   settings=RA_SETTINGS[name])
+        action, tree = mcts.search(engines.as_engine(state, engine), random.Random(number),
+                                   iterations=90, settings=RA_SETTINGS[name])
         answers.append(action)
         statistics.append((tree.visits, sorted((a, c.visits, c.avail, c.totals)
                                                for a, c in tree.children.items())))
@@ -113,8 +113,10 @@ RA_PINNED: dict[str, tuple[list[int], str]] = {
     "1.0": ([0, 1, 1, 17, 0, 3, 14, 0, 42], "0835193d4dff"),
     "1.1": ([0, 0, 0, 22, 0, 3, 27, 0, 42], "5ba2f60fd94f"),
     "1.3": ([0, 0, 1, 13, 0, 3, 27, 1, 42], "84a3bd0082f1"),
+    "1.5": ([0, 1, 0, 17, 0, 3, 14, 0, 42], "1cb42458dac2"),  # made when 1.5 was
     "prior": ([0, 0, 0, 22, 0, 0, 27, 0, 42], "71e85d5fa5ac"),
 }
+RA_CORE_TREE_PINNED = ([1, 1, 1, 22, 0, 2, 14, 1, 42], "691b32d8ffd5")
 DICE_PINNED: dict[str, tuple[list[int], str]] = {
     "1.0": ([2, 10, 15, 4, 0, 3, 3, 0, 8, 6, 3, 2, 4, 0, 2, 3, 2, 1], "872aedd8412a"),
     "1.1": ([1, 14, 4, 9, 22, 6, 3, 1, 5, 6, 1, 3, 9, 20, 1, 6, 0, 2], "7809ccaa10dc"),
@@ -128,7 +130,21 @@ DICE_PINNED: dict[str, tuple[list[int], str]] = {
 
 @pytest.mark.parametrize("name", list(RA_SETTINGS))
 def test_mcts_makes_the_pinned_choices(name: str) -> None:
+    """On the pure engine, the reference."""
     assert ra_fingerprint(name) == RA_PINNED[name]
+
+
+@pytest.mark.parametrize("name", [name for name, settings in RA_SETTINGS.items()
+                                  if settings.paired_root])
+def test_the_paired_search_makes_them_on_the_core_too(compiled_ra: type, name: str) -> None:
+    assert ra_fingerprint(name, engines.COMPILED) == RA_PINNED[name]
+
+
+def test_the_tree_in_the_core_makes_its_pinned_choices(compiled_ra: type) -> None:
+    """The tree (1.1) with its iterations in C (``_core.Tree``) draws other random
+    numbers than the Python tree: pinned on its own (tests/strategies/
+    test_ra_mcts_core_tree.py checks it searches alike)."""
+    assert ra_fingerprint("1.1", engines.COMPILED) == RA_CORE_TREE_PINNED
 
 
 @pytest.mark.parametrize("name", list(DICE_SETTINGS))
@@ -140,7 +156,8 @@ if __name__ == "__main__":  # prints the figures to pin
     print("RA_PINNED = {")
     for key in RA_SETTINGS:
         print(f"    {key!r}: {ra_fingerprint(key)!r},")
-    print("}\nDICE_PINNED = {")
+    print(f"}}\nRA_CORE_TREE_PINNED = {ra_fingerprint('1.1', engines.COMPILED)!r}")
+    print("DICE_PINNED = {")
     for key in DICE_SETTINGS:
         print(f"    {key!r}: {dice_fingerprint(key)!r},")
     print("}")

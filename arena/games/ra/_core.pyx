@@ -21,7 +21,7 @@ checks both engines against each other.
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.ref cimport PyObject
-from libc.math cimport INFINITY, tanh
+from libc.math cimport INFINITY, log, sqrt, tanh
 from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memcpy, memmove
 
@@ -1040,14 +1040,19 @@ cdef int rollout_action(Ra *s, MT *rng) noexcept:
     return legal[mt_randbelow(rng, count)]  # a disaster's choice
 
 
-cdef int roll_out(Ra *s, Ctx *c, MT *rng, int epoch, int horizon) except -1:
+cdef int roll_out(Ra *s, Ctx *c, MT *rng, int epoch, int horizon,
+                  double greedy_share=0.0) except -1:
     """mcts._roll_out: the rollout policy to the end of ``epoch`` (or, with a horizon
-    >= 0, the first turn after that many decisions)."""
+    >= 0, the first turn after that many decisions); with a ``greedy_share``, that share
+    of the decisions is the greedy player's (all of them at 1.0, drawing nothing)."""
     cdef int played = 0
-    while s.phase != OVER and s.epoch == epoch:
+    while s.phase != OVER and (s.epoch == epoch or epoch < 0):
         if 0 <= horizon <= played and s.phase == TURN:
             break
-        apply_legal(s, c, rollout_action(s, rng))
+        if greedy_share >= 1.0 or (greedy_share > 0.0 and mt_random(rng) < greedy_share):
+            apply_legal(s, c, greedy_action(s, &AS_MADE))
+        else:
+            apply_legal(s, c, rollout_action(s, rng))
         played += 1
     return 0
 
@@ -1911,7 +1916,7 @@ cdef class Core:
             mt_to_python(&bag_mt, self._rng)
         return decisions
 
-    def roll_out(self, int epoch, policy, int horizon=-1):
+    def roll_out(self, int epoch, policy, int horizon=-1, double greedy_share=0.0):
         """mcts._roll_out on this state: the rollout policy drawing from ``policy`` (a
         random.Random, which may be this state's generator) to the end of ``epoch``."""
         cdef MT bag_mt, policy_mt
@@ -1929,21 +1934,23 @@ cdef class Core:
         c.rng = NULL
         self.legal_ok = False
         try:
-            roll_out(&self.s, &c, policy_ptr, epoch, horizon)
+            roll_out(&self.s, &c, policy_ptr, epoch, horizon, greedy_share)
         finally:
             mt_to_python(&bag_mt, self._rng)
             if policy_ptr != &bag_mt:
                 mt_to_python(&policy_mt, policy)
 
     def paired_playout(self, int action, seed, bint pairwise, double scale,
-                       int horizon=-1):
-        """mcts._playout: ``action``, then the rollout policy to the epoch's end (or the
-        horizon), the bag drawn from ``seed`` and the policy from ``seed + 1``; each
-        seat's reward.  This state is not changed (the playout plays a copy)."""
+                       int horizon=-1, double greedy_share=0.0, bint to_game_end=False):
+        """mcts._playout: ``action``, then the rollout policy (``greedy_share`` of its
+        decisions the greedy player's) to the epoch's end (the game's with
+        ``to_game_end``; or the horizon), the bag drawn
+        from ``seed`` and the policy from ``seed + 1``; each seat's reward.  This state
+        is not changed (the playout plays a copy)."""
         cdef Ra s = self.s
         cdef MT bag_mt, policy_mt
         cdef Ctx c
-        cdef int epoch = s.epoch
+        cdef int epoch = -1 if to_game_end else s.epoch
         if self.seeded_bag == NULL:
             self.seeded_bag = <MT *>PyMem_Malloc(sizeof(MT))
             self.seeded_policy = <MT *>PyMem_Malloc(sizeof(MT))
@@ -1965,7 +1972,7 @@ cdef class Core:
         c.mt = &bag_mt
         c.rng = NULL
         apply_legal(&s, &c, action)
-        roll_out(&s, &c, &policy_mt, epoch, horizon)
+        roll_out(&s, &c, &policy_mt, epoch, horizon, greedy_share)
         return rewards(&s, pairwise, scale)
 
     def rewards(self, bint pairwise, double scale):
@@ -2521,3 +2528,202 @@ def mt_randbelow_check(seed, list bounds):
     cdef MT mt
     mt_seed(&mt, seed)
     return [mt_randbelow(&mt, n) for n in bounds]
+
+
+# -- the search tree in C (mcts's ``tree_in_core``) ---------------------------------------------
+
+cdef struct TreeNode:
+    int action       # the action that leads here from the parent
+    int first_child  # -1: none yet
+    int next_sibling
+    int visits
+    int avail        # ISMCTS: in how many of the parent's visits this action was legal
+    double totals[MAXP]
+
+
+cdef double seat_rewards(Ra *s, bint pairwise, double scale, double *out) noexcept:
+    """``rewards`` into ``out`` (per seat), without building a list."""
+    cdef double values[MAXP]
+    cdef double total, rival
+    cdef int seat, other
+    cdef bint found
+    seat_values(s, values)
+    for seat in range(s.n):
+        if pairwise:
+            total = 0.0
+            for other in range(s.n):
+                total += tanh((values[seat] - values[other]) / scale)
+            out[seat] = 0.5 + 0.5 * total / (s.n - 1)
+        else:
+            found = False
+            rival = 0.0
+            for other in range(s.n):
+                if other != seat and (not found or values[other] > rival):
+                    rival = values[other]
+                    found = True
+            out[seat] = 0.5 + 0.5 * tanh((values[seat] - rival) / scale)
+    return 0.0
+
+
+cdef class Tree:
+    """Single-observer ISMCTS (mcts.py's tree, ``tree_in_core``) with every iteration in
+    C: a copy of the root with the bag's future drawn from this tree's own generator,
+    selection by UCB among the actions legal in that sample (counting availability),
+    one node added, the rollout policy to the epoch's end (or the game's), each seat's
+    reward backed up.
+    The tree grows to ``max_nodes``; past that, iterations still run and back up, they
+    only stop adding nodes."""
+
+    cdef TreeNode *nodes
+    cdef int count
+    cdef int capacity
+    cdef int max_nodes
+    cdef MT bag_mt
+    cdef MT policy_mt
+    cdef double exploration
+    cdef bint pairwise
+    cdef double scale
+    cdef int horizon
+    cdef double greedy_share
+    cdef bint to_game_end
+    cdef readonly int iterations
+
+    def __cinit__(self, seed, double exploration, bint pairwise, double scale,
+                  int horizon=-1, double greedy_share=0.0, int max_nodes=1000000,
+                  bint to_game_end=False):
+        mt_seed(&self.bag_mt, seed)
+        mt_seed(&self.policy_mt, seed + 1)
+        self.exploration = exploration
+        self.pairwise = pairwise
+        self.scale = scale
+        self.horizon = horizon
+        self.greedy_share = greedy_share
+        self.to_game_end = to_game_end
+        self.max_nodes = max(1, max_nodes)
+        self.capacity = 1024
+        self.nodes = <TreeNode *>PyMem_Malloc(self.capacity * sizeof(TreeNode))
+        if self.nodes == NULL:
+            raise MemoryError()
+        self.count = 0
+        self.iterations = 0
+        self.new_node(-1)
+
+    def __dealloc__(self):
+        PyMem_Free(self.nodes)
+
+    cdef int new_node(self, int action) except -1:
+        cdef TreeNode *grown
+        cdef int i
+        if self.count == self.capacity:
+            grown = <TreeNode *>PyMem_Realloc(self.nodes,
+                                              2 * self.capacity * sizeof(TreeNode))
+            if grown == NULL:
+                raise MemoryError()
+            self.nodes = grown
+            self.capacity *= 2
+        node = &self.nodes[self.count]
+        node.action = action
+        node.first_child = -1
+        node.next_sibling = -1
+        node.visits = 0
+        node.avail = 0
+        for i in range(MAXP):
+            node.totals[i] = 0.0
+        self.count += 1
+        return self.count - 1
+
+    def run(self, Core root, int iterations):
+        """``iterations`` more iterations from ``root`` (not changed)."""
+        cdef Ra s
+        cdef Ctx c
+        cdef int legal[MAXL]
+        cdef int child_of[MAXL]
+        cdef int path[1024]
+        cdef double result[MAXP]
+        cdef int nlegal, npath, node, child, i, k, k2, player, untried, pick, epoch, best
+        cdef double score, best_score, log_term
+        cdef TreeNode *n
+        c.hist = NULL
+        c.ev = NULL
+        c.mt = &self.bag_mt
+        c.rng = NULL
+        for k in range(iterations):
+            s = root.s
+            s.nstacked = 0  # the future is the tree's generator's
+            node = 0
+            npath = 1
+            path[0] = 0
+            while s.phase != OVER and npath < 1024:
+                nlegal = compute_legal(&s, legal)
+                player = s.cur
+                for i in range(nlegal):
+                    child_of[i] = -1
+                child = self.nodes[node].first_child
+                untried = nlegal
+                while child >= 0:
+                    for i in range(nlegal):
+                        if legal[i] == self.nodes[child].action:
+                            child_of[i] = child
+                            untried -= 1
+                            break
+                    child = self.nodes[child].next_sibling
+                if untried:
+                    if self.count >= self.max_nodes:
+                        break  # no room: play on from here without a node
+                    pick = mt_randbelow(&self.policy_mt, untried)
+                    for i in range(nlegal):
+                        if child_of[i] < 0:
+                            if pick == 0:
+                                break
+                            pick -= 1
+                    child = self.new_node(legal[i])
+                    self.nodes[child].next_sibling = self.nodes[node].first_child
+                    self.nodes[node].first_child = child
+                    child_of[i] = child
+                    for k2 in range(nlegal):
+                        if child_of[k2] >= 0:
+                            self.nodes[child_of[k2]].avail += 1
+                    apply_legal(&s, &c, legal[i])
+                    path[npath] = child
+                    npath += 1
+                    break
+                best = -1
+                best_score = -1.0
+                for i in range(nlegal):
+                    n = &self.nodes[child_of[i]]
+                    n.avail += 1
+                    log_term = log(n.avail)
+                    score = (n.totals[player] / n.visits
+                             + self.exploration * sqrt(log_term / n.visits))
+                    if score > best_score:
+                        best_score = score
+                        best = i
+                node = child_of[best]
+                apply_legal(&s, &c, legal[best])
+                path[npath] = node
+                npath += 1
+            epoch = -1 if self.to_game_end else s.epoch
+            roll_out(&s, &c, &self.policy_mt, epoch, self.horizon, self.greedy_share)
+            seat_rewards(&s, self.pairwise, self.scale, result)
+            for i in range(npath):
+                n = &self.nodes[path[i]]
+                n.visits += 1
+                for player in range(s.n):
+                    n.totals[player] += result[player]
+            self.iterations += 1
+        return self.iterations
+
+    def root_children(self):
+        """The root's children: ``{action: (visits, totals per seat)}``."""
+        cdef int child = self.nodes[0].first_child
+        cdef TreeNode *n
+        children = {}
+        while child >= 0:
+            n = &self.nodes[child]
+            children[n.action] = (n.visits, [n.totals[i] for i in range(MAXP)])
+            child = n.next_sibling
+        return children
+
+    @property
+    def size(self):
+        return self.count

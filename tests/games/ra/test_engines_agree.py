@@ -361,7 +361,9 @@ def test_whole_playouts_are_the_python_loops(players: int) -> None:
         b.play_greedy(tuned.for_the_core())
         assert b.to_json() == a.to_json()
         # the search's rollout to the epoch's end, and with a horizon
-        for settings in (mcts.DEFAULT, mcts.MctsSettings(rollout_decisions=4)):
+        for settings in (mcts.DEFAULT, mcts.MctsSettings(rollout_decisions=4),
+                         mcts.MctsSettings(greedy_share=0.3),
+                         mcts.MctsSettings(greedy_share=1.0)):
             a, b = pure.clone(), core.clone()
             policy_a, policy_b = random.Random(number), random.Random(number)
             mcts._roll_out(a, a.epoch, policy_a, settings)
@@ -369,10 +371,13 @@ def test_whole_playouts_are_the_python_loops(players: int) -> None:
             assert b.to_json() == a.to_json() and policy_a.getstate() == policy_b.getstate()
         # the paired search's playout of every legal action from one seed
         for action in pure.legal_actions():
-            for settings in (mcts.DEFAULT, mcts.STEPS["1.0"]):
+            for settings in (mcts.DEFAULT, mcts.STEPS["1.0"],
+                             mcts.MctsSettings(greedy_share=0.5, to_game_end=True)):
                 seed = random.Random(number).getrandbits(63)
                 assert (core.paired_playout(action, seed, settings.reward == "pairwise",
-                                            settings.margin_scale)
+                                            settings.margin_scale, -1,
+                                            settings.greedy_share,
+                                            settings.to_game_end)
                         == mcts._playout(pure, action, seed, settings))
         assert core.to_json() == pure.to_json()  # the playouts played copies
 
