@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 # serve_search_bot from here, and the Ra tests the driver's constants and its
 # starvation rule (under its name from before the driver was shared).
 __all__ = ["DEFAULT", "MIN_SHARE", "MIN_THINK", "PURE_ENGINE_DEFAULT", "STEPS", "MctsSettings",
-           "MctsStrategy", "bundled_settings",
+           "MctsStrategy", "bundled_settings", "step_of",
            "epochs_left", "rewards", "search", "serve_search_bot", "think_seconds"]
 _starved_deadline = driver.starved_deadline
 
@@ -147,6 +147,13 @@ DEFAULT = list(STEPS.values())[-1]
 # On the pure-Python engine the bundled bot plays 1.3: 1.5's playouts cost it many times
 # as much, and it has a fifteenth of the core's playouts to spend (arena/bots/README.md).
 PURE_ENGINE_DEFAULT = STEPS["1.3"]
+
+
+def step_of(settings: MctsSettings | None) -> str | None:
+    """The version in :data:`STEPS` whose search ``settings`` are (the newest of equals;
+    None: none is)."""
+    found = [name for name, step in STEPS.items() if step == settings]
+    return found[-1] if found else None
 
 
 def bundled_settings(engine: str) -> MctsSettings:

@@ -398,7 +398,12 @@ def serve_search_bot(make: Callable[..., TimedSearch], description: str,
     if engine is not None:  # in the bot's log: what it searches on
         from arena.games.ra.engines import describe
 
-        print(f"{strategy.name} {strategy.version} on {describe(engine)}", file=sys.stderr)
+        from arena.strategies.mcts import step_of
+
+        step = step_of(getattr(strategy, "settings", None))
+        searching = f", searching as {strategy.name} {step}" if step else ""
+        print(f"{strategy.name} {strategy.version} on {describe(engine)}{searching}",
+              file=sys.stderr)
     run(strategy.choose, name=strategy.name, version=strategy.version,
         on_new_game=strategy.new_game, on_request=strategy.on_request)
 

@@ -116,6 +116,9 @@ def test_a_bot_process_says_its_engine_in_its_log(bot: str) -> None:
                               input=hello + "\n" + '{"type": "quit"}\n', capture_output=True,
                               text=True, timeout=60, check=True)
         assert f"{bot} " in done.stderr and f" on {engine}" in done.stderr
+        if bot == "mcts":  # and the search it plays there
+            step = "1.3" if "pure" in engine else "1.5"
+            assert f", searching as mcts {step}" in done.stderr
     refused = subprocess.run([sys.executable, "bot.py", "--engine", "fast"], cwd=BOTS / bot,
                              input="", capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "invalid choice: 'fast'" in refused.stderr
