@@ -397,7 +397,6 @@ def serve_search_bot(make: Callable[..., TimedSearch], description: str,
     engine = getattr(strategy, "engine", None)
     if engine is not None:  # in the bot's log: what it searches on
         from arena.games.ra.engines import describe
-
         from arena.strategies.mcts import step_of
 
         step = step_of(getattr(strategy, "settings", None))

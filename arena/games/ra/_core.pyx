@@ -1490,17 +1490,25 @@ cdef int greedy_action(Ra *s, Parameters *prm) except -1:
 
 cdef list rewards(Ra *s, bint pairwise, double scale):
     cdef double values[MAXP]
+    cdef int seat
+    seat_rewards(s, pairwise, scale, values)
+    return [values[seat] for seat in range(s.n)]
+
+
+cdef double seat_rewards(Ra *s, bint pairwise, double scale, double *out) noexcept:
+    """Per seat, into ``out``: pairwise (the mean over the others of the squashed margin
+    over each) or against the best rival."""
+    cdef double values[MAXP]
     cdef double total, rival
-    cdef int seat, other, others = s.n - 1
+    cdef int seat, other
     cdef bint found
     seat_values(s, values)
-    result = []
     for seat in range(s.n):
         if pairwise:
             total = 0.0
             for other in range(s.n):
                 total += tanh((values[seat] - values[other]) / scale)
-            result.append(0.5 + 0.5 * total / others)
+            out[seat] = 0.5 + 0.5 * total / (s.n - 1)
         else:
             found = False
             rival = 0.0
@@ -1508,8 +1516,8 @@ cdef list rewards(Ra *s, bint pairwise, double scale):
                 if other != seat and (not found or values[other] > rival):
                     rival = values[other]
                     found = True
-            result.append(0.5 + 0.5 * tanh((values[seat] - rival) / scale))
-    return result
+            out[seat] = 0.5 + 0.5 * tanh((values[seat] - rival) / scale)
+    return 0.0
 
 
 # -- a trace of a game, hashed (the engines' agreement check) --------------------------------------
@@ -2539,30 +2547,6 @@ cdef struct TreeNode:
     int visits
     int avail        # ISMCTS: in how many of the parent's visits this action was legal
     double totals[MAXP]
-
-
-cdef double seat_rewards(Ra *s, bint pairwise, double scale, double *out) noexcept:
-    """``rewards`` into ``out`` (per seat), without building a list."""
-    cdef double values[MAXP]
-    cdef double total, rival
-    cdef int seat, other
-    cdef bint found
-    seat_values(s, values)
-    for seat in range(s.n):
-        if pairwise:
-            total = 0.0
-            for other in range(s.n):
-                total += tanh((values[seat] - values[other]) / scale)
-            out[seat] = 0.5 + 0.5 * total / (s.n - 1)
-        else:
-            found = False
-            rival = 0.0
-            for other in range(s.n):
-                if other != seat and (not found or values[other] > rival):
-                    rival = values[other]
-                    found = True
-            out[seat] = 0.5 + 0.5 * tanh((values[seat] - rival) / scale)
-    return 0.0
 
 
 cdef class Tree:
