@@ -138,7 +138,7 @@ STEPS: dict[str, MctsSettings] = {
     "1.3": MctsSettings(reward="pairwise", paired_root=True, reserve_share=0.2),
     # the playouts go on to the game's end and are judged by its real scores, not the
     # valuation at the epoch's end, and a quarter of their decisions are greedy's: about
-    # forty times the work of 1.3's playouts in the pure engine, which the compiled core's
+    # twenty-five times the work of 1.3's playouts in the pure engine, which the compiled core's
     # speed pays for (bundled on the core; the pure engine keeps 1.3; README)
     "1.5": MctsSettings(reward="pairwise", paired_root=True, reserve_share=0.2,
                         to_game_end=True, greedy_share=0.25),
