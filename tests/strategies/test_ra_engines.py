@@ -65,7 +65,7 @@ def test_greedy_and_mcts_decide_alike_on_both_engines(compiled_ra: type) -> None
 
 def test_the_bundled_search_depends_on_the_engine(compiled_ra: type) -> None:
     """1.5's playouts to the game's end on the core; 1.3's on the pure engine, where
-    they would cost three times as much (arena/bots/README.md)."""
+    they would be 25 times fewer (arena/bots/README.md)."""
     assert MctsStrategy(engine="compiled").settings == STEPS["1.5"] == bundled_settings(
         engines.COMPILED)
     assert MctsStrategy(engine="python").settings == STEPS["1.3"] == bundled_settings(
