@@ -409,8 +409,10 @@ class MctsStrategy(TimedSearch):
     Time as :class:`TimedSearch` handles it.  ``seconds`` caps the thinking time (None:
     as much as the arena's time allows, safely); ``iterations`` fixes the work instead,
     which makes the bot fully deterministic.  ``engine``: the Ra engine it searches on
-    ("compiled", "python", "auto"; None: the process's choice, engines.py); at a fixed
-    iteration count both give the same decisions."""
+    ("compiled", "python", "auto"; None: the process's choice, engines.py); ``settings``:
+    None plays the bundled search for that engine (:func:`bundled_settings`).  At a fixed
+    iteration count a paired version (1.2 on) gives the same decisions on both engines;
+    the tree (1.0, 1.1) draws other random numbers in C."""
 
     name = "mcts"
     # bump with any change of play: leagues tell versions apart by it (1.4: the same search
