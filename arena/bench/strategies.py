@@ -19,12 +19,11 @@ from arena.errors import ArenaError
 from arena.games.ra import RaGame, engines
 from arena.games.ra.state import RaStateViews
 from arena.strategies.greedy import GreedyStrategy, greedy_action
-from arena.strategies.mcts import DEFAULT, PURE_ENGINE_DEFAULT, STEPS, search
+from arena.strategies.mcts import DEFAULT, PURE_ENGINE_DEFAULT, STEPS, search, step_of
 
 MCTS_SLICE = 0.05  # seconds of search per sampled position
-BUNDLED_STEP = next(name for name, settings in STEPS.items() if settings == DEFAULT)
-PURE_STEP = next(name for name, settings in STEPS.items() if settings == PURE_ENGINE_DEFAULT)
-MCTS_STEPS = (PURE_STEP, BUNDLED_STEP)
+BUNDLED_STEP, PURE_STEP = step_of(DEFAULT), step_of(PURE_ENGINE_DEFAULT)
+MCTS_STEPS = (str(PURE_STEP), str(BUNDLED_STEP))
 
 
 def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:

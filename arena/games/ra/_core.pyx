@@ -2538,7 +2538,7 @@ def mt_randbelow_check(seed, list bounds):
     return [mt_randbelow(&mt, n) for n in bounds]
 
 
-# -- the search tree in C (mcts's ``tree_in_core``) ---------------------------------------------
+# -- the search tree in C (mcts's tree search on the core) -------------------------------------
 
 cdef struct TreeNode:
     int action       # the action that leads here from the parent
@@ -2550,7 +2550,7 @@ cdef struct TreeNode:
 
 
 cdef class Tree:
-    """Single-observer ISMCTS (mcts.py's tree, ``tree_in_core``) with every iteration in
+    """Single-observer ISMCTS (mcts.py's tree, ``mcts._iterate``) with every iteration in
     C: a copy of the root with the bag's future drawn from this tree's own generator,
     selection by UCB among the actions legal in that sample (counting availability),
     one node added, the rollout policy to the epoch's end (or the game's), each seat's
@@ -2597,6 +2597,7 @@ cdef class Tree:
 
     cdef int new_node(self, int action) except -1:
         cdef TreeNode *grown
+        cdef TreeNode *node
         cdef int i
         if self.count == self.capacity:
             grown = <TreeNode *>PyMem_Realloc(self.nodes,
